@@ -1,0 +1,219 @@
+/**
+ * The broker contract. Every broker convoy supports is one folder under brokers/<name>/ whose
+ * index.ts default-exports a BrokerModule. The harness never names a broker: it loads the
+ * module named by the scenario's `broker.kind` and talks to it only through these interfaces.
+ *
+ * Shape (after Jepsen's db/client split and OpenMessaging Benchmark's driver):
+ *   deploy()    starts or locates the broker (runtime local | containers | external)
+ *   admin()     creates and deletes the run's destinations; optional fault capabilities
+ *   producer()  sends keyed messages and reports the ack
+ *   consumer()  delivers messages with a lane and per-message settlement
+ * Producers and consumers run in worker processes: they get the deployment's `endpoint`
+ * (plain JSON) and the scenario's broker settings, never live objects.
+ */
+
+export type RuntimeKind = 'local' | 'containers' | 'external';
+
+/** The broker section of a scenario. Each module publishes a JSON Schema for its own fields. */
+export interface BrokerSettings {
+  kind: string;
+  [field: string]: unknown;
+}
+
+/** Names for a run's own destinations, so leftovers of earlier runs are never read. */
+export interface RunNames {
+  runId: string;
+  /** A prefix safe for topic, queue and group names: `convoy-<runId>`. */
+  prefix: string;
+}
+
+/** Connection facts for clients: plain JSON, passed to worker processes. */
+export type Endpoint = Record<string, unknown>;
+
+/** A Toxiproxy proxy sitting on a path clients use; network faults act on these. */
+export interface NetworkLink {
+  /** Stable name used by scenarios: `clients` (every client link), or `node-2`, ... */
+  name: string;
+  /** The Toxiproxy proxy names this link is made of (one per broker listener). */
+  proxies: string[];
+  toxiproxyUrl: string;
+}
+
+/** One broker process (or container) of a deployment: what kill/restart faults act on. */
+export interface BrokerNode {
+  id: string;
+  pid(): number | undefined;
+  /** SIGKILL (hard crash) or SIGTERM (clean stop); resolves when the process is gone. */
+  stop(signal: 'SIGKILL' | 'SIGTERM'): Promise<void>;
+  /** Start it again and wait until it is healthy. */
+  start(): Promise<void>;
+}
+
+export interface Deployment {
+  broker: string;
+  runtime: RuntimeKind;
+  endpoint: Endpoint;
+  /** Versions for the result: broker build, emulator name, ... */
+  versions: Record<string, string>;
+  /** Set when the broker is an emulator, named in the result's environment section. */
+  emulator?: { name: string; version: string; notes?: string };
+  links: NetworkLink[];
+  nodes: BrokerNode[];
+  /** Files the result folder should keep (broker logs). */
+  logFiles: string[];
+  /** Stop what this deployment started (nothing, for external or reused brokers). */
+  stop(): Promise<void>;
+}
+
+export interface DeployContext {
+  runtime: RuntimeKind;
+  /** Folder for this run's logs and data (results/<run-id>/brokers). */
+  workDir: string;
+  /** The shared cache for downloaded brokers and tools (~/.cache/convoy). */
+  cacheDir: string;
+  /** external runtime: what the user passed (bootstrap servers, URLs, TLS/SASL settings). */
+  external?: Record<string, unknown>;
+  /** `convoy brokers up`: leave the broker running after this process exits, and record it. */
+  persistent?: boolean;
+  /** Reuse a broker left running by `convoy brokers up` when its setup matches (default true). */
+  reuse?: boolean;
+  log(line: string): void;
+  signal?: AbortSignal;
+}
+
+/** Optional capabilities are methods a module may leave out; faults check for them. */
+export interface BrokerAdmin {
+  createDestinations(): Promise<void>;
+  deleteDestinations(): Promise<void>;
+  close(): Promise<void>;
+  /** Raise the partition (lane) count of the run's topic. */
+  addPartitions?(total: number): Promise<void>;
+  /** Move dead-lettered messages back to the main destination; resolves with how many. */
+  redriveDeadLetters?(): Promise<number>;
+  /** The lanes (partitions, queues) the run's destination has now. */
+  lanes?(): Promise<string[]>;
+  /** Broker-side evidence for the consumer group (generation, members, assignment). */
+  describeConsumerGroup?(): Promise<Record<string, unknown>>;
+  /** Broker-side evidence for replication (ISR per partition). */
+  describeReplication?(): Promise<Record<string, unknown>>;
+}
+
+export interface OutgoingMessage {
+  key: string;
+  payload: Buffer;
+}
+
+/** What the broker said about a write that succeeded. */
+export interface SendAck {
+  lane?: string;
+  offset?: number;
+}
+
+/**
+ * Thrown (rejected) by ProducerClient.send. `definite` is true only when the broker
+ * guarantees nothing was written; a timeout or a dropped connection is not definite.
+ */
+export class SendFailure extends Error {
+  constructor(message: string, readonly definite: boolean, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SendFailure';
+  }
+}
+
+export interface ProducerOptions {
+  /** Logical name of the producer process (for client ids). */
+  id: string;
+  log(line: string): void;
+}
+
+export interface ProducerClient {
+  /** Sends one message; may be called again before earlier sends resolve (open loop). */
+  send(message: OutgoingMessage): Promise<SendAck>;
+  /** Called by partition-increase faults: pick up new metadata now, if the client can. */
+  refreshMetadata?(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How a consumer settles one delivery. */
+export type Settlement =
+  | 'ack' // done: commit / delete / complete
+  | 'requeue' // failed: give it back for redelivery now
+  | 'dead-letter' // failed for good: to the dead-letter destination, if any
+  | 'release'; // do nothing: let the lock / visibility / session expire (redelivery later)
+
+export interface Delivery {
+  payload: Buffer;
+  /** Partition, queue, message group, session or ordering key the message came from. */
+  lane?: string;
+  /** Position in the lane, where the broker has one. */
+  offset?: number;
+  /** How many times the broker says it delivered this message (1 = first time). */
+  deliveryCount?: number;
+  /** Settle once. Cumulative-commit brokers commit only the settled prefix of a lane. */
+  settle(how: Settlement): Promise<void>;
+}
+
+/** Membership changes the client observed, recorded as `rebalance` events. */
+export interface ConsumerGroupEvent {
+  phase: 'assigned' | 'revoked';
+  lanes: string[];
+  generation?: number;
+}
+
+export interface ConsumerOptions {
+  /** Logical consumer name, unique in the run (c1, c2, ...). */
+  id: string;
+  /** Deliveries the client may hand out before earlier ones are settled. */
+  maxInFlight: number;
+  onGroupEvent?(event: ConsumerGroupEvent): void;
+  log(line: string): void;
+}
+
+export interface ConsumerClient {
+  /**
+   * Start delivering. The client awaits `onDelivery` before it hands out the next delivery of
+   * the same lane (so a handler that never returns really stops the client's loop where the
+   * broker's client works that way, e.g. librdkafka's max.poll.interval.ms). The harness
+   * resolves `onDelivery` early when its concurrency mode allows more work in parallel.
+   */
+  start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void>;
+  /** Resolves once the consumer holds at least one lane (or is ready to receive). */
+  ready(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The containers runtime: the same topology, described once, rendered to compose. */
+export interface ContainerService {
+  name: string;
+  image: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  ports: { container: number; host: number }[];
+  healthcheck?: { test: string[]; intervalSeconds: number; retries: number };
+  dependsOn?: string[];
+}
+
+export interface BrokerModule {
+  /** The folder name, and the scenario's `broker.kind`. */
+  name: string;
+  /** A JSON Schema (draft 2020-12 subset) for the broker section of a scenario. */
+  settingsSchema: Record<string, unknown>;
+  /** Fill in defaults the scenario left out; the result records the resolved settings. */
+  resolveSettings(settings: BrokerSettings): BrokerSettings;
+  deploy(ctx: DeployContext, settings: BrokerSettings): Promise<Deployment>;
+  /** Services for the containers runtime (docker-compose.yml and testcontainers). */
+  containerServices(settings: BrokerSettings): ContainerService[];
+  admin(endpoint: Endpoint, settings: BrokerSettings, names: RunNames): Promise<BrokerAdmin>;
+  producer(
+    endpoint: Endpoint,
+    settings: BrokerSettings,
+    names: RunNames,
+    options: ProducerOptions,
+  ): Promise<ProducerClient>;
+  consumer(
+    endpoint: Endpoint,
+    settings: BrokerSettings,
+    names: RunNames,
+    options: ConsumerOptions,
+  ): Promise<ConsumerClient>;
+}

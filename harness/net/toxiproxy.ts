@@ -1,0 +1,118 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Toxiproxy, type Proxy } from 'toxiproxy-node-client';
+import { cacheDir } from '../runtime/cache.ts';
+import { requireCommand, run } from '../runtime/tools.ts';
+import { LocalProcess } from '../runtime/process.ts';
+import { freePort } from '../runtime/ports.ts';
+import { InfraError } from '../errors.ts';
+
+export const TOXIPROXY_VERSION = '2.12.0';
+
+/** Builds the Toxiproxy server with `go install` into the shared cache on first use. */
+export function ensureToxiproxyBinary(log: (l: string) => void = () => {}): string {
+  const dir = cacheDir('toxiproxy', TOXIPROXY_VERSION);
+  const bin = join(dir, 'server');
+  if (existsSync(bin)) return bin;
+  const go = requireCommand('go', 'to build the Toxiproxy server');
+  log(`building toxiproxy ${TOXIPROXY_VERSION} with go install (first use only)`);
+  run(go, ['install', `github.com/Shopify/toxiproxy/v2/cmd/server@v${TOXIPROXY_VERSION}`], {
+    what: 'building toxiproxy',
+    env: { ...process.env, GOBIN: dir, CGO_ENABLED: '0' },
+  });
+  if (!existsSync(bin)) throw new InfraError(`go install finished but ${bin} is missing`);
+  return bin;
+}
+
+export interface ToxicSpec {
+  type: 'latency' | 'bandwidth' | 'slow_close' | 'timeout' | 'reset_peer' | 'slicer' | 'limit_data';
+  name: string;
+  stream: 'upstream' | 'downstream';
+  toxicity?: number;
+  attributes: Record<string, number>;
+}
+
+/** A handle on a Toxiproxy server's HTTP API (ours or one the user runs). */
+export class ToxiproxyApi {
+  readonly client: Toxiproxy;
+  constructor(readonly url: string) {
+    this.client = new Toxiproxy(url);
+  }
+
+  async healthy(): Promise<boolean> {
+    try {
+      await this.client.getVersion();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Creates (or replaces) a proxy listening on 127.0.0.1:listenPort. */
+  async createProxy(name: string, listenPort: number, upstream: string): Promise<Proxy> {
+    try {
+      const old = await this.client.get(name);
+      await old.remove();
+    } catch {
+      /* none yet */
+    }
+    return this.client.createProxy({ name, listen: `127.0.0.1:${listenPort}`, upstream, enabled: true });
+  }
+
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    const p = await this.client.get(name);
+    await p.update({ enabled, listen: p.listen, upstream: p.upstream });
+  }
+
+  async addToxic(proxy: string, toxic: ToxicSpec): Promise<void> {
+    const p = await this.client.get(proxy);
+    await p.addToxic({
+      name: toxic.name,
+      type: toxic.type as never,
+      stream: toxic.stream as never,
+      toxicity: toxic.toxicity ?? 1,
+      attributes: toxic.attributes as never,
+    });
+  }
+
+  async removeToxic(proxy: string, name: string): Promise<void> {
+    const res = await fetch(`${this.url}/proxies/${encodeURIComponent(proxy)}/toxics/${encodeURIComponent(name)}`, { method: 'DELETE' });
+    if (!res.ok && res.status !== 404) throw new Error(`toxiproxy: removing toxic ${name} from ${proxy}: HTTP ${res.status}`);
+  }
+
+  /** The proxy as Toxiproxy reports it: evidence that a fault is (or is no longer) in place. */
+  async describe(proxy: string): Promise<{ name: string; enabled: boolean; toxics: { name: string; type: string; stream: string }[] }> {
+    const res = await fetch(`${this.url}/proxies/${encodeURIComponent(proxy)}`);
+    if (!res.ok) throw new Error(`toxiproxy: proxy ${proxy}: HTTP ${res.status}`);
+    return (await res.json()) as never;
+  }
+
+  async removeProxy(name: string): Promise<void> {
+    await fetch(`${this.url}/proxies/${encodeURIComponent(name)}`, { method: 'DELETE' });
+  }
+}
+
+export interface ToxiproxyServer {
+  api: ToxiproxyApi;
+  port: number;
+  process: LocalProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts a private Toxiproxy server on a free loopback port. */
+export async function startToxiproxy(opts: { workDir: string; persistent?: boolean; log?: (l: string) => void }): Promise<ToxiproxyServer> {
+  const bin = ensureToxiproxyBinary(opts.log);
+  mkdirSync(opts.workDir, { recursive: true });
+  const port = await freePort();
+  const proc = LocalProcess.start({
+    name: 'toxiproxy',
+    command: bin,
+    args: ['-host', '127.0.0.1', '-port', String(port)],
+    logFile: join(opts.workDir, 'toxiproxy.log'),
+    pidFile: join(opts.workDir, 'toxiproxy.pid'),
+    persistent: opts.persistent,
+  });
+  const api = new ToxiproxyApi(`http://127.0.0.1:${port}`);
+  await proc.waitHealthy(() => api.healthy(), 15_000, 100);
+  return { api, port, process: proc, stop: () => proc.stop('SIGTERM', 5_000) };
+}
