@@ -1,0 +1,51 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { ConvoyError, EXIT } from '../errors.ts';
+import { runCleanup } from '../runtime/cleanup.ts';
+
+/** Each file in commands/ adds one command: `export function register(program)`. */
+const COMMANDS_DIR = fileURLToPath(new URL('./commands/', import.meta.url));
+
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export async function buildProgram(): Promise<Command> {
+  const program = new Command('convoy')
+    .description('Benchmark and chaos-test harness for per-key message ordering')
+    .version(version())
+    .showHelpAfterError()
+    .exitOverride();
+  const files = readdirSync(COMMANDS_DIR).filter((f) => f.endsWith('.ts')).sort();
+  for (const f of files) {
+    const mod = (await import(join(COMMANDS_DIR, f))) as { register?: (p: Command) => void };
+    mod.register?.(program);
+  }
+  for (const cmd of program.commands) cmd.exitOverride();
+  return program;
+}
+
+/** Runs the CLI and returns the exit code (0 held, 1 expectation failed, 2 bad input, 3 infra). */
+export async function main(argv: string[]): Promise<number> {
+  const program = await buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here with code 0; usage errors were already printed.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.badInput;
+    }
+    await runCleanup();
+    if (err instanceof ConvoyError) {
+      process.stderr.write(`convoy: ${err.message}\n`);
+      for (const line of err.detail) process.stderr.write(`  ${line}\n`);
+      return err.exitCode;
+    }
+    process.stderr.write(`convoy: internal error: ${(err as Error).stack ?? String(err)}\n`);
+    return EXIT.infrastructure;
+  }
+}
