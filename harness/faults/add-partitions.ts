@@ -1,0 +1,31 @@
+import type { FaultKind } from './contract.ts';
+
+/**
+ * Raise the topic's partition count mid-run. Producers are told to refresh metadata at once
+ * (or keep their cached count until their own refresh, with `refreshProducers: false`).
+ * Nothing to undo: partitions cannot be removed; the window's end only records the state.
+ */
+const addPartitions: FaultKind = {
+  kind: 'add-partitions',
+  destructive: true,
+  schema: {
+    type: 'object',
+    properties: { to: { type: 'integer', minimum: 2 }, refreshProducers: { type: 'boolean' } },
+    required: ['to'],
+  },
+  async start(spec, ctx) {
+    const admin = ctx.admin;
+    if (!admin.addPartitions || !admin.lanes) throw new Error(`fault ${spec.name}: broker ${ctx.deployment.broker} cannot add partitions`);
+    const before = await admin.lanes();
+    await admin.addPartitions(spec.to as number);
+    const after = await admin.lanes();
+    if (spec.refreshProducers !== false) for (const p of ctx.producers()) p.send({ type: 'refresh-metadata' });
+    return {
+      evidence: { lanesBefore: before.length, lanesAfter: after.length },
+      async end() {
+        return { lanes: (await admin.lanes!()).length };
+      },
+    };
+  },
+};
+export default addPartitions;

@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import type { BrokerAdmin, Deployment, RuntimeKind } from '../broker/contract.ts';
+import type { FaultSpec } from '../scenario/types.ts';
+import type { WorkerHandle } from '../workers/handle.ts';
+
+/**
+ * A fault kind is one file in harness/faults/ default-exporting a FaultKind. Each fault owns
+ * its undo: start() returns the function that ends it, which the timeline calls at the end of
+ * the window and the clean-up calls if the run stops early. Evidence is what the broker,
+ * proxy or OS said, not the harness's own flag.
+ */
+export interface FaultContext {
+  runtime: RuntimeKind;
+  allowDestructive: boolean;
+  deployment: Deployment;
+  admin: BrokerAdmin;
+  producers(): WorkerHandle[];
+  consumers(): WorkerHandle[];
+  /** Starts a fresh process for a consumer that was killed (same consumer name). */
+  restartConsumer(id: string): Promise<void>;
+  log(line: string): void;
+}
+
+export interface StartedFault {
+  evidence: unknown;
+  /** Undo the fault; resolves with evidence that it is undone. Must be safe to call twice. */
+  end(): Promise<unknown>;
+}
+
+export interface FaultKind {
+  kind: string;
+  /** JSON Schema for the kind's own fields (besides name, kind, atMs, durationMs). */
+  schema: Record<string, unknown>;
+  /** Changes or hurts the target: refused on external brokers without --allow-destructive. */
+  destructive: boolean;
+  start(spec: FaultSpec, ctx: FaultContext): Promise<StartedFault>;
+}
+
+/** Finds a consumer worker by name or fails with the list of names. */
+export function consumerNamed(ctx: FaultContext, name: unknown): WorkerHandle {
+  const all = ctx.consumers();
+  const w = all.find((c) => c.id === name);
+  if (!w) throw new Error(`no consumer named "${String(name)}" (have ${all.map((c) => c.id).join(', ')})`);
+  return w;
+}
+
+export function procState(pid: number | undefined): string {
+  if (!pid) return 'none';
+  try {
+    // Field 3 of /proc/<pid>/stat: R running, S sleeping, T stopped, Z zombie.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.split(') ')[1]?.[0] ?? 'unknown';
+  } catch {
+    return 'gone';
+  }
+}

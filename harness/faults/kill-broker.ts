@@ -1,0 +1,35 @@
+import type { FaultKind } from './contract.ts';
+
+/**
+ * Stop one broker node (SIGKILL by default: a crash) and start it again at the window's end.
+ * Needs a deployment whose nodes convoy controls.
+ */
+const killBroker: FaultKind = {
+  kind: 'kill-broker',
+  destructive: true,
+  schema: {
+    type: 'object',
+    properties: { node: { type: 'string', description: 'Node id; default the last node' }, signal: { enum: ['SIGKILL', 'SIGTERM'] } },
+  },
+  async start(spec, ctx) {
+    const nodes = ctx.deployment.nodes;
+    if (nodes.length === 0) throw new Error(`fault ${spec.name}: this deployment has no broker nodes convoy controls`);
+    const node = spec.node ? nodes.find((n) => n.id === spec.node) : nodes[nodes.length - 1];
+    if (!node) throw new Error(`fault ${spec.name}: no node "${String(spec.node)}" (have ${nodes.map((n) => n.id).join(', ')})`);
+    const pid = node.pid();
+    await node.stop((spec.signal as 'SIGKILL' | 'SIGTERM' | undefined) ?? 'SIGKILL');
+    const replication = ctx.admin.describeReplication ? await ctx.admin.describeReplication().catch((e: Error) => ({ error: e.message })) : undefined;
+    let ended = false;
+    return {
+      evidence: { node: node.id, pid, running: node.pid() !== undefined, replication },
+      async end() {
+        if (ended) return undefined;
+        ended = true;
+        await node.start();
+        const after = ctx.admin.describeReplication ? await ctx.admin.describeReplication().catch((e: Error) => ({ error: e.message })) : undefined;
+        return { node: node.id, pid: node.pid(), replication: after };
+      },
+    };
+  },
+};
+export default killBroker;

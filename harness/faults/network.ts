@@ -1,0 +1,66 @@
+import { ToxiproxyApi, type ToxicSpec } from '../net/toxiproxy.ts';
+import type { FaultContext, FaultKind, StartedFault } from './contract.ts';
+import type { FaultSpec } from '../scenario/types.ts';
+
+/**
+ * Network faults through Toxiproxy on one of the deployment's links (`clients` by default,
+ * or `node-2` for one broker of a cluster). `toxic: down` disables the proxies (a cut link);
+ * any other toxic is added with its attributes, direction and toxicity.
+ */
+const TOXICS = ['latency', 'bandwidth', 'timeout', 'reset_peer', 'slicer', 'limit_data', 'slow_close', 'down'] as const;
+
+const network: FaultKind = {
+  kind: 'network',
+  destructive: false,
+  schema: {
+    type: 'object',
+    properties: {
+      link: { type: 'string', description: 'Link name from the deployment: clients (default), node-1, node-2, ...' },
+      toxic: { enum: [...TOXICS] },
+      direction: { enum: ['upstream', 'downstream', 'both'], description: 'upstream: client to broker. Default both.' },
+      toxicity: { type: 'number', minimum: 0, maximum: 1 },
+      attributes: { type: 'object', additionalProperties: { type: 'number' } },
+    },
+    required: ['toxic'],
+  },
+  async start(spec: FaultSpec, ctx: FaultContext): Promise<StartedFault> {
+    const linkName = (spec.link as string | undefined) ?? 'clients';
+    const link = ctx.deployment.links.find((l) => l.name === linkName);
+    if (!link) throw new Error(`network fault ${spec.name}: no link "${linkName}" (have ${ctx.deployment.links.map((l) => l.name).join(', ')})`);
+    const api = new ToxiproxyApi(link.toxiproxyUrl);
+    const toxic = spec.toxic as (typeof TOXICS)[number];
+    const direction = (spec.direction as string | undefined) ?? 'both';
+    const streams: ToxicSpec['stream'][] = direction === 'both' ? ['upstream', 'downstream'] : [direction as ToxicSpec['stream']];
+    const added: { proxy: string; name: string }[] = [];
+    if (toxic === 'down') {
+      for (const p of link.proxies) await api.setEnabled(p, false);
+    } else {
+      for (const p of link.proxies) {
+        for (const stream of streams) {
+          const name = `${spec.name}-${stream}`;
+          await api.addToxic(p, {
+            type: toxic,
+            name,
+            stream,
+            toxicity: spec.toxicity as number | undefined,
+            attributes: (spec.attributes as Record<string, number> | undefined) ?? {},
+          });
+          added.push({ proxy: p, name });
+        }
+      }
+    }
+    const evidence = await Promise.all(link.proxies.map((p) => api.describe(p)));
+    let ended = false;
+    return {
+      evidence: { link: linkName, proxies: evidence },
+      async end() {
+        if (ended) return undefined;
+        ended = true;
+        if (toxic === 'down') for (const p of link.proxies) await api.setEnabled(p, true);
+        for (const a of added) await api.removeToxic(a.proxy, a.name);
+        return { proxies: await Promise.all(link.proxies.map((p) => api.describe(p))) };
+      },
+    };
+  },
+};
+export default network;

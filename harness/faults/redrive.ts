@@ -1,0 +1,17 @@
+import type { FaultKind } from './contract.ts';
+
+/**
+ * Move dead-lettered messages back into the main destination (the seeds' warning: a redrive
+ * puts an old change on top of a newer one). Happens at the window's start.
+ */
+const redrive: FaultKind = {
+  kind: 'redrive',
+  destructive: true,
+  schema: { type: 'object', properties: {} },
+  async start(spec, ctx) {
+    if (!ctx.admin.redriveDeadLetters) throw new Error(`fault ${spec.name}: broker ${ctx.deployment.broker} has no dead-letter redrive`);
+    const moved = await ctx.admin.redriveDeadLetters();
+    return { evidence: { moved }, end: async () => undefined };
+  },
+};
+export default redrive;

@@ -1,0 +1,17 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { FaultKind } from './contract.ts';
+
+const DIR = fileURLToPath(new URL('./', import.meta.url));
+const NOT_KINDS = new Set(['contract.ts', 'registry.ts', 'timeline.ts']);
+
+/** Every fault kind: one file each in this folder. */
+export async function faultKinds(): Promise<Map<string, FaultKind>> {
+  const kinds = new Map<string, FaultKind>();
+  for (const f of readdirSync(DIR).filter((f) => f.endsWith('.ts') && !NOT_KINDS.has(f)).sort()) {
+    const mod = (await import(join(DIR, f))) as { default?: FaultKind };
+    if (mod.default?.kind) kinds.set(mod.default.kind, mod.default);
+  }
+  return kinds;
+}

@@ -1,0 +1,30 @@
+import type { FaultKind } from './contract.ts';
+import { consumerNamed } from './contract.ts';
+
+/**
+ * The handler of one consumer stops returning while its process keeps running. With
+ * librdkafka and a stall beyond max.poll.interval.ms the member is evicted while it is still
+ * working on its messages; with kafkajs, heartbeats stop between messages.
+ */
+const stall: FaultKind = {
+  kind: 'stall',
+  destructive: false,
+  schema: { type: 'object', properties: { consumer: { type: 'string' } }, required: ['consumer'] },
+  async start(spec, ctx) {
+    const w = consumerNamed(ctx, spec.consumer);
+    w.send({ type: 'stall', durationMs: spec.durationMs });
+    const before = ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined;
+    let ended = false;
+    return {
+      evidence: { consumer: w.id, pid: w.pid, group: before },
+      async end() {
+        if (ended) return undefined;
+        ended = true;
+        w.send({ type: 'unstall' });
+        const after = ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined;
+        return { group: after };
+      },
+    };
+  },
+};
+export default stall;

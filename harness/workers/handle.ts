@@ -1,0 +1,133 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { InfraError } from '../errors.ts';
+import { ownProcessGroup } from '../runtime/cleanup.ts';
+import { tailFile } from '../runtime/process.ts';
+import type { FromWorker, ToWorker, WorkerInit, WorkerStats } from './protocol.ts';
+
+const WORKER_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+/** tsx's loader, by absolute URL so workers start from any working directory. */
+const TSX_LOADER = import.meta.resolve('tsx');
+
+export const EMPTY_STATS: WorkerStats = {
+  sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, finished: false,
+};
+
+/**
+ * The runner's side of one worker process: its own process group (so a kill -9 fault and the
+ * final clean-up reach it and anything it started), IPC, the latest stats, and a log file.
+ */
+export class WorkerHandle {
+  readonly child: ChildProcess;
+  stats: WorkerStats = { ...EMPTY_STATS };
+  exited = false;
+  exitCode: number | null = null;
+  private listeners = new Set<(m: FromWorker) => void>();
+  private releaseGroup: () => void;
+  private fatal?: FromWorker & { type: 'fatal' };
+
+  constructor(readonly init: WorkerInit, readonly logFile: string, private readonly log: (line: string) => void) {
+    const out = openSync(logFile, 'a');
+    try {
+      this.child = fork(WORKER_MAIN, [], {
+        execArgv: ['--import', TSX_LOADER],
+        stdio: ['ignore', out, out, 'ipc'],
+        detached: true,
+        serialization: 'advanced',
+      });
+    } finally {
+      closeSync(out);
+    }
+    this.releaseGroup = this.child.pid ? ownProcessGroup(this.child.pid) : () => {};
+    this.child.on('message', (m: FromWorker) => {
+      if (m.type === 'stats' || m.type === 'stopped') this.stats = m.stats;
+      if (m.type === 'log') this.log(`${init.id}: ${m.line}`);
+      if (m.type === 'fatal') this.fatal = m;
+      this.listeners.forEach((l) => l(m));
+    });
+    this.child.on('exit', (code, signal) => {
+      this.exited = true;
+      this.exitCode = code ?? (signal ? 128 : null);
+      this.releaseGroup();
+      this.listeners.forEach((l) => l({ type: 'fatal', message: `exited (${signal ?? code})` }));
+    });
+    this.send({ type: 'init', init });
+  }
+
+  get id(): string {
+    return this.init.id;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  send(msg: ToWorker): void {
+    if (!this.exited && this.child.connected) this.child.send(msg);
+  }
+
+  onMessage(l: (m: FromWorker) => void): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  /** Waits for a message of the given type; fails with the worker's log tail if it dies. */
+  waitFor<T extends FromWorker['type']>(type: T, timeoutMs: number, what: string): Promise<Extract<FromWorker, { type: T }>> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new InfraError(`${this.id}: ${what} timed out after ${Math.round(timeoutMs / 1000)} s`, tailFile(this.logFile, 10)));
+      }, timeoutMs);
+      const off = this.onMessage((m) => {
+        if (m.type === type) {
+          clearTimeout(timer);
+          off();
+          resolve(m as Extract<FromWorker, { type: T }>);
+        } else if (m.type === 'fatal') {
+          clearTimeout(timer);
+          off();
+          reject(new InfraError(`${this.id}: ${m.message} (${what})`, [...(m.detail ?? []), ...tailFile(this.logFile, 10)]));
+        }
+      });
+      if (this.fatal && type !== 'fatal') {
+        clearTimeout(timer);
+        off();
+        reject(new InfraError(`${this.id}: ${this.fatal.message}`, this.fatal.detail ?? []));
+      }
+    });
+  }
+
+  /** Signals the worker's process group. */
+  signal(sig: NodeJS.Signals): void {
+    if (!this.child.pid || this.exited) return;
+    try {
+      process.kill(-this.child.pid, sig);
+    } catch {
+      /* gone */
+    }
+  }
+
+  waitExit(timeoutMs: number): Promise<boolean> {
+    if (this.exited) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => resolve(false), timeoutMs);
+      this.child.once('exit', () => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+  }
+
+  /** Asks the worker to stop cleanly; kills it when it does not within the grace period. */
+  async stop(graceMs = 15_000): Promise<void> {
+    if (this.exited) return;
+    this.signal('SIGCONT'); // a frozen worker cannot stop itself
+    this.send({ type: 'stop' });
+    if (!(await this.waitExit(graceMs))) {
+      this.log(`${this.id}: did not stop within ${graceMs} ms, killing it`);
+      this.signal('SIGKILL');
+      await this.waitExit(5_000);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Messages between the runner and its worker processes (child_process.fork IPC).
+ * Workers never share memory with the runner: they get plain JSON and write their own
+ * history file, which the runner merges at the end.
+ */
+import type { BrokerSettings, Endpoint, RunNames } from '../broker/contract.ts';
+import type { Scenario } from '../scenario/types.ts';
+
+export interface WorkerInit {
+  role: 'producer' | 'consumer';
+  /** Process name: p-orders-1, c1, ... */
+  id: string;
+  brokerKind: string;
+  endpoint: Endpoint;
+  /** Broker settings with this worker's overrides merged in. */
+  settings: BrokerSettings;
+  names: RunNames;
+  scenario: Scenario;
+  historyFile: string;
+  /** SQLite file holding entity state shared by the consumers. */
+  storeFile: string;
+  /** Producer only: which logical producer and which of its processes this is. */
+  producer?: { name: string; index: number; of: number };
+}
+
+export type ToWorker =
+  | { type: 'init'; init: WorkerInit }
+  /** Producers: begin the open-loop schedule at this instant (run clock, µs). */
+  | { type: 'start'; startUs: number }
+  /** Stop sending / consuming, flush the history, close the client, exit. */
+  | { type: 'stop' }
+  /** Consumer stall fault: handlers stop returning until the stall ends. */
+  | { type: 'stall'; durationMs: number }
+  | { type: 'unstall' }
+  /** Producers: pick up new metadata now (after a partition increase). */
+  | { type: 'refresh-metadata' };
+
+export interface WorkerStats {
+  sent: number;
+  acked: number;
+  failed: number;
+  unknown: number;
+  /** Process events with outcome ok (consumers). */
+  applied: number;
+  errors: number;
+  inFlight: number;
+  /** Producers: how far behind the open-loop schedule the last send was, ms. */
+  behindMs: number;
+  /** Worst event-loop delay seen since the last report, ms. */
+  loopLagMs: number;
+  /** Producers: every planned message has been sent (and settled). */
+  finished: boolean;
+}
+
+export type FromWorker =
+  | { type: 'ready'; detail?: Record<string, unknown> }
+  | { type: 'stats'; stats: WorkerStats }
+  | { type: 'log'; line: string }
+  | { type: 'fatal'; message: string; detail?: string[]; exitCode?: number }
+  | { type: 'stopped'; stats: WorkerStats };
