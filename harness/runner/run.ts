@@ -1,0 +1,296 @@
+import { mkdirSync, createWriteStream, readdirSync, createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { BrokerAdmin, BrokerModule, Deployment, RunNames, RuntimeKind } from '../broker/contract.ts';
+import { loadBroker } from '../broker/registry.ts';
+import { nowMicros, sleep } from '../clock.ts';
+import { InfraError } from '../errors.ts';
+import { faultKinds } from '../faults/registry.ts';
+import { FaultTimeline } from '../faults/timeline.ts';
+import { HistoryWriter } from '../history/writer.ts';
+import { cacheDir } from '../runtime/cache.ts';
+import { onCleanup, onInterrupt } from '../runtime/cleanup.ts';
+import type { ProducerSpec, Scenario } from '../scenario/types.ts';
+import { WorkerHandle } from '../workers/handle.ts';
+import type { WorkerInit, WorkerStats } from '../workers/protocol.ts';
+import { Progress } from './progress.ts';
+import { newRunId } from './run-id.ts';
+import { deepMerge } from './merge.ts';
+
+export interface RunOptions {
+  runtime: RuntimeKind;
+  /** Parent folder of run folders (results/). */
+  resultsDir: string;
+  /** Keep the run's topics and queues after the run. */
+  keep: boolean;
+  allowDestructive: boolean;
+  external?: Record<string, unknown>;
+  runId?: string;
+  log?: (line: string) => void;
+}
+
+/** What happened, for the analysis: the run's files and why it may be incomplete. */
+export interface RunRecord {
+  runId: string;
+  runDir: string;
+  historyFile: string;
+  storeFile: string;
+  scenario: Scenario;
+  deployment?: Pick<Deployment, 'broker' | 'runtime' | 'versions' | 'emulator' | 'endpoint'>;
+  /** Start of the producers' schedule and of the measured phase (after warm-up), run clock. */
+  startUs: number;
+  measureStartUs: number;
+  endUs: number;
+  faults: FaultTimeline['records'];
+  producerStats: Record<string, WorkerStats>;
+  consumerStats: Record<string, WorkerStats>;
+  /** Reasons the run could not complete as planned: the verdict is then `unknown`. */
+  incomplete: string[];
+  /** Worst event-loop lag any worker reported, ms. */
+  worstLoopLagMs: number;
+  drain: { drained: boolean; waitedMs: number; reason: string };
+  interrupted: boolean;
+  /** The error that stopped the run, if one did. */
+  failure?: Error;
+}
+
+/**
+ * One run of one scenario: deploy the broker, create the run's destinations, start the
+ * consumers, then the producers on an open-loop schedule, run the fault timeline, drain, and
+ * tear everything down. Returns the run's record; the analysis (checker, metrics, verdict) is
+ * separate so that it can be repeated offline from the run's files.
+ */
+export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<RunRecord> {
+  const runId = opts.runId ?? newRunId(scenario.name);
+  const runDir = join(opts.resultsDir, runId);
+  const histDir = join(runDir, 'history');
+  mkdirSync(histDir, { recursive: true });
+  const logStream = createWriteStream(join(runDir, 'run.log'), { flags: 'a' });
+  const progress = new Progress(scenario.name);
+  const log = (line: string) => {
+    logStream.write(`${new Date().toISOString()} ${line}\n`);
+    opts.log?.(line);
+  };
+  const names: RunNames = { runId, prefix: `convoy-${runId}` };
+  const record: RunRecord = {
+    runId, runDir, historyFile: join(runDir, 'history.jsonl'), storeFile: join(runDir, 'state.sqlite'), scenario,
+    startUs: 0, measureStartUs: 0, endUs: 0, faults: [], producerStats: {}, consumerStats: {},
+    incomplete: [], worstLoopLagMs: 0, drain: { drained: false, waitedMs: 0, reason: 'not reached' }, interrupted: false,
+  };
+  const runnerHistory = new HistoryWriter(join(histDir, 'runner.jsonl'));
+  const mark = (name: string, detail?: unknown) => runnerHistory.write({ type: 'mark', at: nowMicros(), name, detail });
+
+  const abort = new AbortController();
+  const offInterrupt = onInterrupt(() => {
+    record.interrupted = true;
+    record.incomplete.push('interrupted (Ctrl-C)');
+    abort.abort();
+  });
+  const hardStop = setTimeout(() => {
+    record.incomplete.push(`the run exceeded its bound of ${scenario.run.maxDurationMs} ms`);
+    abort.abort();
+  }, scenario.run.maxDurationMs);
+
+  const broker: BrokerModule = await loadBroker(scenario.broker.kind);
+  const settings = broker.resolveSettings(scenario.broker);
+  let deployment: Deployment | undefined;
+  let admin: BrokerAdmin | undefined;
+  let timeline: FaultTimeline | undefined;
+  const producers: WorkerHandle[] = [];
+  const consumers: WorkerHandle[] = [];
+  let consumerGeneration = new Map<string, number>();
+  const undoDeploy = onCleanup('stop brokers', async () => deployment?.stop());
+
+  const workerInit = (role: 'producer' | 'consumer', id: string, extra: Partial<WorkerInit> = {}): WorkerInit => ({
+    role, id, brokerKind: broker.name, endpoint: deployment!.endpoint, settings, names, scenario,
+    historyFile: join(histDir, `${id}.jsonl`), storeFile: record.storeFile, ...extra,
+  });
+  const startConsumer = (id: string): WorkerHandle => {
+    const gen = (consumerGeneration.get(id) ?? 0) + 1;
+    consumerGeneration.set(id, gen);
+    const file = gen === 1 ? id : `${id}.${gen}`;
+    const w = new WorkerHandle(
+      workerInit('consumer', id, { historyFile: join(histDir, `${file}.jsonl`) }),
+      join(runDir, `${file}.log`),
+      log,
+    );
+    return w;
+  };
+
+  try {
+    // 1. Broker.
+    progress.update({ phase: 'deploy', elapsedS: 0, totalS: 1, sentRate: 0, processedRate: 0, backlog: 0, errors: 0 });
+    deployment = await broker.deploy(
+      { runtime: opts.runtime, workDir: join(runDir, 'brokers'), cacheDir: cacheDir(), external: opts.external, log, signal: abort.signal, reuse: true },
+      settings,
+    );
+    record.deployment = { broker: deployment.broker, runtime: deployment.runtime, versions: deployment.versions, emulator: deployment.emulator, endpoint: deployment.endpoint };
+    admin = await broker.admin(deployment.endpoint, settings, names);
+    await admin.createDestinations();
+    mark('destinations-created');
+
+    // 2. Consumers first, so they hold their lanes before the first message.
+    for (let i = 1; i <= scenario.consumers.processes; i++) consumers.push(startConsumer(`c${i}`));
+    await Promise.all(consumers.map((c) => c.waitFor('ready', 90_000, 'consumer start-up')));
+    mark('consumers-ready');
+
+    // 3. Producers, then the shared start instant.
+    for (const p of scenario.workload.producers) {
+      for (let i = 1; i <= p.processes; i++) {
+        const id = `p-${p.name}-${i}`;
+        const producerSettings = p.broker ? deepMerge(settings, p.broker) : settings;
+        producers.push(
+          new WorkerHandle(
+            { ...workerInit('producer', id), settings: producerSettings as typeof settings, producer: { name: p.name, index: i - 1, of: p.processes } },
+            join(runDir, `${id}.log`),
+            log,
+          ),
+        );
+      }
+    }
+    await Promise.all(producers.map((p) => p.waitFor('ready', 60_000, 'producer start-up')));
+    const startUs = nowMicros() + 300_000;
+    record.startUs = startUs;
+    record.measureStartUs = startUs + scenario.workload.warmupMs * 1000;
+    runnerHistory.write({ type: 'mark', at: startUs, name: 'start' });
+    runnerHistory.write({ type: 'mark', at: record.measureStartUs, name: 'measure' });
+    for (const p of producers) p.send({ type: 'start', startUs });
+
+    // 4. Faults.
+    const kinds = await faultKinds();
+    timeline = new FaultTimeline(scenario.faults, kinds, {
+      runtime: opts.runtime,
+      allowDestructive: opts.allowDestructive,
+      deployment,
+      admin,
+      producers: () => producers,
+      consumers: () => consumers,
+      restartConsumer: async (id) => {
+        const idx = consumers.findIndex((c) => c.id === id);
+        const fresh = startConsumer(id);
+        if (idx >= 0) consumers[idx] = fresh;
+        else consumers.push(fresh);
+        await fresh.waitFor('ready', 60_000, 'consumer restart');
+      },
+      log,
+    }, runnerHistory);
+    timeline.schedule(record.measureStartUs);
+
+    // 5. Produce until every producer has sent its plan, watching the workers.
+    const plannedS = (scenario.workload.warmupMs + (scenario.workload.durationMs ?? 0)) / 1000;
+    let lastSent = 0;
+    let lastApplied = 0;
+    let lastTick = Date.now();
+    const tick = (phase: string) => {
+      const sent = sum(producers, 'sent');
+      const applied = sum(consumers, 'applied');
+      const dt = Math.max(0.001, (Date.now() - lastTick) / 1000);
+      progress.update({
+        phase, elapsedS: (nowMicros() - startUs) / 1e6, totalS: plannedS, sentRate: (sent - lastSent) / dt,
+        processedRate: (applied - lastApplied) / dt, backlog: Math.max(0, sum(producers, 'acked') - applied), errors: sum(consumers, 'errors'),
+      });
+      lastSent = sent;
+      lastApplied = applied;
+      lastTick = Date.now();
+      record.worstLoopLagMs = Math.max(record.worstLoopLagMs, ...[...producers, ...consumers].map((w) => w.stats.loopLagMs));
+      for (const w of [...producers, ...consumers]) {
+        if (w.exited && w.exitCode !== 0 && !isKilledByFault(w, timeline!)) {
+          throw new InfraError(`worker ${w.id} died (exit ${w.exitCode}); see ${w.logFile}`);
+        }
+      }
+    };
+    while (!abort.signal.aborted && !producers.every((p) => p.stats.finished || p.exited)) {
+      await sleep(500, abort.signal);
+      tick('produce');
+    }
+    mark('producers-finished');
+
+    // 6. Let the fault windows close, then drain.
+    while (!abort.signal.aborted && timeline.busyAfter(nowMicros())) {
+      await sleep(500, abort.signal);
+      tick('faults');
+    }
+    await timeline.stop();
+    record.drain = await drain(producers, consumers, scenario.run.drainTimeoutMs, abort.signal, () => tick('drain'));
+    mark('drained', record.drain);
+  } catch (err) {
+    // Kept, not thrown: the partial history is still analysed; the verdict will be unknown.
+    record.failure = err as Error;
+    record.incomplete.push((err as Error).message);
+    log(`run failed: ${(err as Error).stack ?? (err as Error).message}`);
+  } finally {
+    clearTimeout(hardStop);
+    progress.stop();
+    record.endUs = nowMicros();
+    await timeline?.stop().catch((e: Error) => log(`undoing faults: ${e.message}`));
+    record.faults = timeline?.records ?? [];
+    for (const f of timeline?.failures() ?? []) record.incomplete.push(`fault ${f.name}: ${f.error}`);
+    await Promise.all([...producers, ...consumers].map((w) => w.stop(10_000)));
+    for (const p of producers) record.producerStats[p.id] = p.stats;
+    for (const c of consumers) record.consumerStats[c.id] = c.stats;
+    if (admin) {
+      if (!opts.keep) await admin.deleteDestinations().catch((e: Error) => log(`deleting destinations: ${e.message}`));
+      await admin.close().catch(() => {});
+    }
+    await deployment?.stop().catch((e: Error) => log(`stopping brokers: ${e.message}`));
+    undoDeploy();
+    offInterrupt();
+    runnerHistory.close();
+    await mergeHistories(histDir, record.historyFile);
+    logStream.end();
+  }
+  return record;
+}
+
+function sum(ws: WorkerHandle[], field: keyof WorkerStats): number {
+  return ws.reduce((n, w) => n + Number(w.stats[field]), 0);
+}
+
+function isKilledByFault(w: WorkerHandle, timeline: FaultTimeline): boolean {
+  return timeline.records.some((r) => r.kind === 'kill-consumer' && (r.evidence as { pid?: number } | undefined)?.pid === w.pid);
+}
+
+/**
+ * Waits until every acked message was processed: the consumers' applies cover the producers'
+ * acks and nothing moved for a short while (duplicates can make the count reach it early),
+ * or nothing moved for a long while (the rest will never come), or the drain timeout passes.
+ */
+async function drain(
+  producers: WorkerHandle[],
+  consumers: WorkerHandle[],
+  timeoutMs: number,
+  signal: AbortSignal,
+  tick: () => void,
+): Promise<RunRecord['drain']> {
+  const started = Date.now();
+  let lastApplied = -1;
+  let lastChange = Date.now();
+  while (!signal.aborted) {
+    await sleep(250, signal);
+    tick();
+    const acked = sum(producers, 'acked');
+    const applied = sum(consumers, 'applied') + sum(consumers, 'errors');
+    const inFlight = sum(consumers, 'inFlight');
+    if (applied !== lastApplied) {
+      lastApplied = applied;
+      lastChange = Date.now();
+    }
+    const quietMs = Date.now() - lastChange;
+    const waited = Date.now() - started;
+    if (sum(consumers, 'applied') >= acked && inFlight === 0 && quietMs >= 1500) return { drained: true, waitedMs: waited, reason: 'every acked message was processed' };
+    if (quietMs >= Math.min(15_000, timeoutMs)) return { drained: false, waitedMs: waited, reason: `no progress for ${Math.round(quietMs / 1000)} s` };
+    if (waited >= timeoutMs) return { drained: false, waitedMs: waited, reason: `drain timeout (${timeoutMs} ms)` };
+  }
+  return { drained: false, waitedMs: Date.now() - started, reason: 'interrupted' };
+}
+
+/** Concatenates the workers' history files into one (the format allows any line order). */
+async function mergeHistories(histDir: string, target: string): Promise<void> {
+  const out = createWriteStream(target);
+  for (const f of readdirSync(histDir).filter((f) => f.endsWith('.jsonl')).sort()) {
+    await pipeline(createReadStream(join(histDir, f)), out, { end: false });
+  }
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+}
+
+export type { ProducerSpec };

@@ -1,0 +1,41 @@
+/**
+ * A worker process: a producer or a consumer of one run. Started by WorkerHandle with IPC;
+ * everything it does goes to its own history file, and it exits when told to stop, when its
+ * parent goes away, or after a fatal error (reported over IPC first).
+ */
+import { ConvoyError } from '../errors.ts';
+import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
+
+function send(m: FromWorker): void {
+  if (process.connected) process.send!(m);
+}
+
+export type Inbox = (handler: (m: ToWorker) => void) => void;
+
+process.on('disconnect', () => process.exit(0)); // the runner is gone: never linger
+
+process.once('message', async (m: ToWorker) => {
+  if (m.type !== 'init') return;
+  const init: WorkerInit = m.init;
+  const inbox: Inbox = (handler) => process.on('message', handler);
+  try {
+    if (init.role === 'producer') {
+      const { runProducer } = await import('./producer.ts');
+      await runProducer(init, inbox, send);
+    } else {
+      const { runConsumer } = await import('./consumer.ts');
+      await runConsumer(init, inbox, send);
+    }
+    process.exit(0);
+  } catch (err) {
+    const e = err as Error;
+    send({
+      type: 'fatal',
+      message: e.message,
+      detail: err instanceof ConvoyError ? err.detail : (e.stack ?? '').split('\n').slice(1, 8),
+      exitCode: err instanceof ConvoyError ? err.exitCode : 3,
+    });
+    process.stderr.write(`${init.id}: fatal: ${e.stack ?? e.message}\n`);
+    setTimeout(() => process.exit(3), 100);
+  }
+});
