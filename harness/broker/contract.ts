@@ -198,6 +198,10 @@ export interface BrokerModule {
   name: string;
   /** A JSON Schema (draft 2020-12 subset) for the broker section of a scenario. */
   settingsSchema: Record<string, unknown>;
+  /** Debian packages the local runtime needs (installed by `convoy setup`). */
+  debianPackages?: string[];
+  /** Download or build what the local runtime needs into the cache (`convoy setup`, first use). */
+  provision?(log: (line: string) => void): Promise<void>;
   /** Fill in defaults the scenario left out; the result records the resolved settings. */
   resolveSettings(settings: BrokerSettings): BrokerSettings;
   deploy(ctx: DeployContext, settings: BrokerSettings): Promise<Deployment>;

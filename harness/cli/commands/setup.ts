@@ -1,0 +1,15 @@
+import type { Command } from 'commander';
+import { setup } from '../../setup/setup.ts';
+
+export function register(program: Command): void {
+  program
+    .command('setup')
+    .description('install what the local runtime needs: Debian packages, broker jars, Toxiproxy (cached in ~/.cache/convoy or $CONVOY_CACHE)')
+    .option('--broker <names...>', 'only these brokers')
+    .option('--browser', 'also Chromium, for the report tests')
+    .action(async (o: { broker?: string[]; browser?: boolean }) => {
+      const t = Date.now();
+      await setup({ brokers: o.broker, withBrowser: o.browser, log: (l) => process.stderr.write(`setup: ${l}\n`) });
+      process.stderr.write(`setup: done in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+    });
+}

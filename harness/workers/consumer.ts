@@ -1,0 +1,147 @@
+import { loadBroker } from '../broker/registry.ts';
+import type { ConsumerClient, Delivery, Settlement } from '../broker/contract.ts';
+import { nowMicros, sleep } from '../clock.ts';
+import { HistoryWriter } from '../history/writer.ts';
+import type { ProcessEvent } from '../history/events.ts';
+import { decodeMessage, type DecodedMessage } from '../workload/codec.ts';
+import { Rng } from '../workload/rng.ts';
+import { handlerTimeSampler } from '../consumer/handler-time.ts';
+import { PoisonTracker } from '../consumer/poison.ts';
+import { openStore } from '../consumer/store.ts';
+import { Dispatcher } from './dispatcher.ts';
+import type { FromWorker, WorkerInit, WorkerStats } from './protocol.ts';
+import type { Inbox } from './main.ts';
+import { loopLagMeter } from './loop-lag.ts';
+
+/** A pause in every handler of this process: the `stall` fault. */
+class StallGate {
+  private release?: () => void;
+  private gate?: Promise<void>;
+
+  stall(ms: number): void {
+    this.gate ??= new Promise<void>((r) => (this.release = r));
+    // The runner ends the stall; the timer is a safety net should its message be lost.
+    setTimeout(() => this.unstall(), ms + 1_000).unref();
+  }
+
+  unstall(): void {
+    this.release?.();
+    this.release = undefined;
+    this.gate = undefined;
+  }
+
+  /** Undefined when not stalled; otherwise resolves when the stall ends. */
+  pass(): Promise<void> | undefined {
+    return this.gate;
+  }
+}
+
+/**
+ * A consumer process of the run's group: takes deliveries from the broker client, runs them
+ * through the concurrency mode, handles each (handler time, poison policy, the entity store
+ * with the naive or versioned strategy), records one process event per handling attempt, and
+ * settles the delivery.
+ */
+export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: FromWorker) => void): Promise<void> {
+  const scenario = init.scenario;
+  const spec = scenario.consumers;
+  const broker = await loadBroker(init.brokerKind);
+  const history = new HistoryWriter(init.historyFile);
+  const log = (line: string) => send({ type: 'log', line });
+  const lag = loopLagMeter();
+  const stats: WorkerStats = { sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, finished: false };
+  const store = openStore(init.storeFile);
+  const rng = Rng.from(scenario.seed).fork(`consumer-${init.id}`);
+  const handlerSpec = spec.overrides?.[init.id]?.handler ?? spec.handler;
+  const handlerTime = handlerTimeSampler(handlerSpec, rng);
+  const poison = new PoisonTracker(spec.poison);
+  const dispatcher = new Dispatcher(spec.concurrency.mode, spec.concurrency.workers);
+  const gate = new StallGate();
+  let stopping = false;
+  let wakeStop: (() => void) | undefined;
+
+  inbox((m) => {
+    if (m.type === 'stall') gate.stall(m.durationMs);
+    if (m.type === 'unstall') gate.unstall();
+    if (m.type === 'stop') {
+      stopping = true;
+      wakeStop?.();
+    }
+  });
+
+  const client: ConsumerClient = await broker.consumer(init.endpoint, init.settings, init.names, {
+    id: init.id,
+    maxInFlight: spec.concurrency.mode === 'partition' ? 1 : spec.concurrency.workers,
+    onGroupEvent: (e) => history.write({ type: 'rebalance', at: nowMicros(), consumer: init.id, lanes: e.lanes, generation: e.generation, phase: e.phase }),
+    log,
+  });
+
+  const handle = async (d: Delivery, msg: DecodedMessage | null, received: number): Promise<void> => {
+    const base = {
+      type: 'process' as const,
+      key: msg?.key ?? null,
+      producer: msg?.producer ?? null,
+      seq: msg?.seq ?? null,
+      consumer: init.id,
+      lane: d.lane,
+      offset: d.offset,
+      deliveryCount: d.deliveryCount,
+      intended: msg?.intendedUs,
+    };
+    let attempt = 0;
+    let settlement: Settlement = 'ack';
+    for (;;) {
+      attempt++;
+      const start = nowMicros();
+      const key = msg?.key ?? '';
+      const decision = msg ? poison.decide(key, msg.seq, msg.poison, attempt) : { action: 'give-up' as const, settle: 'dead-letter' as const };
+      await sleep(handlerTime());
+      const stalled = gate.pass();
+      if (stalled) await stalled;
+      const ev: ProcessEvent = { ...base, received, start, end: 0, outcome: 'ok' };
+      if (decision.action === 'handle' && msg) {
+        const effect = store.apply(spec.strategy, msg.key, msg.seq, msg.producer);
+        ev.effect = effect;
+        ev.end = nowMicros();
+        stats.applied++;
+        history.write(ev);
+        break;
+      }
+      ev.outcome = 'error';
+      ev.end = nowMicros();
+      stats.errors++;
+      history.write(ev);
+      if (decision.action === 'retry') {
+        await sleep(decision.retryAfterMs);
+        continue;
+      }
+      settlement = decision.settle;
+      break;
+    }
+    await d.settle(settlement).catch((e: Error) => log(`settle ${settlement} failed: ${e.message}`));
+  };
+
+  await client.start(async (d) => {
+    const received = nowMicros();
+    const msg = decodeMessage(d.payload);
+    stats.inFlight = dispatcher.inFlight + 1;
+    await dispatcher.accept(msg?.key ?? null, () => handle(d, msg, received));
+    stats.inFlight = dispatcher.inFlight;
+  });
+  await client.ready(60_000);
+  send({ type: 'ready' });
+  const timer = setInterval(() => {
+    stats.inFlight = dispatcher.inFlight;
+    send({ type: 'stats', stats: { ...stats, loopLagMs: lag() } });
+  }, 500);
+
+  while (!stopping) await new Promise<void>((r) => (wakeStop = r));
+  clearInterval(timer);
+  gate.unstall();
+  await Promise.race([dispatcher.idle(), sleep(5_000)]);
+  await client.close().catch((e: Error) => log(`close: ${e.message}`));
+  store.close();
+  history.close();
+  stats.inFlight = dispatcher.inFlight;
+  send({ type: 'stopped', stats });
+}

@@ -1,0 +1,114 @@
+import { loadBroker } from '../broker/registry.ts';
+import { SendFailure, type ProducerClient } from '../broker/contract.ts';
+import { nowMicros, sleep } from '../clock.ts';
+import { HistoryWriter } from '../history/writer.ts';
+import { MessagePlan, type PlannedMessage } from '../workload/schedule.ts';
+import { encodeMessage } from '../workload/codec.ts';
+import type { FromWorker, WorkerInit, WorkerStats } from './protocol.ts';
+import type { Inbox } from './main.ts';
+import { loopLagMeter } from './loop-lag.ts';
+
+/**
+ * Bound on sends awaiting their ack. Open loop: sends never wait for acks to decide when to
+ * send; this cap only keeps memory bounded when the broker stops answering, and hitting it
+ * shows up honestly as publish delay.
+ */
+const MAX_OUTSTANDING = 50_000;
+
+/**
+ * A producer process: walks its share of the seeded message plan and sends each message at
+ * its intended time (start + i/rate), recording a send event before the call and an ack event
+ * when the broker answers (ok true), definitely refuses (ok false) or leaves it unknown (null).
+ */
+export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: FromWorker) => void): Promise<void> {
+  const me = init.producer!;
+  const broker = await loadBroker(init.brokerKind);
+  const history = new HistoryWriter(init.historyFile);
+  const log = (line: string) => send({ type: 'log', line });
+  const client: ProducerClient = await broker.producer(init.endpoint, init.settings, init.names, { id: init.id, log });
+  const lag = loopLagMeter();
+  const stats: WorkerStats = { sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, finished: false };
+
+  let startUs: number | undefined;
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  inbox((m) => {
+    if (m.type === 'start') startUs = m.startUs;
+    if (m.type === 'stop') stopping = true;
+    if (m.type === 'refresh-metadata') {
+      history.write({ type: 'mark', at: nowMicros(), name: 'producer-metadata-refresh', detail: { process: init.id } });
+      void client.refreshMetadata?.().then(
+        () => history.write({ type: 'mark', at: nowMicros(), name: 'producer-metadata-refreshed', detail: { process: init.id } }),
+        (e: Error) => log(`metadata refresh failed: ${e.message}`),
+      );
+    }
+    wake?.();
+  });
+  const report = () => send({ type: 'stats', stats: { ...stats, loopLagMs: lag() } });
+  const timer = setInterval(report, 500);
+  send({ type: 'ready' });
+  while (startUs === undefined && !stopping) await new Promise<void>((r) => (wake = r));
+
+  const scenario = init.scenario;
+  const plan = new MessagePlan({ seed: scenario.seed, workload: scenario.workload, poison: scenario.consumers.poison });
+  const unlimited = scenario.workload.rate.kind === 'unlimited';
+  const t0 = startUs ?? nowMicros();
+  const endUs = t0 + plan.endUs;
+  let drainWaiters: (() => void)[] = [];
+
+  const sendOne = (m: PlannedMessage, intended: number) => {
+    const payload = encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison }, m.size);
+    const at = nowMicros();
+    history.write({ type: 'send', key: m.key, producer: m.producer, seq: m.seq, at, intended, process: init.id, size: payload.length });
+    stats.sent++;
+    stats.inFlight++;
+    stats.behindMs = (at - intended) / 1000;
+    client.send({ key: m.key, payload }).then(
+      (ack) => {
+        stats.acked++;
+        history.write({ type: 'ack', key: m.key, producer: m.producer, seq: m.seq, at: nowMicros(), ok: true, lane: ack.lane, offset: ack.offset, sent: at } as never);
+      },
+      (err: unknown) => {
+        const definite = err instanceof SendFailure && err.definite;
+        if (definite) stats.failed++;
+        else stats.unknown++;
+        history.write({ type: 'ack', key: m.key, producer: m.producer, seq: m.seq, at: nowMicros(), ok: definite ? false : null, error: (err as Error).message, sent: at } as never);
+      },
+    ).finally(() => {
+      stats.inFlight--;
+      drainWaiters.splice(0).forEach((w) => w());
+    });
+  };
+
+  const it = plan.messages({ producer: me.name, process: me.index });
+  let next = it.next();
+  while (!next.done && !stopping) {
+    const m = next.value;
+    const intended = m.intendedOffsetUs === null ? nowMicros() : t0 + m.intendedOffsetUs;
+    if (unlimited && nowMicros() >= endUs) break;
+    const wait = (intended - nowMicros()) / 1000;
+    if (wait >= 1) {
+      await sleep(wait);
+      continue;
+    }
+    if (stats.inFlight >= MAX_OUTSTANDING) {
+      await new Promise<void>((r) => drainWaiters.push(r));
+      continue;
+    }
+    sendOne(m, intended);
+    next = it.next();
+    // Yield now and then so acks, IPC and timers run even when far behind schedule.
+    if (stats.sent % 256 === 0) await new Promise<void>((r) => setImmediate(r));
+  }
+
+  // Wait (bounded) for the last acks, then report and wait to be stopped.
+  const deadline = Date.now() + 60_000;
+  while (stats.inFlight > 0 && Date.now() < deadline && !stopping) await sleep(50);
+  stats.finished = true;
+  report();
+  while (!stopping) await new Promise<void>((r) => (wake = r));
+  clearInterval(timer);
+  await client.close().catch(() => {});
+  history.close();
+  send({ type: 'stopped', stats });
+}
