@@ -1,0 +1,145 @@
+/**
+ * The message payload: a compact binary header, then padding up to the requested size.
+ *
+ *   offset size
+ *   0      2    magic "cv"
+ *   2      1    format version (1)
+ *   3      1    flags: bit 0 poison, bit 1 intended time present
+ *   4      1    entity kind (0 order, 1 wallet, 2 counter)
+ *   5      1    producer name length P (bytes, UTF-8)
+ *   6      2    key length K (uint16 LE)
+ *   8      1    event name length E
+ *   9      3    reserved (0)
+ *   12     4    seq (uint32 LE) = the entity version
+ *   16     8    intended send time, µs on the run clock (float64 LE; 0 when absent)
+ *   24     4    checksum: FNV-1a 32 of bytes 0..23 (checksum zeroed) and the names
+ *   28     P+K+E  producer, key, event name
+ *   ...         padding (a fixed pseudo-random pattern, so compression cannot shrink it)
+ *
+ * A message never gets smaller than its header; `encodedSize` says how large it will be.
+ * decode() returns null for anything that is not such a payload (the consumer then records
+ * key and seq null).
+ */
+import { ENTITY_KINDS, entityEvent, type EntityKind } from './entity.ts';
+
+export const HEADER_BYTES = 28;
+const MAGIC0 = 0x63; // c
+const MAGIC1 = 0x76; // v
+const FORMAT = 1;
+
+export interface MessageFields {
+  producer: string;
+  key: string;
+  seq: number;
+  entity: EntityKind;
+  /** Intended send time on the run clock (µs); null or absent when there is none. */
+  intendedUs?: number | null;
+  poison: boolean;
+}
+
+export interface DecodedMessage extends MessageFields {
+  /** Absent when the sender gave none. */
+  intendedUs?: number;
+  event: string;
+  /** The payload's length in bytes. */
+  size: number;
+}
+
+const PAD = (() => {
+  const b = Buffer.allocUnsafe(64 * 1024);
+  let x = 0x2545f491;
+  for (let i = 0; i < b.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    b[i] = x & 0xff;
+  }
+  return b;
+})();
+
+export function encodedSize(fields: Pick<MessageFields, 'producer' | 'key' | 'seq' | 'entity'>, size: number): number {
+  const names =
+    Buffer.byteLength(fields.producer) + Buffer.byteLength(fields.key) + entityEvent(fields.entity, fields.seq).length;
+  return Math.max(size, HEADER_BYTES + names);
+}
+
+export function encode(fields: MessageFields, size: number): Buffer {
+  const event = entityEvent(fields.entity, fields.seq);
+  const p = Buffer.byteLength(fields.producer);
+  const k = Buffer.byteLength(fields.key);
+  const e = Buffer.byteLength(event);
+  if (p > 255 || k > 65535 || e > 255) throw new RangeError('producer, key or event name too long for the payload');
+  if (!Number.isInteger(fields.seq) || fields.seq < 0 || fields.seq > 0xffffffff) throw new RangeError(`bad seq ${fields.seq}`);
+  const kind = ENTITY_KINDS.indexOf(fields.entity);
+  if (kind < 0) throw new RangeError(`unknown entity kind ${fields.entity}`);
+  const body = HEADER_BYTES + p + k + e;
+  const total = Math.max(size, body);
+  const buf = Buffer.allocUnsafe(total);
+  buf[0] = MAGIC0;
+  buf[1] = MAGIC1;
+  buf[2] = FORMAT;
+  buf[3] = (fields.poison ? 1 : 0) | (fields.intendedUs != null ? 2 : 0);
+  buf[4] = kind;
+  buf[5] = p;
+  buf.writeUInt16LE(k, 6);
+  buf[8] = e;
+  buf[9] = buf[10] = buf[11] = 0;
+  buf.writeUInt32LE(fields.seq, 12);
+  buf.writeDoubleLE(fields.intendedUs ?? 0, 16);
+  buf.writeUInt32LE(0, 24);
+  let o = HEADER_BYTES;
+  o += buf.write(fields.producer, o, 'utf8');
+  o += buf.write(fields.key, o, 'utf8');
+  o += buf.write(event, o, 'latin1');
+  buf.writeUInt32LE(fnv(buf, 0, body), 24);
+  for (let at = body; at < total; at += PAD.length) PAD.copy(buf, at, 0, Math.min(PAD.length, total - at));
+  return buf;
+}
+
+export function decode(buf: Uint8Array | null | undefined): DecodedMessage | null {
+  if (!buf || buf.length < HEADER_BYTES) return null;
+  const b = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (b[0] !== MAGIC0 || b[1] !== MAGIC1 || b[2] !== FORMAT) return null;
+  const flags = b[3];
+  if (flags & ~3) return null;
+  const entity = ENTITY_KINDS[b[4]];
+  if (!entity) return null;
+  const p = b[5];
+  const k = b.readUInt16LE(6);
+  const e = b[8];
+  const body = HEADER_BYTES + p + k + e;
+  if (body > b.length || b[9] !== 0 || b[10] !== 0 || b[11] !== 0) return null;
+  const stored = b.readUInt32LE(24);
+  if (fnv(b, 0, body) !== stored) return null;
+  const seq = b.readUInt32LE(12);
+  const intended = b.readDoubleLE(16);
+  const producer = b.toString('utf8', HEADER_BYTES, HEADER_BYTES + p);
+  const key = b.toString('utf8', HEADER_BYTES + p, HEADER_BYTES + p + k);
+  const event = b.toString('latin1', HEADER_BYTES + p + k, body);
+  return {
+    producer,
+    key,
+    seq,
+    entity,
+    event,
+    intendedUs: flags & 2 ? intended : undefined,
+    poison: (flags & 1) === 1,
+    size: b.length,
+  };
+}
+
+/** FNV-1a 32 over buf[from, to), treating bytes 24..27 (the checksum field) as zero. */
+function fnv(buf: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) {
+    h ^= i >= 24 && i < 28 ? 0 : buf[i];
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Names the workers use. Without `entity`, the order lifecycle names the event. */
+export function encodeMessage(fields: Omit<MessageFields, 'entity'> & { entity?: EntityKind }, size: number): Buffer {
+  return encode({ ...fields, entity: fields.entity ?? 'order' }, size);
+}
+export const decodeMessage = decode;

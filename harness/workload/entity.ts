@@ -1,0 +1,113 @@
+/**
+ * Entity lifecycles. Every key is one entity; message seq s of a key carries version s and the
+ * event that made it, and stands for the entity's whole state after that event
+ * (event-carried state transfer). Applying a message therefore replaces the stored state with
+ * the message's, which is what makes a consumer's strategy visible: applying an older message
+ * after a newer one leaves the older state behind.
+ *
+ *   order    1 PLACED, 2 PAID, 3 SHIPPED, 4 DELIVERED, then ADDRESS_CHANGED (odd versions)
+ *            and NOTE_ADDED (even versions) for ever; status stays DELIVERED.
+ *   wallet   CREDIT and DEBIT in turn, amounts from a per-key table of 8; state is the balance.
+ *   counter  INCREMENT; state is the count (= version).
+ *
+ * The state at any version is computed in O(1) from (kind, key, version), so producers and
+ * consumers need no history and the truth needs no replay.
+ */
+import { hash32 } from './rng.ts';
+
+export type EntityKind = 'order' | 'wallet' | 'counter';
+export const ENTITY_KINDS: readonly EntityKind[] = ['order', 'wallet', 'counter'];
+
+export type EntityState = Record<string, string | number>;
+
+const ORDER_STEPS = ['PLACED', 'PAID', 'SHIPPED', 'DELIVERED'] as const;
+
+/** The event that takes an entity of this kind to `version` (version ≥ 1). */
+export function entityEvent(kind: EntityKind, version: number): string {
+  switch (kind) {
+    case 'order':
+      if (version <= ORDER_STEPS.length) return ORDER_STEPS[version - 1];
+      return version % 2 === 1 ? 'ADDRESS_CHANGED' : 'NOTE_ADDED';
+    case 'wallet':
+      return version % 2 === 1 ? 'CREDIT' : 'DEBIT';
+    case 'counter':
+      return 'INCREMENT';
+  }
+}
+
+/** Wallet amounts: a per-key table of 8 movements (credits 10..80, debits 5..40). */
+function walletTable(key: string): { amounts: number[]; prefix: number[]; period: number } {
+  const h = hash32(key, 0x77616c6c);
+  const amounts: number[] = [];
+  for (let j = 0; j < 8; j++) {
+    const nib = (h >>> (4 * j)) & 7;
+    amounts.push(j % 2 === 0 ? (nib + 1) * 10 : -(nib + 1) * 5);
+  }
+  const prefix = [0];
+  for (const a of amounts) prefix.push(prefix[prefix.length - 1] + a);
+  return { amounts, prefix, period: prefix[8] };
+}
+
+/** The full state of entity `key` after `version` events (version ≥ 1), without the version. */
+export function entityStateAt(kind: EntityKind, key: string, version: number): EntityState {
+  switch (kind) {
+    case 'order': {
+      const status = ORDER_STEPS[Math.min(version, ORDER_STEPS.length) - 1];
+      const total = ((hash32(key, 0x6f726472) % 9900) + 100) / 100; // 1.00 .. 99.99
+      // ADDRESS_CHANGED at 5, 7, 9...; NOTE_ADDED at 6, 8, 10...
+      const lastAddress = version >= 5 ? (version % 2 === 1 ? version : version - 1) : 0;
+      const notes = version >= 6 ? Math.floor((version - 4) / 2) : 0;
+      return { status, total, address: `addr-${lastAddress}`, notes };
+    }
+    case 'wallet': {
+      const t = walletTable(key);
+      const full = Math.floor(version / 8);
+      const rest = version % 8;
+      const last = t.amounts[(version - 1) % 8];
+      return { balance: full * t.period + t.prefix[rest], last };
+    }
+    case 'counter':
+      return { count: version };
+  }
+}
+
+/** What the store keeps for a key. */
+export interface VersionedState {
+  version: number;
+  state: EntityState;
+}
+
+export interface TruthMessage {
+  key: string;
+  seq: number;
+  producer?: string;
+  /** The ack outcome: false only when the send definitely failed; true, null or absent otherwise. */
+  ok?: boolean | null;
+}
+
+/**
+ * The final state per key: applying, in seq order, every message whose send did not
+ * definitely fail. Since a message carries the whole state, that is the state of the highest
+ * such seq. (If several producers write one key, versions are compared by seq alone.)
+ */
+export function truth(kind: EntityKind, messages: Iterable<TruthMessage>): Map<string, VersionedState> {
+  const top = new Map<string, number>();
+  for (const m of messages) {
+    if (m.ok === false) continue;
+    const cur = top.get(m.key);
+    if (cur === undefined || m.seq > cur) top.set(m.key, m.seq);
+  }
+  const out = new Map<string, VersionedState>();
+  for (const key of [...top.keys()].sort()) {
+    const v = top.get(key)!;
+    out.set(key, { version: v, state: entityStateAt(kind, key, v) });
+  }
+  return out;
+}
+
+/** A canonical JSON text for a state (sorted keys), for storage and comparison. */
+export function stateJson(state: EntityState): string {
+  const sorted: EntityState = {};
+  for (const k of Object.keys(state).sort()) sorted[k] = state[k];
+  return JSON.stringify(sorted);
+}
