@@ -46,14 +46,16 @@ class Series {
 
 export class MetricsCollector {
   private whole = new Map<MetricName, Histogram>();
+  /** Publish delay outside every fault window: the harness's own ability to keep its rate. */
+  private quietPublishDelay = newHistogram();
   private phases: Map<MetricName, Histogram>[][] = [];
   private series = { sent: new Series(), acked: new Series(), failed: new Series(), processed: new Series(), errors: new Series() };
   private e2eByBucket: Histogram[] = [];
   private bucketUs: number;
   private originUs: number;
   private keyCounts = new Map<string, number>();
-  private laneCounts = new Map<string, number>();
-  private keyLanes = new Map<string, Set<string>>();
+  /** Acked messages per (key, lane): lane traffic, and keys split over lanes. */
+  private keyLaneCounts = new Map<string, Map<string, number>>();
 
   constructor(private readonly opts: CollectorOptions) {
     this.bucketUs = (opts.bucketMs ?? 1000) * 1000;
@@ -69,6 +71,9 @@ export class MetricsCollector {
   private sample(metric: MetricName, value: number, atUs: number): void {
     if (atUs < this.opts.measureStartUs) return;
     record(this.whole.get(metric)!, value);
+    if (metric === 'publishDelay' && !this.opts.windows.some((w) => atUs >= w.startUs && atUs < w.endUs + this.opts.settleUs)) {
+      record(this.quietPublishDelay, value);
+    }
     this.opts.windows.forEach((w, i) => {
       const p = atUs < w.startUs ? 0 : atUs < w.endUs + this.opts.settleUs ? 1 : 2;
       const map = this.phases[i][p];
@@ -91,11 +96,10 @@ export class MetricsCollector {
         if (e.ok === true) {
           this.series.acked.add(this.bucket(e.at));
           if (sent !== undefined) this.sample('publish', e.at - sent, sent);
-          if (e.lane !== undefined) {
-            this.laneCounts.set(e.lane, (this.laneCounts.get(e.lane) ?? 0) + 1);
-            let lanes = this.keyLanes.get(e.key);
-            if (!lanes) this.keyLanes.set(e.key, (lanes = new Set()));
-            lanes.add(e.lane);
+          if (e.lane !== undefined && e.lane !== null) {
+            let lanes = this.keyLaneCounts.get(e.key);
+            if (!lanes) this.keyLaneCounts.set(e.key, (lanes = new Map()));
+            lanes.set(e.lane, (lanes.get(e.lane) ?? 0) + 1);
           }
         } else {
           this.series.failed.add(this.bucket(e.at));
@@ -141,7 +145,7 @@ export class MetricsCollector {
         PHASES.map((p, j) => [p, Object.fromEntries([...this.phases[i][j]].map(([m, h]) => [m, summarize(h)]))]),
       ),
     }));
-    return { unit: 'us', measureStartUs: this.opts.measureStartUs, whole, curves, phases, encoded };
+    return { unit: 'us', measureStartUs: this.opts.measureStartUs, whole, publishDelayOutsideFaults: summarize(this.quietPublishDelay), curves, phases, encoded };
   }
 
   /** Per-second series: the result's `timeline.series`. */
@@ -171,9 +175,13 @@ export class MetricsCollector {
   }
 
   /** Key and lane counts for the skew report. */
-  traffic(): { keyCounts: Map<string, number>; laneCounts: Map<string, number>; splitKeys: number } {
+  traffic(): { keyCounts: Map<string, number>; keyLaneCounts: { key: string; lane: string; count: number }[]; splitKeys: number } {
     let split = 0;
-    for (const lanes of this.keyLanes.values()) if (lanes.size > 1) split++;
-    return { keyCounts: this.keyCounts, laneCounts: this.laneCounts, splitKeys: split };
+    const keyLaneCounts: { key: string; lane: string; count: number }[] = [];
+    for (const [key, lanes] of this.keyLaneCounts) {
+      if (lanes.size > 1) split++;
+      for (const [lane, count] of lanes) keyLaneCounts.push({ key, lane, count });
+    }
+    return { keyCounts: this.keyCounts, keyLaneCounts, splitKeys: split };
   }
 }

@@ -50,7 +50,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const log = (line: string) => send({ type: 'log', line });
   const lag = loopLagMeter();
   const stats: WorkerStats = { sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, finished: false };
-  const store = openStore(init.storeFile);
+  const store = openStore(init.storeFile, { entity: scenario.workload.entity.kind });
   const rng = Rng.from(scenario.seed).fork(`consumer-${init.id}`);
   const handlerSpec = spec.overrides?.[init.id]?.handler ?? spec.handler;
   const handlerTime = handlerTimeSampler(handlerSpec, rng);
@@ -100,8 +100,11 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       if (stalled) await stalled;
       const ev: ProcessEvent = { ...base, received, start, end: 0, outcome: 'ok' };
       if (decision.action === 'handle' && msg) {
-        const effect = store.apply(spec.strategy, msg.key, msg.seq, msg.producer);
-        ev.effect = effect;
+        // Both strategies are applied (in their own tables), so every run scores each of them;
+        // the scenario's strategy is the one this consumer "is" and whose effect is recorded.
+        const other = spec.strategy === 'naive' ? 'versioned' : 'naive';
+        ev.effect = store.apply(spec.strategy, msg.key, msg.seq, msg.producer);
+        store.apply(other, msg.key, msg.seq, msg.producer);
         ev.end = nowMicros();
         stats.applied++;
         history.write(ev);
@@ -115,7 +118,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         await sleep(decision.retryAfterMs);
         continue;
       }
-      settlement = decision.settle;
+      settlement = decision.action === 'handle' ? 'dead-letter' : decision.settle;
       break;
     }
     await d.settle(settlement).catch((e: Error) => log(`settle ${settlement} failed: ${e.message}`));

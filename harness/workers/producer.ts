@@ -57,7 +57,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   let drainWaiters: (() => void)[] = [];
 
   const sendOne = (m: PlannedMessage, intended: number) => {
-    const payload = encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison }, m.size);
+    const payload = encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind }, m.size);
     const at = nowMicros();
     history.write({ type: 'send', key: m.key, producer: m.producer, seq: m.seq, at, intended, process: init.id, size: payload.length });
     stats.sent++;

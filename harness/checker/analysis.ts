@@ -1,0 +1,447 @@
+/**
+ * The final pass: judges a stored history against the anomaly definitions of issue 3.
+ *
+ * Terms used below (the definitions are the contract; this file follows them literally):
+ * - A message is (producer, key, seq). It is *sent* when the history has a send or an ack for
+ *   it; process events of a message that was never sent are phantoms and take part in no
+ *   other check.
+ * - Its ack status: any ack `ok:true` -> ok; else unknown when some ack is null/missing or a
+ *   send has no ack (fewer acks than sends); else (every ack false) failed.
+ * - An *apply* is a process event with outcome ok and an end. Applies are ordered by end, then
+ *   start, consumer, lane, offset; a message's first apply is its earliest.
+ * - "Lands after" compares ends strictly, as the definition of reorder says.
+ *
+ * Nothing here may depend on the order events arrived in: interned ids are never compared,
+ * only the strings they stand for.
+ */
+import { compareIds } from './interner.ts';
+import { Occurrences } from './occurrences.ts';
+import { ACK_ANY_TRUE, ACK_ANY_UNKNOWN, OUT_ERROR, OUT_OK, type HistoryStore } from './store.ts';
+import { TopK } from './topk.ts';
+import { ANOMALY_TYPES, type AnomalyType } from './types.ts';
+
+export const ST_UNSENT = 0;
+export const ST_OK = 1;
+export const ST_FAILED = 2;
+export const ST_UNKNOWN = 3;
+
+export const T = Object.fromEntries(ANOMALY_TYPES.map((t, i) => [t, i])) as Record<AnomalyType, number>;
+
+export class FinalPass {
+  readonly messageCount: number;
+  readonly eventCount: number;
+  /** Per message: ST_* */
+  readonly status: Uint8Array;
+  /** Per message: its first apply's event id, or -1. */
+  readonly firstApply: Int32Array;
+  /** Events of each message: evByMsg[evByMsgStart[m] .. evByMsgStart[m + 1]). */
+  evByMsgStart!: Int32Array;
+  evByMsg!: Int32Array;
+  /** Messages of each stream, in seq order. */
+  msgByStreamStart!: Int32Array;
+  msgByStream!: Int32Array;
+  /** Events of sent messages per key, in start order. */
+  evByKeyStart!: Int32Array;
+  evByKey!: Int32Array;
+
+  readonly counts = new Array<number>(ANOMALY_TYPES.length).fill(0);
+  readonly keyCounts = new Array<number>(ANOMALY_TYPES.length).fill(0);
+  private readonly keyMarks: (Uint8Array | null)[] = ANOMALY_TYPES.map(() => null);
+  readonly top: TopK[];
+  readonly occurrences: Occurrences;
+
+  constructor(
+    readonly store: HistoryStore,
+    maxExamples: number,
+  ) {
+    this.messageCount = store.messages.size;
+    this.eventCount = store.events;
+    this.status = new Uint8Array(this.messageCount);
+    this.firstApply = new Int32Array(this.messageCount).fill(-1);
+    this.occurrences = new Occurrences(store.keys);
+    const byEvent = (a: number, b: number) => this.cmpEvent(a, b);
+    const byMessage = (a: number, b: number) => this.cmpMessage(a, b);
+    const byKey = (a: number, b: number) => compareIds(this.store.keys, a, b);
+    this.top = ANOMALY_TYPES.map((t) =>
+      new TopK(maxExamples, t === 'lost' || t === 'abandoned' ? byMessage : t === 'split' ? byKey : byEvent),
+    );
+  }
+
+  run(): void {
+    this.computeStatus();
+    this.groupEventsByMessage();
+    this.judgeMessages();
+    this.judgePhantomRows();
+    this.groupMessagesByStream();
+    this.judgeStreams();
+    this.groupEventsByKey();
+    this.judgeKeys();
+  }
+
+  // ---- Orders ------------------------------------------------------------------------------
+
+  /** Apply order: end, start, consumer, lane, offset. */
+  cmpApply(a: number, b: number): number {
+    const s = this.store;
+    return (
+      s.evEnd[a] - s.evEnd[b] ||
+      s.evStart[a] - s.evStart[b] ||
+      compareIds(s.consumers, s.evConsumer[a], s.evConsumer[b]) ||
+      compareIds(s.lanes, s.evLane[a], s.evLane[b]) ||
+      cmpNaNFirst(s.evOffset[a], s.evOffset[b])
+    );
+  }
+
+  /** Example order for events: start, end, consumer, lane, offset, then identity. */
+  cmpEvent(a: number, b: number): number {
+    const s = this.store;
+    return (
+      s.evStart[a] - s.evStart[b] ||
+      cmpNaNLast(s.evEnd[a], s.evEnd[b]) ||
+      compareIds(s.consumers, s.evConsumer[a], s.evConsumer[b]) ||
+      compareIds(s.lanes, s.evLane[a], s.evLane[b]) ||
+      cmpNaNFirst(s.evOffset[a], s.evOffset[b]) ||
+      compareIds(s.producers, s.producerOf(a), s.producerOf(b)) ||
+      compareIds(s.keys, s.keyOf(a), s.keyOf(b)) ||
+      cmpNaNFirst(s.seqOf(a), s.seqOf(b)) ||
+      s.evOutcome[a] - s.evOutcome[b]
+    );
+  }
+
+  /** Example order for messages: producer, key, seq. */
+  cmpMessage(a: number, b: number): number {
+    const s = this.store;
+    const sa = s.messages.a[a];
+    const sb = s.messages.a[b];
+    return (
+      compareIds(s.producers, s.streams.a[sa], s.streams.a[sb]) ||
+      compareIds(s.keys, s.streams.b[sa], s.streams.b[sb]) ||
+      s.messages.b[a] - s.messages.b[b]
+    );
+  }
+
+  isApply(ev: number): boolean {
+    const s = this.store;
+    return s.evOutcome[ev] === OUT_OK && s.evEnd[ev] === s.evEnd[ev];
+  }
+
+  // ---- Recording ---------------------------------------------------------------------------
+
+  private record(type: number, time: number, keyId: number, exampleId: number, c1 = -1, c2 = -1): void {
+    this.counts[type]++;
+    this.occurrences.add(type, time, keyId);
+    if (keyId >= 0) {
+      let marks = this.keyMarks[type];
+      if (!marks) marks = this.keyMarks[type] = new Uint8Array(this.store.keys.size);
+      if (marks[keyId] === 0) {
+        marks[keyId] = 1;
+        this.keyCounts[type]++;
+      }
+    }
+    this.top[type].offer(exampleId, c1, c2);
+  }
+
+  private keyOfMessage(m: number): number {
+    return this.store.streams.b[this.store.messages.a[m]];
+  }
+
+  // ---- Per message -------------------------------------------------------------------------
+
+  private computeStatus(): void {
+    const s = this.store;
+    for (let m = 0; m < this.messageCount; m++) {
+      const sends = s.sendCount[m];
+      const acks = s.ackCount[m];
+      if (sends === 0 && acks === 0) this.status[m] = ST_UNSENT;
+      else if (s.ackFlags[m] & ACK_ANY_TRUE) this.status[m] = ST_OK;
+      else if (acks === 0 || acks < sends || s.ackFlags[m] & ACK_ANY_UNKNOWN) this.status[m] = ST_UNKNOWN;
+      else this.status[m] = ST_FAILED;
+    }
+  }
+
+  private groupEventsByMessage(): void {
+    const { start, order } = countingSort(this.eventCount, this.messageCount, this.store.evMsg);
+    this.evByMsgStart = start;
+    this.evByMsg = order;
+  }
+
+  private judgeMessages(): void {
+    const s = this.store;
+    const { evByMsgStart: starts, evByMsg: order, status, firstApply } = this;
+    for (let m = 0; m < this.messageCount; m++) {
+      const lo = starts[m];
+      const hi = starts[m + 1];
+      const st = status[m];
+      const key = this.keyOfMessage(m);
+      if (st === ST_UNSENT) {
+        for (let i = lo; i < hi; i++) {
+          const ev = order[i];
+          this.record(T.phantom, eventTime(s, ev), key, ev);
+        }
+        continue;
+      }
+      if (lo === hi) {
+        if (st === ST_OK) this.record(T.lost, s.firstSend[m] === s.firstSend[m] ? s.firstSend[m] : s.firstAck[m], key, m);
+        continue;
+      }
+      let first = -1;
+      let lastTime = -Infinity;
+      for (let i = lo; i < hi; i++) {
+        const ev = order[i];
+        const t = eventTime(s, ev);
+        if (t > lastTime) lastTime = t;
+        if (s.evOutcome[ev] === OUT_ERROR) this.record(T.retried, t, key, ev);
+        if (this.isApply(ev) && (first < 0 || this.cmpApply(ev, first) < 0)) first = ev;
+      }
+      firstApply[m] = first;
+      if (first < 0) {
+        this.record(T.abandoned, lastTime, key, m);
+        continue;
+      }
+      for (let i = lo; i < hi; i++) {
+        const ev = order[i];
+        if (!this.isApply(ev)) continue;
+        const end = s.evEnd[ev];
+        if (ev !== first) this.record(T.duplicate, end, key, ev, first);
+        if (st === ST_FAILED) this.record(T.ghost, end, key, ev);
+        else if (st === ST_UNKNOWN) this.record(T['unknown-delivered'], end, key, ev);
+      }
+    }
+  }
+
+  /** Process events whose key, producer or seq could not name any message. */
+  private judgePhantomRows(): void {
+    const s = this.store;
+    for (let ev = 0; ev < this.eventCount; ev++) {
+      if (s.evMsg[ev] < 0) this.record(T.phantom, eventTime(s, ev), s.keyOf(ev), ev);
+    }
+  }
+
+  // ---- Per stream (producer, key) ----------------------------------------------------------
+
+  private groupMessagesByStream(): void {
+    const s = this.store;
+    const { start, order } = countingSort(this.messageCount, s.streams.size, s.messages.a);
+    const seqs = s.messages.b;
+    const bySeq = (a: number, b: number) => seqs[a] - seqs[b];
+    for (let st = 0; st < s.streams.size; st++) sortRange(order, start[st], start[st + 1], bySeq);
+    this.msgByStreamStart = start;
+    this.msgByStream = order;
+  }
+
+  private judgeStreams(): void {
+    const s = this.store;
+    const { msgByStreamStart: starts, msgByStream: order, status, firstApply } = this;
+    const seqs = s.messages.b;
+    const ends = s.evEnd;
+    let maxLen = 0;
+    for (let st = 0; st < s.streams.size; st++) maxLen = Math.max(maxLen, starts[st + 1] - starts[st]);
+    const firsts = new Int32Array(maxLen); // first applies of one stream
+    const seqAt = new Int32Array(maxLen);
+    const tails = new Int32Array(maxLen);
+    const runFrom = new Int32Array(maxLen);
+    const byLanding = (a: number, b: number) => ends[a] - ends[b] || seqs[s.evMsg[a]] - seqs[s.evMsg[b]];
+
+    for (let st = 0; st < s.streams.size; st++) {
+      const lo = starts[st];
+      const hi = starts[st + 1];
+      const key = s.streams.b[st];
+
+      // gap: a first apply of s > 1 whose predecessor was never applied (and did not
+      // definitely fail to send). Messages are in seq order, so s-1 is the previous entry.
+      for (let i = lo; i < hi; i++) {
+        const m = order[i];
+        const fa = firstApply[m];
+        if (status[m] === ST_UNSENT || fa < 0 || seqs[m] === 1) continue;
+        const prev = i > lo && seqs[order[i - 1]] === seqs[m] - 1 ? order[i - 1] : -1;
+        const covered = prev >= 0 && status[prev] !== ST_UNSENT && (firstApply[prev] >= 0 || status[prev] === ST_FAILED);
+        if (!covered) this.record(T.gap, ends[fa], key, fa, prev);
+      }
+
+      // reorder and regression: walk seqs downwards keeping the earliest-landing first apply
+      // of any higher seq (its message in `later`; equal ends keep the lower seq).
+      let laterEnd = Infinity;
+      let later = -1;
+      for (let i = hi - 1; i >= lo; i--) {
+        const m = order[i];
+        const fa = firstApply[m];
+        if (status[m] === ST_UNSENT || fa < 0) continue;
+        if (later >= 0) {
+          if (ends[fa] > laterEnd) this.record(T.reorder, ends[fa], key, fa, later);
+          for (let j = this.evByMsgStart[m]; j < this.evByMsgStart[m + 1]; j++) {
+            const ev = this.evByMsg[j];
+            if (ev !== fa && this.isApply(ev) && ends[ev] > laterEnd) this.record(T.regression, ends[ev], key, ev, later);
+          }
+        }
+        if (ends[fa] <= laterEnd) {
+          laterEnd = ends[fa];
+          later = m;
+        }
+      }
+
+      // displaced: first applies minus the longest strictly increasing run of seqs, in
+      // landing order. Which applies are reported depends on the run chosen; the canonical run
+      // keeps the earliest-landing applies, so (as with reorder) the late ones are displaced.
+      let n = 0;
+      for (let i = lo; i < hi; i++) {
+        const m = order[i];
+        if (status[m] !== ST_UNSENT && firstApply[m] >= 0) firsts[n++] = firstApply[m];
+      }
+      if (n < 2) continue;
+      sortRange(firsts, 0, n, byLanding);
+      for (let i = 0; i < n; i++) seqAt[i] = seqs[s.evMsg[firsts[i]]];
+      // runFrom[i]: the longest increasing run starting at i (patience sorting from the right
+      // on negated seqs; `tails` holds the smallest tail value of each length).
+      let len = 0;
+      for (let i = n - 1; i >= 0; i--) {
+        const x = -seqAt[i];
+        let a = 0;
+        let b = len;
+        while (a < b) {
+          const mid = (a + b) >>> 1;
+          if (tails[mid] < x) a = mid + 1;
+          else b = mid;
+        }
+        tails[a] = x;
+        if (a === len) len++;
+        runFrom[i] = a + 1;
+      }
+      if (len === n) continue;
+      let need = len;
+      let last = -Infinity;
+      for (let i = 0; i < n; i++) {
+        if (need > 0 && runFrom[i] === need && seqAt[i] > last) {
+          need--;
+          last = seqAt[i];
+        } else {
+          this.record(T.displaced, ends[firsts[i]], key, firsts[i], n, len);
+        }
+      }
+    }
+  }
+
+  // ---- Per key -----------------------------------------------------------------------------
+
+  private groupEventsByKey(): void {
+    const s = this.store;
+    const keyIds = new Int32Array(this.eventCount);
+    for (let ev = 0; ev < this.eventCount; ev++) {
+      const m = s.evMsg[ev];
+      keyIds[ev] = m >= 0 && this.status[m] !== ST_UNSENT ? s.streams.b[s.messages.a[m]] : -1;
+    }
+    const { start, order } = countingSort(this.eventCount, s.keys.size, keyIds);
+    const starts = s.evStart;
+    const byStart = (a: number, b: number) => starts[a] - starts[b];
+    for (let k = 0; k < s.keys.size; k++) sortRange(order, start[k], start[k + 1], byStart);
+    this.evByKeyStart = start;
+    this.evByKey = order;
+  }
+
+  private judgeKeys(): void {
+    const s = this.store;
+    const { evByKeyStart: starts, evByKey: order } = this;
+    const st = s.evStart;
+    const en = s.evEnd;
+    for (let k = 0; k < s.keys.size; k++) {
+      const lo = starts[k];
+      const hi = starts[k + 1];
+      if (hi - lo < 2) continue;
+
+      // overlap: an event starting while another of the key runs (other.start <= start <
+      // other.end). Events are in start order; `runningUntil` is the latest end among those
+      // that started strictly earlier; events with the same start are checked as a group.
+      let runningUntil = -Infinity;
+      for (let i = lo; i < hi; ) {
+        const t = st[order[i]];
+        let j = i;
+        let openInGroup = 0;
+        while (j < hi && st[order[j]] === t) {
+          if (en[order[j]] > t) openInGroup++;
+          j++;
+        }
+        for (let g = i; g < j; g++) {
+          const ev = order[g];
+          const others = openInGroup - (en[ev] > t ? 1 : 0);
+          if (runningUntil > t || others > 0) this.record(T.overlap, t, k, ev);
+        }
+        for (let g = i; g < j; g++) if (en[order[g]] > runningUntil) runningUntil = en[order[g]];
+        i = j;
+      }
+
+      // split: applies of the key from more than one lane. The key became split with the
+      // earliest apply from a lane other than the first apply's.
+      let first = -1;
+      for (let i = lo; i < hi; i++) {
+        const ev = order[i];
+        if (s.evLane[ev] >= 0 && this.isApply(ev) && (first < 0 || this.cmpApply(ev, first) < 0)) first = ev;
+      }
+      if (first < 0) continue;
+      const lane0 = s.evLane[first];
+      let second = -1;
+      for (let i = lo; i < hi; i++) {
+        const ev = order[i];
+        const lane = s.evLane[ev];
+        if (lane >= 0 && lane !== lane0 && this.isApply(ev) && (second < 0 || this.cmpApply(ev, second) < 0)) second = ev;
+      }
+      if (second >= 0) this.record(T.split, en[second], k, k, first, second);
+    }
+  }
+}
+
+/** When an event happened: its end, or its start if it never ended. */
+export function eventTime(s: HistoryStore, ev: number): number {
+  const end = s.evEnd[ev];
+  return end === end ? end : s.evStart[ev];
+}
+
+function cmpNaNFirst(a: number, b: number): number {
+  if (a === b) return 0;
+  if (a !== a) return b !== b ? 0 : -1;
+  if (b !== b) return 1;
+  return a - b;
+}
+
+function cmpNaNLast(a: number, b: number): number {
+  if (a === b) return 0;
+  if (a !== a) return b !== b ? 0 : 1;
+  if (b !== b) return -1;
+  return a - b;
+}
+
+/**
+ * Groups items 0..n-1 by groupOf[i] in [0, groups) (negative = leave out), stable.
+ * Returns order[start[g] .. start[g + 1]) = the items of group g.
+ */
+export function countingSort(n: number, groups: number, groupOf: Int32Array): { start: Int32Array; order: Int32Array } {
+  const start = new Int32Array(groups + 1);
+  for (let i = 0; i < n; i++) {
+    const g = groupOf[i];
+    if (g >= 0) start[g + 1]++;
+  }
+  for (let g = 0; g < groups; g++) start[g + 1] += start[g];
+  const fill = start.slice(0, groups);
+  const order = new Int32Array(start[groups]);
+  for (let i = 0; i < n; i++) {
+    const g = groupOf[i];
+    if (g >= 0) order[fill[g]++] = i;
+  }
+  return { start, order };
+}
+
+/** Sorts arr[lo, hi) by cmp; insertion sort for the short ranges most groups are. */
+export function sortRange(arr: Int32Array, lo: number, hi: number, cmp: (a: number, b: number) => number): void {
+  if (hi - lo < 2) return;
+  if (hi - lo > 24) {
+    arr.subarray(lo, hi).sort(cmp);
+    return;
+  }
+  for (let i = lo + 1; i < hi; i++) {
+    const v = arr[i];
+    let j = i - 1;
+    while (j >= lo && cmp(arr[j], v) > 0) {
+      arr[j + 1] = arr[j];
+      j--;
+    }
+    arr[j + 1] = v;
+  }
+}

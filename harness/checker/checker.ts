@@ -1,0 +1,209 @@
+/**
+ * The streaming ordering checker: feed it events (objects, lines or raw chunks) in any order
+ * and any chunking, then call finish() once for the anomalies. Same input, same result.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { InputError } from '../errors.ts';
+import { FinalPass } from './analysis.ts';
+import { renderAnomalies } from './examples.ts';
+import { DEFAULT_SETTLE_MS, faultWindows } from './faults.ts';
+import { LineFields, parseFast } from './lineParser.ts';
+import { Occurrences } from './occurrences.ts';
+import { HistoryStore, type RawEvent } from './store.ts';
+import type { Anomalies, BadLine, FaultWindow, InputStats, WindowInput } from './types.ts';
+
+export interface CheckerOptions {
+  /** Skip unusable lines/events and count them instead of throwing. */
+  lenient?: boolean;
+  /** Time a fault's window extends past its end, in milliseconds (default 5000). */
+  settleMs?: number;
+  /** Examples kept per anomaly type (default 5). */
+  maxExamples?: number;
+}
+
+export interface FinishOptions {
+  /** Extra fault windows, on top of the history's fault events. */
+  windows?: WindowInput[];
+  /** Overrides the checker's settle time for this call. */
+  settleMs?: number;
+}
+
+export interface CheckOutcome {
+  anomalies: Anomalies;
+  /** Each anomaly occurrence with its time, for scoping expectations to fault windows. */
+  occurrences: Occurrences;
+  /** Fault instances found in the history (plus any given), sorted by start. */
+  faults: FaultWindow[];
+  settleMs: number;
+  input: InputStats;
+}
+
+/** A history line (or event) the checker cannot use. */
+export class HistoryLineError extends InputError {
+  constructor(
+    readonly line: number,
+    readonly reason: string,
+  ) {
+    super(`line ${line}: ${reason}`);
+    this.name = 'HistoryLineError';
+  }
+}
+
+const MAX_BAD_LINE_SAMPLES = 100;
+
+export class Checker {
+  private readonly store = new HistoryStore();
+  private readonly fields = new LineFields();
+  private readonly lenient: boolean;
+  private readonly settleMs: number;
+  private readonly maxExamples: number;
+  private lines = 0;
+  private added = 0;
+  private badLines = 0;
+  private readonly badLineSamples: BadLine[] = [];
+  private pending = '';
+  private decoder: StringDecoder | null = null;
+  private judged: { anomalies: Anomalies; occurrences: Occurrences } | null = null;
+
+  constructor(options: CheckerOptions = {}) {
+    this.lenient = options.lenient ?? false;
+    this.settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
+    this.maxExamples = options.maxExamples ?? 5;
+    if (!(this.settleMs >= 0)) throw new InputError(`settle time must be a non-negative number of ms, got ${options.settleMs}`);
+  }
+
+  /** Adds one event object (in-process use). */
+  add(event: unknown): void {
+    this.assertOpen();
+    const n = ++this.added;
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) return this.bad(n, 'not a JSON object');
+    const reason = this.store.ingest(event as RawEvent);
+    if (reason !== null) this.bad(n, reason);
+  }
+
+  /** Adds one JSONL line. `lineNo` (1-based) is only used in error reports. */
+  addLine(line: string, lineNo?: number): void {
+    this.assertOpen();
+    this.lines++;
+    this.consume(line, 0, line.length, lineNo ?? this.lines);
+  }
+
+  /** Adds raw JSONL text or bytes; lines may span chunks. Call end() after the last chunk. */
+  write(chunk: string | Uint8Array): void {
+    this.assertOpen();
+    let text: string;
+    if (typeof chunk === 'string') text = chunk;
+    else text = (this.decoder ??= new StringDecoder('utf8')).write(chunk as Buffer);
+    if (this.pending.length > 0) {
+      text = this.pending + text;
+      this.pending = '';
+    }
+    let from = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', from);
+      if (nl < 0) break;
+      this.lines++;
+      this.consume(text, from, nl, this.lines);
+      from = nl + 1;
+    }
+    if (from < text.length) this.pending = text.slice(from);
+  }
+
+  /** Flushes a last line without a newline. */
+  end(): void {
+    this.assertOpen();
+    if (this.decoder) {
+      const rest = this.decoder.end();
+      this.decoder = null;
+      if (rest) this.pending += rest;
+    }
+    if (this.pending.length > 0) {
+      const text = this.pending;
+      this.pending = '';
+      this.lines++;
+      this.consume(text, 0, text.length, this.lines);
+    }
+  }
+
+  /**
+   * Judges everything added so far. May be called again (with other windows or settle time);
+   * the anomalies are computed once, and no events may be added after the first call.
+   */
+  finish(options: FinishOptions = {}): CheckOutcome {
+    if (this.pending.length > 0 || this.decoder) this.end();
+    if (!this.judged) {
+      const pass = new FinalPass(this.store, this.maxExamples);
+      pass.run();
+      this.judged = { anomalies: renderAnomalies(pass), occurrences: pass.occurrences };
+    }
+    const settleMs = options.settleMs ?? this.settleMs;
+    const s = this.store;
+    return {
+      anomalies: this.judged.anomalies,
+      occurrences: this.judged.occurrences,
+      faults: faultWindows(s.faults, settleMs * 1000, options.windows),
+      settleMs,
+      input: {
+        lines: this.lines,
+        events: s.counted,
+        ignored: s.ignored,
+        badLines: this.badLines,
+        badLineSamples: this.badLineSamples.slice(),
+        messages: s.messages.size,
+        keys: s.keys.size,
+        producers: s.producers.size,
+        processEvents: s.events,
+      },
+    };
+  }
+
+  private consume(text: string, from: number, to: number, lineNo: number): void {
+    if (lineNo === 1 && text.charCodeAt(from) === 0xfeff) from++; // byte order mark
+    let i = from;
+    while (i < to) {
+      const c = text.charCodeAt(i);
+      if (c !== 32 && c !== 9 && c !== 13) break;
+      i++;
+    }
+    if (i === to) return; // blank line
+    let reason: string | null;
+    if (parseFast(text, from, to, this.fields)) {
+      reason = this.store.ingest(this.fields);
+    } else {
+      let value: unknown;
+      try {
+        value = JSON.parse(text.slice(from, to));
+      } catch (err) {
+        return this.bad(lineNo, `invalid JSON: ${(err as Error).message}`);
+      }
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) reason = 'not a JSON object';
+      else reason = this.store.ingest(value as RawEvent);
+    }
+    if (reason !== null) this.bad(lineNo, reason);
+  }
+
+  private bad(line: number, reason: string): void {
+    if (!this.lenient) throw new HistoryLineError(line, reason);
+    this.badLines++;
+    if (this.badLineSamples.length < MAX_BAD_LINE_SAMPLES) this.badLineSamples.push({ line, reason });
+  }
+
+  private assertOpen(): void {
+    if (this.judged) throw new Error('checker: events added after finish()');
+  }
+}
+
+/** Checks a complete history given as event objects. */
+export function checkEvents(events: Iterable<unknown>, options: CheckerOptions & FinishOptions = {}): CheckOutcome {
+  const checker = new Checker(options);
+  for (const e of events) checker.add(e);
+  return checker.finish(options);
+}
+
+/** Checks a complete history given as JSONL text. */
+export function checkText(text: string, options: CheckerOptions & FinishOptions = {}): CheckOutcome {
+  const checker = new Checker(options);
+  checker.write(text);
+  checker.end();
+  return checker.finish(options);
+}

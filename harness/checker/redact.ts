@@ -1,0 +1,78 @@
+/**
+ * Secret redaction for anything that ends up in a published result: values under
+ * secret-looking field names, and secrets embedded in connection strings and URLs.
+ */
+
+export const REDACTED = '***';
+
+/**
+ * Field names whose values are secrets, matched on the name lowercased with separators
+ * removed ("SASL_PASSWORD" -> "saslpassword"). `token` and `key` are matched only as the end of
+ * a name so that e.g. `tokenBucket` or `keyCount` stay.
+ */
+const SECRET_NAME = [
+  /pass(word|wd|phrase)?$/,
+  /^pwd$|pwd$/,
+  /secret/,
+  /token$/,
+  /accesskey/,
+  /apikey/,
+  /privatekey/,
+  /accountkey/,
+  /sharedaccess/,
+  /credentials?$/,
+  /signingkey$/,
+  /sasl.*pass/,
+  /^authorization$/,
+];
+
+function isSecretName(name: string): boolean {
+  const n = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return SECRET_NAME.some((re) => re.test(n));
+}
+
+/** Secrets inside strings: connection-string keys and URL passwords. */
+const IN_STRING: [RegExp, string][] = [
+  // Azure: "...;SharedAccessKey=abc;..." / "AccountKey=..." / "SharedAccessSignature=..."
+  [/((?:SharedAccessKey|AccountKey|SharedAccessSignature|Password|Pwd)\s*=\s*)([^;]+)/gi, `$1${REDACTED}`],
+  // scheme://user:password@host
+  [/([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)([^@/?#\s]+)(@)/gi, `$1${REDACTED}$3`],
+];
+
+export function redactString(s: string): string {
+  let out = s;
+  for (const [re, to] of IN_STRING) out = out.replace(re, to);
+  return out;
+}
+
+/**
+ * A deep copy of `value` with secrets replaced by "***". Strings and numbers under a secret
+ * name are replaced whole (objects under one are redacted throughout); every other string
+ * is scanned for embedded secrets. The input is not modified.
+ */
+export function redactSecrets<T>(value: T): T {
+  return walk(value, false, new WeakMap()) as T;
+}
+
+function walk(value: unknown, secret: boolean, seen: WeakMap<object, unknown>): unknown {
+  if (typeof value === 'string') return secret && value !== '' ? REDACTED : redactString(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return secret ? REDACTED : value;
+  if (typeof value !== 'object' || value === null) return value;
+  if (seen.has(value)) return seen.get(value);
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    seen.set(value, out);
+    for (const v of value) out.push(walk(v, secret, seen));
+    return out;
+  }
+  if (!isPlain(value)) return value;
+  const out: Record<string, unknown> = {};
+  seen.set(value, out);
+  for (const [k, v] of Object.entries(value)) out[k] = walk(v, secret || isSecretName(k), seen);
+  return out;
+}
+
+function isPlain(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}

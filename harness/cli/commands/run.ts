@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { InputError } from '../../errors.ts';
+import { loadScenarioFile } from '../../scenario/load.ts';
+import { runAndAnalyze } from '../../runner/run-and-analyze.ts';
+import type { RuntimeKind } from '../../broker/contract.ts';
+import { parseExternal } from '../external.ts';
+
+export interface RunFlags {
+  runtime: RuntimeKind;
+  results: string;
+  keep?: boolean;
+  allowDestructive?: boolean;
+  external?: string[];
+  repeat: string;
+  quiet?: boolean;
+}
+
+export function addRunOptions(cmd: Command): Command {
+  return cmd
+    .option('--runtime <kind>', 'where brokers come from: local (start them here), containers (Docker), external (yours)', 'local')
+    .option('--results <dir>', 'parent folder for run folders', 'results')
+    .option('--keep', 'keep the run\'s topics, queues and groups after the run')
+    .option('--allow-destructive', 'allow faults that change or hurt an external broker (partition increases, kills)')
+    .option('--external <k=v...>', 'external runtime: connection settings, e.g. bootstrap=host:9092 url=amqps://... sasl.mechanism=plain sasl.username=u sasl.password=p ssl=true')
+    .option('--repeat <n>', 'run it n times and report how often each expectation held', '1')
+    .option('--quiet', 'no progress output');
+}
+
+export function checkRuntime(runtime: string): RuntimeKind {
+  if (!['local', 'containers', 'external'].includes(runtime)) throw new InputError(`--runtime: expected one of local, containers, external; got "${runtime}"`);
+  return runtime as RuntimeKind;
+}
+
+export function register(program: Command): void {
+  addRunOptions(
+    program
+      .command('run')
+      .description('run one scenario: start brokers, drive the workload, inject faults, check, write results/<run-id>/')
+      .argument('<scenario>', 'scenario YAML file (see workloads/)'),
+  ).action(async (file: string, o: RunFlags) => {
+    const runtime = checkRuntime(o.runtime);
+    const repeat = Number(o.repeat);
+    if (!Number.isInteger(repeat) || repeat < 1) throw new InputError(`--repeat: expected an integer ≥ 1, got "${o.repeat}"`);
+    const scenario = await loadScenarioFile(file);
+    const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
+    process.exitCode = await runAndAnalyze(scenario, {
+      runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
+      external, repeat, quiet: Boolean(o.quiet), scenarioFile: resolve(file),
+    });
+  });
+}

@@ -1,0 +1,20 @@
+import type { Command } from 'commander';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { setup } from '../../setup/setup.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export function register(program: Command): void {
+  program
+    .command('test')
+    .description('install what the tests need (first use), then run the test suite (npm test)')
+    .option('--unit', 'only the tests that need no broker')
+    .argument('[filters...]', 'only test files whose path contains one of these')
+    .action(async (filters: string[], o: { unit?: boolean }) => {
+      if (!o.unit) await setup({ withBrowser: true, log: (l) => process.stderr.write(`setup: ${l}\n`) });
+      const args = ['run', 'test', '--', ...(o.unit ? ['--unit'] : []), ...filters];
+      const r = spawnSync('npm', args, { cwd: ROOT, stdio: 'inherit' });
+      process.exitCode = r.status === 0 ? 0 : 1;
+    });
+}

@@ -1,0 +1,75 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { HistoryEvent } from '../history/events.ts';
+import { MetricsCollector, type Window } from '../metrics/collector.ts';
+import { truth, type VersionedState } from '../workload/entity.ts';
+import { skewReport } from '../workload/skew.ts';
+import { openStore, compareWithTruth, STRATEGIES, type Comparison } from '../consumer/store.ts';
+import type { Scenario } from '../scenario/types.ts';
+
+export interface Measurements {
+  latency: Record<string, unknown>;
+  series: Record<string, unknown>;
+  skew: ReturnType<typeof skewReport>;
+  /** Sends in the measured phase, and the rate they reached. */
+  sent: number;
+  acked: number;
+  truth: Map<string, VersionedState>;
+  rebalances: number;
+  marks: { name: string; at: number; detail?: unknown }[];
+}
+
+/**
+ * The figures of a run, from its merged history in one pass: latency histograms, per-second
+ * series, key and lane skew, and the truth (the final state each key should reach).
+ */
+export async function measureHistory(file: string, scenario: Scenario, measureStartUs: number, windows: Window[]): Promise<Measurements> {
+  const collector = new MetricsCollector({ measureStartUs, windows, settleUs: scenario.run.settleMs * 1000 });
+  const sends: { key: string; seq: number; producer: string }[] = [];
+  const failed = new Set<string>();
+  const marks: Measurements['marks'] = [];
+  let rebalances = 0;
+  let sent = 0;
+  let acked = 0;
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line) continue;
+    let e: HistoryEvent;
+    try {
+      e = JSON.parse(line) as HistoryEvent;
+    } catch {
+      continue; // the checker reports bad lines
+    }
+    collector.add(e);
+    if (e.type === 'send') {
+      sends.push({ key: e.key, seq: e.seq, producer: e.producer });
+      if ((e.intended ?? e.at) >= measureStartUs) sent++;
+    } else if (e.type === 'ack') {
+      if (e.ok === false) failed.add(`${e.producer}\u0000${e.key}\u0000${e.seq}`);
+      if (e.ok === true && e.at >= measureStartUs) acked++;
+    } else if (e.type === 'rebalance') rebalances++;
+    else if (e.type === 'mark') marks.push({ name: e.name, at: e.at, detail: e.detail });
+  }
+  const t = truth(
+    scenario.workload.entity.kind,
+    sends.map((s) => ({ key: s.key, seq: s.seq, ok: failed.has(`${s.producer}\u0000${s.key}\u0000${s.seq}`) ? false : undefined })),
+  );
+  const traffic = collector.traffic();
+  const skew = skewReport(traffic.keyCounts, { laneCounts: traffic.keyLaneCounts, configuredKeys: scenario.workload.keys.count });
+  marks.sort((a, b) => a.at - b.at);
+  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, acked, truth: t, rebalances, marks };
+}
+
+/** Final state per strategy against the truth; keys with a lost or abandoned message apart. */
+export function finalStateCheck(storeFile: string, scenario: Scenario, t: Map<string, VersionedState>, unreachable: Set<string>): Record<string, Comparison & { strategy: string; primary: boolean }> {
+  const store = openStore(storeFile, { entity: scenario.workload.entity.kind });
+  try {
+    const out: Record<string, Comparison & { strategy: string; primary: boolean }> = {};
+    for (const s of STRATEGIES) {
+      out[s] = { strategy: s, primary: s === scenario.consumers.strategy, ...compareWithTruth(store.finalStates(s), t, unreachable) };
+    }
+    return out;
+  } finally {
+    store.close();
+  }
+}
