@@ -1,0 +1,167 @@
+/**
+ * Creates and deletes the run's exchanges and queues (see names.ts for the layout), and the
+ * optional capabilities faults look for: redriveDeadLetters, lanes, describeConsumerGroup.
+ */
+import type * as amqp from 'amqplib';
+import type { BrokerAdmin, RunNames } from '../../harness/broker/contract.ts';
+import { openConnection, type RabbitEndpoint } from './connection.ts';
+import { destinations, REDRIVE_HEADER, type Destinations } from './names.ts';
+import type { RabbitSettings } from './settings.ts';
+
+/** Queue arguments for a main queue (or lane) of this run. */
+export function mainQueueArgs(settings: RabbitSettings, d: Destinations): Record<string, unknown> {
+  const args: Record<string, unknown> = { 'x-queue-type': settings.queueType };
+  if (settings.topology !== 'competing') args['x-single-active-consumer'] = true;
+  const dlx = d.retryExchange ?? d.deadLetterExchange;
+  if (dlx) args['x-dead-letter-exchange'] = dlx;
+  // Quorum queues count returns (requeues, lost consumers) and dead-letter past the limit.
+  if (settings.queueType === 'quorum' && settings.deadLetter.maxDeliveries !== undefined) {
+    args['x-delivery-limit'] = settings.deadLetter.maxDeliveries;
+  }
+  return args;
+}
+
+export class RabbitAdmin implements BrokerAdmin {
+  readonly dest: Destinations;
+  private conn?: amqp.ChannelModel;
+
+  constructor(
+    private readonly endpoint: RabbitEndpoint,
+    private readonly settings: RabbitSettings,
+    private readonly names: RunNames,
+  ) {
+    this.dest = destinations(settings, names);
+  }
+
+  private async connection(): Promise<amqp.ChannelModel> {
+    if (!this.conn) {
+      const conn = await openConnection(this.endpoint, { name: `convoy-admin-${this.names.runId}`, heartbeatSeconds: 30, admin: true });
+      conn.on('close', () => {
+        if (this.conn === conn) this.conn = undefined;
+      });
+      this.conn = conn;
+    }
+    return this.conn;
+  }
+
+  /** A fresh channel per operation: a channel error (404, 406) closes only that channel. */
+  private async withChannel<T>(fn: (ch: amqp.Channel) => Promise<T>): Promise<T> {
+    const ch = await (await this.connection()).createChannel();
+    ch.on('error', () => {});
+    try {
+      return await fn(ch);
+    } finally {
+      await ch.close().catch(() => {});
+    }
+  }
+
+  async createDestinations(): Promise<void> {
+    const { settings: s, dest: d } = this;
+    const durable = s.durable;
+    await this.withChannel(async (ch) => {
+      if (d.deadLetterExchange && d.deadLetterQueue) {
+        await ch.assertExchange(d.deadLetterExchange, 'fanout', { durable });
+        await ch.assertQueue(d.deadLetterQueue, { durable, arguments: { 'x-queue-type': s.queueType } });
+        await ch.bindQueue(d.deadLetterQueue, d.deadLetterExchange, '');
+      }
+      if (d.retryExchange && d.retryQueue && s.deadLetter.retryQueue) {
+        await ch.assertExchange(d.retryExchange, 'fanout', { durable });
+        // No x-dead-letter-routing-key: expired messages keep their original routing key,
+        // so they go back to the same main queue, or to the same lane of the hash exchange.
+        await ch.assertQueue(d.retryQueue, {
+          durable,
+          arguments: {
+            'x-queue-type': s.queueType,
+            'x-message-ttl': s.deadLetter.retryQueue.ttlMs,
+            'x-dead-letter-exchange': d.publishExchange,
+          },
+        });
+        await ch.bindQueue(d.retryQueue, d.retryExchange, '');
+      }
+      if (d.hashExchange) await ch.assertExchange(d.hashExchange, 'x-consistent-hash', { durable });
+      for (const q of d.queues) {
+        await ch.assertQueue(q, { durable, arguments: mainQueueArgs(s, d) });
+        // Binding key of a consistent hash exchange is the queue's weight on the ring.
+        if (d.hashExchange) await ch.bindQueue(q, d.hashExchange, '1');
+      }
+    });
+  }
+
+  async deleteDestinations(): Promise<void> {
+    const d = this.dest;
+    const queues = [...d.queues, d.retryQueue, d.deadLetterQueue].filter((q): q is string => !!q);
+    const exchanges = [d.hashExchange, d.retryExchange, d.deadLetterExchange].filter((x): x is string => !!x);
+    for (const q of queues) await this.withChannel((ch) => ch.deleteQueue(q)).catch(() => undefined);
+    for (const x of exchanges) await this.withChannel((ch) => ch.deleteExchange(x)).catch(() => undefined);
+  }
+
+  async lanes(): Promise<string[]> {
+    return [...this.dest.queues];
+  }
+
+  /** Messages and consumers per queue, as the broker counts them (queue.declare passive). */
+  async describeConsumerGroup(): Promise<Record<string, unknown>> {
+    const d = this.dest;
+    const queues: Record<string, unknown>[] = [];
+    for (const q of [...d.queues, d.retryQueue, d.deadLetterQueue].filter((x): x is string => !!x)) {
+      try {
+        const r = await this.withChannel((ch) => ch.checkQueue(q));
+        queues.push({ queue: q, messages: r.messageCount, consumers: r.consumerCount });
+      } catch (err) {
+        queues.push({ queue: q, error: (err as Error).message });
+      }
+    }
+    return { topology: this.settings.topology, queues };
+  }
+
+  /**
+   * Moves every message from the dead-letter queue back into the publish exchange with its
+   * original routing key (so the same queue or hash lane), oldest first, acking each only
+   * after the broker confirmed its copy: a crash mid-way duplicates, never loses. The copy
+   * keeps its headers (x-death included) and gets `convoy-redriven` incremented. Resolves
+   * with how many moved. The seeds' warning applies: the redriven message is an old change
+   * that now lands on top of newer ones.
+   */
+  async redriveDeadLetters(): Promise<number> {
+    const { deadLetterQueue: dlq } = this.dest;
+    if (!dlq) throw new Error('redrive: this run has no dead-letter queue (set broker.deadLetter.enabled)');
+    const conn = await this.connection();
+    const ch = await conn.createConfirmChannel();
+    ch.on('error', () => {});
+    let moved = 0;
+    try {
+      for (;;) {
+        const batch: amqp.GetMessage[] = [];
+        while (batch.length < 200) {
+          const m = await ch.get(dlq, { noAck: false });
+          if (!m) break;
+          batch.push(m);
+        }
+        if (batch.length === 0) break;
+        for (const m of batch) {
+          const headers = { ...(m.properties.headers ?? {}) };
+          headers[REDRIVE_HEADER] = Number(headers[REDRIVE_HEADER] ?? 0) + 1;
+          ch.publish(this.dest.publishExchange, m.fields.routingKey, m.content, {
+            headers,
+            persistent: m.properties.deliveryMode === 2,
+            messageId: m.properties.messageId,
+            contentType: m.properties.contentType,
+            mandatory: false,
+          });
+        }
+        await ch.waitForConfirms();
+        ch.ack(batch[batch.length - 1]!, true);
+        moved += batch.length;
+      }
+    } finally {
+      await ch.close().catch(() => {});
+    }
+    return moved;
+  }
+
+  async close(): Promise<void> {
+    const c = this.conn;
+    this.conn = undefined;
+    await c?.close().catch(() => {});
+  }
+}

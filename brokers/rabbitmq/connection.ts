@@ -1,0 +1,61 @@
+/**
+ * Opening AMQP connections from an Endpoint (plain JSON, so worker processes can get it).
+ */
+import { readFileSync } from 'node:fs';
+import * as amqp from 'amqplib';
+import type { Endpoint } from '../../harness/broker/contract.ts';
+import type { RabbitSettings } from './settings.ts';
+
+export interface RabbitEndpoint {
+  /** What clients use: through the Toxiproxy `clients` link when convoy started the broker. */
+  url: string;
+  /** Control-plane URL for admin() (the node's own port, so link faults do not hit admin). */
+  adminUrl?: string;
+  tls?: RabbitSettings['tls'];
+}
+
+export function asEndpoint(e: Endpoint): RabbitEndpoint {
+  if (typeof e.url !== 'string') throw new Error('rabbitmq endpoint has no url');
+  return e as unknown as RabbitEndpoint;
+}
+
+/** The URL with its password hidden, for log lines. */
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+
+function socketOptions(tls: RabbitEndpoint['tls'], name: string): amqp.SocketOptions {
+  const opts: amqp.SocketOptions = {
+    timeout: 10_000,
+    noDelay: true,
+    clientProperties: { connection_name: name, product: 'convoy' },
+  };
+  if (tls) {
+    if (tls.ca) opts.ca = [readFileSync(tls.ca)];
+    if (tls.cert) opts.cert = readFileSync(tls.cert);
+    if (tls.key) opts.key = readFileSync(tls.key);
+    if (tls.passphrase) opts.passphrase = tls.passphrase;
+    if (tls.servername) opts.servername = tls.servername;
+    if (tls.rejectUnauthorized !== undefined) opts.rejectUnauthorized = tls.rejectUnauthorized;
+  }
+  return opts;
+}
+
+/** One connection (no recovery: producer and consumer run their own reconnect loops). */
+export async function openConnection(
+  endpoint: RabbitEndpoint,
+  opts: { name: string; heartbeatSeconds: number; admin?: boolean },
+): Promise<amqp.ChannelModel> {
+  const url = new URL(opts.admin && endpoint.adminUrl ? endpoint.adminUrl : endpoint.url);
+  url.searchParams.set('heartbeat', String(opts.heartbeatSeconds));
+  const conn = await amqp.connect(url.toString(), socketOptions(endpoint.tls, opts.name));
+  // Errors also arrive as 'close'; without a listener an 'error' event would crash the process.
+  conn.on('error', () => {});
+  return conn;
+}
+
+/** Exponential backoff with a little jitter: 100 ms, 200 ms, ... up to maxMs. */
+export function backoff(attempt: number, maxMs: number): number {
+  const base = Math.min(maxMs, 100 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base * (0.8 + Math.random() * 0.2));
+}

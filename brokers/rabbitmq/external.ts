@@ -1,0 +1,83 @@
+/**
+ * The external runtime: the user's broker, given as an AMQP URL (amqp:// or amqps://, with
+ * user, password and vhost) and optional TLS files. Nothing is started on the broker side;
+ * a private Toxiproxy still sits in front of it so network faults (which hurt only this run's
+ * client traffic) work, unless `proxy: false` is passed. For amqps the TLS server name stays
+ * the broker's host name, so certificate checks still pass through the proxy.
+ */
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { DeployContext } from '../../harness/broker/contract.ts';
+import { InfraError, InputError } from '../../harness/errors.ts';
+import { onCleanup } from '../../harness/runtime/cleanup.ts';
+import { freePort } from '../../harness/runtime/ports.ts';
+import { startToxiproxy, TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
+import { openConnection, redact, type RabbitEndpoint } from './connection.ts';
+import { PROXY_NAME, type RabbitDeployment } from './local.ts';
+import type { RabbitSettings } from './settings.ts';
+
+export async function deployExternal(ctx: DeployContext, settings: RabbitSettings): Promise<RabbitDeployment> {
+  const ext = ctx.external ?? {};
+  const raw = (ext.url ?? ext.amqpUrl ?? settings.url) as string | undefined;
+  if (!raw) throw new InputError('the external runtime needs the broker\'s AMQP URL: broker.url in the scenario, or --url amqp://user:pass@host:5672/vhost');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new InputError(`not an AMQP URL: ${redact(raw)}`);
+  }
+  if (url.protocol !== 'amqp:' && url.protocol !== 'amqps:') throw new InputError(`not an AMQP URL (amqp:// or amqps://): ${redact(raw)}`);
+  const tls = { ...settings.tls, ...(ext.tls as RabbitSettings['tls'] | undefined) };
+  const hasTls = url.protocol === 'amqps:' || Object.keys(tls).length > 0;
+  const base: RabbitEndpoint = { url: raw, adminUrl: raw, ...(hasTls ? { tls } : {}) };
+  const common = {
+    broker: 'rabbitmq',
+    runtime: 'external' as const,
+    versions: { rabbitmq: 'external', toxiproxy: TOXIPROXY_VERSION },
+    nodes: [],
+    logFiles: [] as string[],
+    startupMs: 0,
+    reused: false,
+    memory: () => undefined,
+  };
+  if (ext.proxy === false) {
+    return { ...common, endpoint: base as unknown as Record<string, unknown>, links: [], stop: async () => {} };
+  }
+  const dir = join(ctx.workDir, 'rabbitmq');
+  mkdirSync(dir, { recursive: true });
+  const toxi = await startToxiproxy({ workDir: dir, log: ctx.log });
+  const unregister = onCleanup('toxiproxy for external rabbitmq', () => toxi.stop());
+  const stop = async () => {
+    unregister();
+    await toxi.stop();
+  };
+  try {
+    const port = url.port ? Number(url.port) : url.protocol === 'amqps:' ? 5671 : 5672;
+    const proxyPort = await freePort();
+    await toxi.api.createProxy(PROXY_NAME, proxyPort, `${url.hostname}:${port}`);
+    const proxied = new URL(raw);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxyPort);
+    const endpoint: RabbitEndpoint = {
+      ...base,
+      url: proxied.toString(),
+      ...(hasTls ? { tls: { servername: url.hostname, ...tls } } : {}),
+    };
+    try {
+      const conn = await openConnection(endpoint, { name: 'convoy-check', heartbeatSeconds: 30 });
+      await conn.close().catch(() => {});
+    } catch (err) {
+      throw new InfraError(`cannot open an AMQP session with ${redact(raw)} through the proxy: ${(err as Error).message}`, [], { cause: err });
+    }
+    return {
+      ...common,
+      logFiles: [join(dir, 'toxiproxy.log')],
+      endpoint: endpoint as unknown as Record<string, unknown>,
+      links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: toxi.api.url }],
+      stop,
+    };
+  } catch (err) {
+    await stop().catch(() => {});
+    throw err;
+  }
+}

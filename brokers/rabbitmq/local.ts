@@ -1,0 +1,425 @@
+/**
+ * The local runtime: a private RabbitMQ node from the Debian package, on its own ports and
+ * data folder, with a private Toxiproxy server in front of its AMQP port.
+ *
+ * The node runs in the foreground under LocalProcess (`rabbitmq-server` without -detached), so
+ * its process group is ours and its log (RABBITMQ_LOGS=-) goes to <workDir>/rabbitmq/rabbitmq.log.
+ * Nodes on one host share epmd (port 4369, started by the first Erlang node in its own
+ * session, never stopped by convoy) and ~/.erlang.cookie; each node has a unique name,
+ * `convoy-<amqpPort>@localhost`. Only the node's AMQP port and distribution port are bound.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import * as amqp from 'amqplib';
+import type { BrokerNode, DeployContext, Deployment, NetworkLink } from '../../harness/broker/contract.ts';
+import { InfraError, InputError } from '../../harness/errors.ts';
+import { sleep } from '../../harness/clock.ts';
+import { onCleanup } from '../../harness/runtime/cleanup.ts';
+import { loadInstance, removeInstance, saveInstance, type InstanceRecord } from '../../harness/runtime/instances.ts';
+import { freePort } from '../../harness/runtime/ports.ts';
+import { LocalProcess, pidAlive, signalGroup, tailFile, type ProcessSpec } from '../../harness/runtime/process.ts';
+import { requireCommand } from '../../harness/runtime/tools.ts';
+import { startToxiproxy, ToxiproxyApi, TOXIPROXY_VERSION, type ToxiproxyServer } from '../../harness/net/toxiproxy.ts';
+import type { RabbitEndpoint } from './connection.ts';
+import type { RabbitSettings } from './settings.ts';
+
+/** Where the Debian package keeps the scripts that run as the calling user (as root: root). */
+export const RABBITMQ_BIN_DIR = process.env.CONVOY_RABBITMQ_BIN_DIR || '/usr/lib/rabbitmq/bin';
+export const PROXY_NAME = 'rabbitmq-amqp';
+const START_TIMEOUT_MS = 90_000;
+
+/** The installed RabbitMQ version, from the package's lib folder (rabbitmq_server-3.10.8). */
+export function installedVersion(binDir = RABBITMQ_BIN_DIR): string | undefined {
+  try {
+    const dir = readdirSync(join(binDir, '..', 'lib')).find((d) => d.startsWith('rabbitmq_server-'));
+    return dir?.slice('rabbitmq_server-'.length);
+  } catch {
+    return undefined;
+  }
+}
+
+function erlangVersion(): string | undefined {
+  try {
+    const rel = readdirSync('/usr/lib/erlang/releases').find((d) => /^\d+$/.test(d));
+    return rel ? readFileSync(`/usr/lib/erlang/releases/${rel}/OTP_VERSION`, 'utf8').trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function amqplibVersion(): string {
+  try {
+    const require = createRequire(import.meta.url);
+    const main = require.resolve('amqplib');
+    return (JSON.parse(readFileSync(join(dirname(main), 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Everything about one node's files and ports (plain JSON: kept in the instance record). */
+export interface NodeLayout {
+  nodeName: string;
+  amqpPort: number;
+  distPort: number;
+  dir: string;
+  dataDir: string;
+  logFile: string;
+  /** The group leader's pid (the rabbitmq-server script), written by LocalProcess. */
+  pidFile: string;
+  /** The Erlang VM's pid, written by RabbitMQ (RABBITMQ_PID_FILE). */
+  vmPidFile: string;
+}
+
+export function nodeLayout(dir: string, amqpPort: number, distPort: number): NodeLayout {
+  return {
+    nodeName: `convoy-${amqpPort}@localhost`,
+    amqpPort,
+    distPort,
+    dir,
+    dataDir: join(dir, 'data'),
+    logFile: join(dir, 'rabbitmq.log'),
+    pidFile: join(dir, 'rabbitmq.pid'),
+    vmPidFile: join(dir, 'data', 'beam.pid'),
+  };
+}
+
+/** rabbitmq.conf for a private node: loopback only, one listener, small disk limit. */
+export function nodeConfig(layout: NodeLayout): string {
+  return [
+    `listeners.tcp.default = 127.0.0.1:${layout.amqpPort}`,
+    'loopback_users.guest = true',
+    'disk_free_limit.absolute = 50MB',
+    '',
+  ].join('\n');
+}
+
+export function nodeEnv(layout: NodeLayout): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  // Leave out any RABBITMQ_* / ERL_* the user's shell has, so the node is really private.
+  for (const [k, v] of Object.entries(process.env)) if (!/^(RABBITMQ_|ERL_)/.test(k)) env[k] = v;
+  return {
+    ...env,
+    RABBITMQ_NODENAME: layout.nodeName,
+    RABBITMQ_NODE_IP_ADDRESS: '127.0.0.1',
+    RABBITMQ_NODE_PORT: String(layout.amqpPort),
+    RABBITMQ_DIST_PORT: String(layout.distPort),
+    RABBITMQ_MNESIA_BASE: join(layout.dataDir, 'mnesia'),
+    RABBITMQ_LOG_BASE: join(layout.dataDir, 'log'),
+    RABBITMQ_LOGS: '-',
+    RABBITMQ_CONFIG_FILE: join(layout.dir, 'rabbitmq.conf'),
+    RABBITMQ_ADVANCED_CONFIG_FILE: join(layout.dir, 'advanced.config'),
+    RABBITMQ_ENABLED_PLUGINS_FILE: join(layout.dir, 'enabled_plugins'),
+    // Our own (empty) env file: never read /etc/rabbitmq/rabbitmq-env.conf.
+    RABBITMQ_CONF_ENV_FILE: join(layout.dir, 'rabbitmq-env.conf'),
+    RABBITMQ_PID_FILE: layout.vmPidFile,
+    ERL_CRASH_DUMP: join(layout.dataDir, 'erl_crash.dump'),
+  };
+}
+
+export function writeNodeFiles(layout: NodeLayout): void {
+  mkdirSync(join(layout.dataDir, 'mnesia'), { recursive: true });
+  mkdirSync(join(layout.dataDir, 'log'), { recursive: true });
+  writeFileSync(join(layout.dir, 'rabbitmq.conf'), nodeConfig(layout));
+  writeFileSync(join(layout.dir, 'enabled_plugins'), '[rabbitmq_consistent_hash_exchange].\n');
+  writeFileSync(join(layout.dir, 'rabbitmq-env.conf'), '# convoy: private node, settings come from the environment\n');
+}
+
+/** Healthy = an AMQP session works and the consistent hash exchange type exists. */
+export async function amqpHealthy(url: string): Promise<boolean> {
+  const conn = await amqp.connect(url, { timeout: 2_000 });
+  conn.on('error', () => {});
+  try {
+    const ch = await conn.createChannel();
+    ch.on('error', () => {});
+    await ch.assertExchange('convoy.health', 'x-consistent-hash', { durable: false });
+    await ch.deleteExchange('convoy.health');
+    return true;
+  } finally {
+    await conn.close().catch(() => {});
+  }
+}
+
+/** VmRSS / VmHWM (peak) of a process, in bytes. */
+export function processMemory(pid: number | undefined): { rssBytes: number; peakRssBytes: number } | undefined {
+  if (!pid) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(/^(\w+):\s+(\d+) kB$/m.exec(status.split('\n').find((l) => l.startsWith(field + ':')) ?? '')?.[2] ?? 0);
+    return { rssBytes: kb('VmRSS') * 1024, peakRssBytes: kb('VmHWM') * 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Log lines worth putting in an error: errors and boot failures first, then the tail. */
+export function startFailureLines(logFile: string): string[] {
+  const all = tailFile(logFile, 400);
+  const important = all.filter((l) => /\[error\]|BOOT FAILED|init terminating|could_not_start|eaddrinuse|already in use|Error:|erl_crash|Protocol 'inet_tcp'/i.test(l));
+  const lines = [...important.slice(0, 12).map((l) => l.slice(0, 400)), '...', ...all.slice(-8).map((l) => l.slice(0, 400))];
+  return lines.length > 1 ? lines : ['(the log is empty)'];
+}
+
+/** The node as a BrokerNode: SIGKILL / SIGTERM and start again on the same ports and data. */
+export class LocalRabbitNode implements BrokerNode {
+  readonly id = 'node-1';
+  private proc?: LocalProcess;
+  /** Group leader pid of a node started by an earlier convoy process (reused instance). */
+  private adoptedPid?: number;
+  /** Start-up time of the last start, spawn to healthy. */
+  startupMs = 0;
+
+  constructor(
+    readonly layout: NodeLayout,
+    private readonly persistent: boolean,
+    private readonly log: (line: string) => void,
+    private readonly onStarted: () => void = () => {},
+  ) {}
+
+  static adopt(layout: NodeLayout, log: (line: string) => void, onStarted: () => void): LocalRabbitNode {
+    const node = new LocalRabbitNode(layout, true, log, onStarted);
+    const pid = Number(readFileSync(layout.pidFile, 'utf8').trim());
+    node.adoptedPid = pid > 0 ? pid : undefined;
+    return node;
+  }
+
+  get groupPid(): number | undefined {
+    if (this.proc?.running) return this.proc.pid;
+    return this.adoptedPid && pidAlive(this.adoptedPid) ? this.adoptedPid : undefined;
+  }
+
+  /** The Erlang VM's pid while the node runs (undefined when stopped). */
+  pid(): number | undefined {
+    if (!this.groupPid) return undefined;
+    try {
+      const vm = Number(readFileSync(this.layout.vmPidFile, 'utf8').trim());
+      if (pidAlive(vm)) return vm;
+    } catch {
+      /* not written yet */
+    }
+    return this.groupPid;
+  }
+
+  memory(): { rssBytes: number; peakRssBytes: number } | undefined {
+    return processMemory(this.pid());
+  }
+
+  get url(): string {
+    return `amqp://guest:guest@127.0.0.1:${this.layout.amqpPort}`;
+  }
+
+  async start(): Promise<void> {
+    if (this.groupPid) return;
+    const rmqServer = join(RABBITMQ_BIN_DIR, 'rabbitmq-server');
+    if (!existsSync(rmqServer)) {
+      requireCommand('rabbitmq-server', 'to run RabbitMQ locally');
+      throw new InfraError(`${rmqServer} is missing: install RabbitMQ (Debian: apt-get install -y rabbitmq-server), or run ./convoy setup; set CONVOY_RABBITMQ_BIN_DIR if it lives elsewhere`);
+    }
+    rmSync(this.layout.vmPidFile, { force: true });
+    const spec: ProcessSpec = {
+      name: `rabbitmq node ${this.layout.nodeName}`,
+      command: rmqServer,
+      args: [],
+      env: nodeEnv(this.layout),
+      cwd: this.layout.dir,
+      logFile: this.layout.logFile,
+      pidFile: this.layout.pidFile,
+      persistent: this.persistent,
+    };
+    const t0 = Date.now();
+    const proc = LocalProcess.start(spec);
+    this.proc = proc;
+    this.adoptedPid = undefined;
+    try {
+      await proc.waitHealthy(() => amqpHealthy(this.url), START_TIMEOUT_MS, 250);
+    } catch (err) {
+      const why = proc.running ? `did not become healthy within ${START_TIMEOUT_MS / 1000} s` : 'exited during start-up';
+      await proc.stop('SIGKILL', 5_000);
+      this.proc = undefined;
+      throw new InfraError(
+        `RabbitMQ node ${this.layout.nodeName} ${why} (AMQP port ${this.layout.amqpPort}, dist port ${this.layout.distPort}); log ${this.layout.logFile}:`,
+        startFailureLines(this.layout.logFile),
+        { cause: err },
+      );
+    }
+    this.startupMs = Date.now() - t0;
+    this.log(`rabbitmq node ${this.layout.nodeName} healthy in ${(this.startupMs / 1000).toFixed(1)} s (AMQP 127.0.0.1:${this.layout.amqpPort})`);
+    this.onStarted();
+  }
+
+  async stop(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
+    const graceMs = signal === 'SIGKILL' ? 5_000 : 30_000;
+    if (this.proc) {
+      await this.proc.stop(signal, graceMs);
+      this.proc = undefined;
+      return;
+    }
+    const pid = this.groupPid;
+    if (!pid) return;
+    const vm = this.pid();
+    signalGroup(pid, signal);
+    const deadline = Date.now() + graceMs;
+    while ((pidAlive(pid) || pidAlive(vm)) && Date.now() < deadline) await sleep(100);
+    if (pidAlive(pid) || pidAlive(vm)) {
+      signalGroup(pid, 'SIGKILL');
+      if (vm) signalGroup(vm, 'SIGKILL');
+      while (pidAlive(pid) || pidAlive(vm)) await sleep(50);
+    }
+    this.adoptedPid = undefined;
+    rmSync(this.layout.pidFile, { force: true });
+  }
+}
+
+export interface RabbitDeployment extends Deployment {
+  /** Node start-up time (spawn to healthy) of the first start, in ms; 0 when reused. */
+  startupMs: number;
+  reused: boolean;
+  /** The node's Erlang VM: resident memory now and its peak (VmHWM). */
+  memory(): { rssBytes: number; peakRssBytes: number } | undefined;
+  node?: LocalRabbitNode;
+}
+
+interface RecordData {
+  layout: NodeLayout;
+  toxiproxyPort: number;
+  toxiproxyPidFile: string;
+  proxyPort: number;
+  endpoint: RabbitEndpoint;
+}
+
+export function instanceKey(settings: RabbitSettings): string {
+  return `rabbitmq-${settings.version}-1node`;
+}
+
+function versions(): Record<string, string> {
+  return {
+    rabbitmq: installedVersion() ?? 'unknown',
+    erlang: erlangVersion() ?? 'unknown',
+    amqplib: amqplibVersion(),
+    toxiproxy: TOXIPROXY_VERSION,
+  };
+}
+
+function checkVersion(settings: RabbitSettings): void {
+  const have = installedVersion();
+  if (have && !have.startsWith(settings.version + '.')) {
+    throw new InputError(`broker.version ${settings.version}: the local runtime has RabbitMQ ${have} (from apt); use version: "${have.split('.').slice(0, 2).join('.')}" or the containers runtime`);
+  }
+}
+
+/** A node left running by `convoy brokers up` with the same setup, if it is healthy. */
+async function reuse(ctx: DeployContext, settings: RabbitSettings): Promise<RabbitDeployment | undefined> {
+  const key = instanceKey(settings);
+  const rec = loadInstance(key);
+  if (!rec) return undefined;
+  const data = rec.data as unknown as RecordData;
+  const api = new ToxiproxyApi(`http://127.0.0.1:${data.toxiproxyPort}`);
+  const ok =
+    (await amqpHealthy(`amqp://guest:guest@127.0.0.1:${data.layout.amqpPort}`).catch(() => false)) &&
+    (await api.healthy()) &&
+    (await api.describe(PROXY_NAME).then(() => true, () => false));
+  if (!ok) {
+    ctx.log(`rabbitmq: instance ${key} is recorded but not healthy; starting a new node`);
+    return undefined;
+  }
+  ctx.log(`rabbitmq: reusing ${data.layout.nodeName} (AMQP through 127.0.0.1:${data.proxyPort})`);
+  const node = LocalRabbitNode.adopt(data.layout, ctx.log, () => {
+    saveInstance({ ...rec, pids: [node.groupPid!, ...rec.pids.slice(1)] });
+  });
+  return {
+    broker: 'rabbitmq',
+    runtime: 'local',
+    endpoint: data.endpoint as unknown as Record<string, unknown>,
+    versions: versions(),
+    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: api.url }],
+    nodes: [node],
+    logFiles: [data.layout.logFile],
+    startupMs: 0,
+    reused: true,
+    node,
+    memory: () => node.memory(),
+    stop: async () => {},
+  };
+}
+
+export async function deployLocal(ctx: DeployContext, settings: RabbitSettings): Promise<RabbitDeployment> {
+  checkVersion(settings);
+  if (ctx.reuse !== false) {
+    const reused = await reuse(ctx, settings);
+    if (reused) return reused;
+  }
+  const persistent = ctx.persistent === true;
+  const dir = join(ctx.workDir, 'rabbitmq');
+  mkdirSync(dir, { recursive: true });
+  const [amqpPort, distPort, proxyPort] = [await freePort(), await freePort(), await freePort()];
+  const layout = nodeLayout(dir, amqpPort, distPort);
+  writeNodeFiles(layout);
+  const key = instanceKey(settings);
+
+  let toxi: ToxiproxyServer | undefined;
+  let recordRef: InstanceRecord | undefined;
+  const node = new LocalRabbitNode(layout, persistent, ctx.log, () => {
+    if (recordRef && node.groupPid) {
+      recordRef = { ...recordRef, pids: [node.groupPid, ...recordRef.pids.slice(1)] };
+      saveInstance(recordRef);
+    }
+  });
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    unregister();
+    await toxi?.stop().catch(() => {});
+    await node.stop('SIGTERM');
+    if (persistent) removeInstance(key);
+    rmSync(layout.dataDir, { recursive: true, force: true });
+  };
+  const unregister = persistent ? () => {} : onCleanup(`rabbitmq node ${layout.nodeName}`, stop);
+
+  try {
+    const started = node.start();
+    const toxiStarted = startToxiproxy({ workDir: dir, persistent, log: ctx.log });
+    const [, t] = await Promise.allSettled([started, toxiStarted]).then((r) => {
+      if (r[1].status === 'fulfilled') toxi = r[1].value;
+      const failed = r.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+      if (failed) throw failed.reason;
+      return [undefined, toxi!] as const;
+    });
+    await t.api.createProxy(PROXY_NAME, proxyPort, `127.0.0.1:${amqpPort}`);
+    const endpoint: RabbitEndpoint = { url: `amqp://guest:guest@127.0.0.1:${proxyPort}`, adminUrl: node.url };
+    if (!(await amqpHealthy(endpoint.url).catch(() => false))) {
+      throw new InfraError(`RabbitMQ answers on ${amqpPort} but not through the Toxiproxy proxy on ${proxyPort}`, tailFile(join(dir, 'toxiproxy.log')));
+    }
+    const link: NetworkLink = { name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: t.api.url };
+    if (persistent) {
+      const data: RecordData = { layout, toxiproxyPort: t.port, toxiproxyPidFile: join(dir, 'toxiproxy.pid'), proxyPort, endpoint };
+      recordRef = {
+        key,
+        broker: 'rabbitmq',
+        pids: [node.groupPid!, t.process.pid!],
+        pidFiles: [layout.pidFile, join(dir, 'toxiproxy.pid')],
+        startedAt: new Date().toISOString(),
+        data: data as unknown as Record<string, unknown>,
+      };
+      saveInstance(recordRef);
+    }
+    return {
+      broker: 'rabbitmq',
+      runtime: 'local',
+      endpoint: endpoint as unknown as Record<string, unknown>,
+      versions: versions(),
+      links: [link],
+      nodes: [node],
+      logFiles: [layout.logFile, join(dir, 'toxiproxy.log')],
+      startupMs: node.startupMs,
+      reused: false,
+      node,
+      memory: () => node.memory(),
+      stop,
+    };
+  } catch (err) {
+    await stop().catch(() => {});
+    throw err;
+  }
+}
