@@ -1,0 +1,126 @@
+import { writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpus, totalmem, platform, release } from 'node:os';
+import { checkFile } from '../checker/readFile.ts';
+import { evaluateExpectations, parseExpectations } from '../checker/expectations.ts';
+import { redactSecrets } from '../checker/redact.ts';
+import { version as convoyVersion } from '../cli/main.ts';
+import type { Window } from '../metrics/collector.ts';
+import { MessagePlan } from '../workload/schedule.ts';
+import { finalStateCheck, measureHistory } from './measure.ts';
+import type { RunRecord } from './run.ts';
+
+/** Beyond these the harness did not keep its own schedule: the verdict is `unknown`. */
+const MAX_PUBLISH_DELAY_P99_US = 1_000_000;
+const MAX_PRODUCER_LOOP_LAG_MS = 1_000;
+const MIN_SENT_SHARE = 0.99;
+
+export type Result = Record<string, unknown> & {
+  runId: string;
+  verdict: { status: 'pass' | 'fail' | 'unknown'; reasons: string[] };
+};
+
+function clientVersions(): Record<string, string> {
+  const root = new URL('../../', import.meta.url);
+  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { dependencies: Record<string, string>; optionalDependencies?: Record<string, string> };
+  const out: Record<string, string> = {};
+  for (const name of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })) {
+    const file = new URL(`node_modules/${name}/package.json`, root);
+    if (existsSync(file)) out[name] = (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return out;
+}
+
+/**
+ * Checks a finished run from its files: the ordering checker over the merged history, the
+ * latency and throughput figures, the final state per strategy, the expectations and the
+ * verdict. Writes results/<run-id>/result.json and returns it.
+ */
+export async function analyzeRun(record: RunRecord): Promise<Result> {
+  const { scenario } = record;
+  const incomplete = [...record.incomplete];
+  const outcome = await checkFile(record.historyFile, { lenient: true, settleMs: scenario.run.settleMs });
+  const windows: Window[] = record.faults
+    .filter((f) => f.startUs !== undefined)
+    .map((f) => ({ name: f.name, kind: f.kind, startUs: f.startUs!, endUs: f.endUs ?? record.endUs }));
+  const m = await measureHistory(record.historyFile, scenario, record.measureStartUs, windows);
+
+  const unreachable = new Set<string>();
+  for (const o of outcome.occurrences.list()) if ((o.type === 'lost' || o.type === 'abandoned') && o.key !== null) unreachable.add(o.key);
+  const finalState = existsSync(record.storeFile) ? finalStateCheck(record.storeFile, scenario, m.truth, unreachable) : null;
+
+  // Did the harness keep its schedule? (Publish delay during a fault is the fault's doing.)
+  const plan = new MessagePlan({ seed: scenario.seed, workload: scenario.workload, poison: scenario.consumers.poison });
+  const sentTotal = Object.values(record.producerStats).reduce((n, s) => n + s.sent, 0);
+  const plannedTotal = Number.isFinite(plan.total) ? plan.total : sentTotal;
+  const quietDelay = (m.latency as { publishDelayOutsideFaults: { p99: number; count: number } }).publishDelayOutsideFaults;
+  const producerLag = Math.max(0, ...Object.values(record.producerStats).map((s) => s.loopLagMs));
+  if (!record.interrupted && sentTotal < plannedTotal * MIN_SENT_SHARE) incomplete.push(`the producers sent ${sentTotal} of ${plannedTotal} planned messages`);
+  if (scenario.workload.rate.kind !== 'unlimited' && quietDelay.count > 0 && quietDelay.p99 > MAX_PUBLISH_DELAY_P99_US) {
+    incomplete.push(`the harness could not keep the target rate: publish delay p99 ${(quietDelay.p99 / 1000).toFixed(0)} ms outside fault windows`);
+  }
+  if (producerLag > MAX_PRODUCER_LOOP_LAG_MS) incomplete.push(`a producer's event loop lagged ${producerLag} ms (CPU saturated?)`);
+  if (!record.drain.drained && record.drain.reason === 'interrupted') incomplete.push('the drain was interrupted');
+
+  const { expectations, verdict } = evaluateExpectations(
+    { anomalies: outcome.anomalies, occurrences: outcome.occurrences, faults: outcome.faults, input: outcome.input },
+    parseExpectations(scenario.expect),
+    { incomplete },
+  );
+
+  const measuredS = Math.max(0.001, (scenario.workload.durationMs ?? (record.endUs - record.measureStartUs) / 1000) / 1000);
+  const target = scenario.workload.rate.kind === 'fixed' ? scenario.workload.rate.perSecond : null;
+  const occurrences = outcome.occurrences.list();
+  const result: Result = {
+    schema: 'convoy.result.v1',
+    runId: record.runId,
+    seed: scenario.seed,
+    scenario: redactSecrets(scenario),
+    startedAt: new Date(record.startUs / 1000).toISOString(),
+    finishedAt: new Date(record.endUs / 1000).toISOString(),
+    versions: { convoy: convoyVersion(), node: process.version, brokers: record.deployment?.versions ?? {}, clients: clientVersions() },
+    environment: {
+      runtime: record.deployment?.runtime ?? null,
+      broker: record.deployment?.broker ?? scenario.broker.kind,
+      emulator: record.deployment?.emulator ?? null,
+      endpoint: redactSecrets(record.deployment?.endpoint ?? null),
+      host: { platform: platform(), release: release(), cpus: cpus().length, memoryBytes: totalmem() },
+    },
+    verdict,
+    expectations,
+    anomalies: outcome.anomalies,
+    workload: {
+      plannedMessages: plannedTotal,
+      sent: sentTotal,
+      sentMeasured: m.sent,
+      ackedMeasured: m.acked,
+      targetRate: target,
+      achievedRate: Math.round(m.sent / measuredS),
+      skew: m.skew,
+      finalState,
+    },
+    latency: m.latency,
+    timeline: {
+      startUs: record.startUs,
+      measureStartUs: record.measureStartUs,
+      endUs: record.endUs,
+      series: m.series,
+      faults: record.faults,
+      windows: outcome.faults,
+      settleMs: outcome.settleMs,
+      anomalies: occurrences.slice(0, 5000).map((o) => ({ type: o.type, key: o.key, at: o.time })),
+      rebalances: m.rebalances,
+      marks: m.marks,
+    },
+    harness: {
+      incomplete,
+      drain: record.drain,
+      worstLoopLagMs: record.worstLoopLagMs,
+      producers: record.producerStats,
+      consumers: record.consumerStats,
+    },
+    input: outcome.input,
+  };
+  writeFileSync(join(record.runDir, 'result.json'), JSON.stringify(result, null, 2));
+  return result;
+}

@@ -1,0 +1,70 @@
+import { EXIT, InfraError, type ExitCode } from '../errors.ts';
+import type { RuntimeKind } from '../broker/contract.ts';
+import type { Scenario } from '../scenario/types.ts';
+import { analyzeRun, type Result } from './analyze.ts';
+import { executeRun } from './run.ts';
+import { printSummary } from './summary.ts';
+
+export interface RunCommandOptions {
+  runtime: RuntimeKind;
+  resultsDir: string;
+  keep: boolean;
+  allowDestructive: boolean;
+  external?: Record<string, unknown>;
+  repeat: number;
+  quiet: boolean;
+  scenarioFile?: string;
+  /** Called after each run's result is written (the report issue renders HTML here). */
+  afterRun?: (result: Result, runDir: string) => Promise<void>;
+}
+
+export function exitCodeFor(status: Result['verdict']['status']): ExitCode {
+  return status === 'pass' ? EXIT.ok : status === 'fail' ? EXIT.expectationFailed : EXIT.infrastructure;
+}
+
+/** One scenario run (or --repeat N runs) and its analysis; returns the exit code. */
+export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Promise<{ result: Result; runDir: string; code: ExitCode }> {
+  const record = await executeRun(scenario, {
+    runtime: opts.runtime, resultsDir: opts.resultsDir, keep: opts.keep, allowDestructive: opts.allowDestructive, external: opts.external,
+    log: opts.quiet ? undefined : (l) => process.stderr.write(`  ${l}\n`),
+  });
+  // A broker that never came up is an infrastructure failure with nothing to check.
+  if (record.failure && !record.deployment) {
+    if (record.failure instanceof InfraError) throw record.failure;
+    throw new InfraError(record.failure.message, [], { cause: record.failure });
+  }
+  const result = await analyzeRun(record);
+  if (opts.afterRun) await opts.afterRun(result, record.runDir);
+  return { result, runDir: record.runDir, code: exitCodeFor(result.verdict.status) };
+}
+
+export async function runAndAnalyze(scenario: Scenario, opts: RunCommandOptions): Promise<ExitCode> {
+  const runs: { result: Result; runDir: string; code: ExitCode }[] = [];
+  for (let i = 0; i < opts.repeat; i++) {
+    if (opts.repeat > 1) process.stderr.write(`run ${i + 1} of ${opts.repeat}\n`);
+    const r = await runOnce(scenario, opts);
+    runs.push(r);
+    printSummary(r.result, r.runDir);
+  }
+  if (opts.repeat > 1) printFlakeTable(runs.map((r) => r.result));
+  // The worst outcome wins: infrastructure (3) over failed expectation (1) over pass.
+  return runs.reduce<ExitCode>((worst, r) => (r.code === EXIT.infrastructure || worst === EXIT.infrastructure ? EXIT.infrastructure : Math.max(worst, r.code) as ExitCode), EXIT.ok);
+}
+
+/** How often each expectation held over repeated runs: the scenario's flake rate. */
+function printFlakeTable(results: Result[]): void {
+  const rows = new Map<string, { held: number; of: number }>();
+  for (const r of results) {
+    for (const e of (r.expectations as { type: string; expected: string; window: { relation: string; fault: string } | null; held: boolean | null; source: string }[]) ?? []) {
+      if (e.source === 'default' && e.expected === 'any') continue;
+      const label = `${e.type}${e.window ? ` ${e.window.relation} ${e.window.fault}` : ''} ${e.expected}`;
+      const row = rows.get(label) ?? { held: 0, of: 0 };
+      row.of++;
+      if (e.held === true) row.held++;
+      rows.set(label, row);
+    }
+  }
+  const verdicts = results.map((r) => r.verdict.status);
+  process.stdout.write(`\n${results.length} runs: ${verdicts.filter((v) => v === 'pass').length} pass, ${verdicts.filter((v) => v === 'fail').length} fail, ${verdicts.filter((v) => v === 'unknown').length} unknown\n`);
+  for (const [label, r] of rows) process.stdout.write(`  ${label.padEnd(40)} held ${r.held}/${r.of}${r.held < r.of ? `  (flake rate ${((1 - r.held / r.of) * 100).toFixed(0)}%)` : ''}\n`);
+}
