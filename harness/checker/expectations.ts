@@ -10,12 +10,12 @@
  * phantom and ghost are expected 0; the rest are informational (`any`).
  */
 import { InputError } from '../errors.ts';
-import { faultStart, inFault } from './faults.ts';
+import { faultStart, faultUntil, inFault } from './faults.ts';
 import type { Occurrences } from './occurrences.ts';
 import { ANOMALY_TYPES, isAnomalyType, type Anomalies, type AnomalyType, type FaultWindow, type InputStats } from './types.ts';
 
 export type Expected = '0' | '>0' | 'any';
-export type Relation = 'during' | 'outside' | 'before';
+export type Relation = 'during' | 'outside' | 'before' | 'after';
 
 export interface WindowScope {
   relation: Relation;
@@ -62,7 +62,7 @@ export const DEFAULT_EXPECTED_ZERO: readonly AnomalyType[] = [
 ];
 
 const EXPECTED_VALUES: readonly Expected[] = ['0', '>0', 'any'];
-const RELATIONS: readonly Relation[] = ['during', 'outside', 'before'];
+const RELATIONS: readonly Relation[] = ['during', 'outside', 'before', 'after'];
 
 /** The default expectation of every type. */
 export function defaultExpectations(): Expectation[] {
@@ -82,7 +82,7 @@ export function parseExpectSpec(spec: string): Expectation[] {
     if (item === '') continue;
     // "reorder=>0": the name ends at the first '=', the value may start with '>'.
     const eq = item.indexOf('=');
-    if (eq < 0) throw new InputError(`expectation "${item}": expected <type>[@[during|outside|before:]<fault>]=0|>0|any`);
+    if (eq < 0) throw new InputError(`expectation "${item}": expected <type>[@[during|outside|before|after:]<fault>]=0|>0|any`);
     let name = item.slice(0, eq).trim();
     const value = item.slice(eq + 1).trim();
     let window: WindowScope | null = null;
@@ -122,11 +122,11 @@ function entry(where: string, type: unknown, value: unknown): Expectation[] {
   const v = value as Record<string, unknown>;
   const allowed = new Set(['type', 'expect', ...RELATIONS]);
   for (const k of Object.keys(v)) {
-    if (!allowed.has(k)) throw new InputError(`${where}: unknown field "${k}" (expected expect, during, outside or before)`);
+    if (!allowed.has(k)) throw new InputError(`${where}: unknown field "${k}" (expected expect, during, outside, before or after)`);
   }
   if (v.expect === undefined) throw new InputError(`${where}: missing "expect"`);
   const scoped = RELATIONS.filter((r) => v[r] !== undefined);
-  if (scoped.length > 1) throw new InputError(`${where}: give only one of during, outside, before`);
+  if (scoped.length > 1) throw new InputError(`${where}: give only one of during, outside, before, after`);
   let window: WindowScope | null = null;
   if (scoped.length === 1) window = scopeOf(where, scoped[0], v[scoped[0]]);
   return [{ type: t, expect: expectedOf(where, String(v.expect)), window, source: 'given' }];
@@ -145,7 +145,7 @@ function expectedOf(where: string, value: string): Expected {
 
 function scopeOf(where: string, relation: unknown, fault: unknown): WindowScope {
   if (typeof relation !== 'string' || !(RELATIONS as readonly string[]).includes(relation))
-    throw new InputError(`${where}: window must be during, outside or before a fault, got "${String(relation)}"`);
+    throw new InputError(`${where}: window must be during, outside, before or after a fault, got "${String(relation)}"`);
   if (typeof fault !== 'string' || fault.trim() === '') throw new InputError(`${where}: missing fault name`);
   return { relation: relation as Relation, fault: fault.trim() };
 }
@@ -215,8 +215,12 @@ function evaluateOne(judged: Judged, e: Expectation): ExpectationResult {
 function scopeFilter(faults: readonly FaultWindow[], w: WindowScope): (t: number) => boolean {
   if (w.relation === 'during') return (t) => inFault(faults, w.fault, t);
   if (w.relation === 'outside') return (t) => !inFault(faults, w.fault, t);
-  const first = faultStart(faults, w.fault) as number;
-  return (t) => t < first;
+  if (w.relation === 'before') {
+    const first = faultStart(faults, w.fault) as number;
+    return (t) => t < first;
+  }
+  const last = faultUntil(faults, w.fault) as number;
+  return (t) => t > last;
 }
 
 export function label(r: { type: string; window: WindowScope | null }): string {

@@ -85,3 +85,14 @@ export function faultStart(windows: readonly FaultWindow[], name: string): numbe
   }
   return first;
 }
+
+/** When the named fault's last window closes (+Infinity if it never ended), or null. */
+export function faultUntil(windows: readonly FaultWindow[], name: string): number | null {
+  let last: number | null = null;
+  for (const w of windows) {
+    if (w.name !== name) continue;
+    const u = w.until ?? Infinity;
+    if (last === null || u > last) last = u;
+  }
+  return last;
+}

@@ -11,8 +11,9 @@ export const REDACTED = '***';
  * a name so that e.g. `tokenBucket` or `keyCount` stay.
  */
 const SECRET_NAME = [
-  /pass(word|wd|phrase)?$/,
-  /^pwd$|pwd$/,
+  /pass(word|wd|phrase)$/,
+  /^pass$/,
+  /pwd$/,
   /secret/,
   /token$/,
   /accesskey/,
@@ -21,8 +22,6 @@ const SECRET_NAME = [
   /accountkey/,
   /sharedaccess/,
   /credentials?$/,
-  /signingkey$/,
-  /sasl.*pass/,
   /^authorization$/,
 ];
 
@@ -36,7 +35,9 @@ const IN_STRING: [RegExp, string][] = [
   // Azure: "...;SharedAccessKey=abc;..." / "AccountKey=..." / "SharedAccessSignature=..."
   [/((?:SharedAccessKey|AccountKey|SharedAccessSignature|Password|Pwd)\s*=\s*)([^;]+)/gi, `$1${REDACTED}`],
   // scheme://user:password@host
-  [/([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)([^@/?#\s]+)(@)/gi, `$1${REDACTED}$3`],
+  [/([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)([^/?#\s]+)(@)/gi, `$1${REDACTED}$3`],
+  // ...?sig=...&password=... (SAS tokens, credentials passed as query parameters)
+  [/([?&](?:sig|password|pwd|token|access_token|secret)=)([^&#\s]+)/gi, `$1${REDACTED}`],
 ];
 
 export function redactString(s: string): string {

@@ -1,0 +1,113 @@
+/**
+ * The result envelope (results/schema/result.v1.json): run identity, verdict, anomalies,
+ * expectations, and an open set of later sections (workload, latency, timeline, ...). Later
+ * issues add sections; none changes the meaning of an existing field.
+ */
+import { readFileSync } from 'node:fs';
+import type { CheckOutcome } from './checker.ts';
+import type { ExpectationResult, Verdict } from './expectations.ts';
+import { redactSecrets } from './redact.ts';
+import type { Anomalies, FaultWindow, InputStats } from './types.ts';
+
+export { redactSecrets, redactString, REDACTED } from './redact.ts';
+
+export const RESULT_SCHEMA = 'convoy.result.v1';
+
+export interface Versions {
+  convoy: string;
+  node: string;
+  /** Broker name -> version (image tag or server-reported version). */
+  brokers: Record<string, string>;
+  /** Client library name -> version. */
+  clients: Record<string, string>;
+}
+
+export interface RunIdentity {
+  runId: string | null;
+  seed: number | string | null;
+  /** The resolved scenario (redacted). */
+  scenario: Record<string, unknown> | null;
+  versions: Versions;
+  /** ISO 8601 wall-clock times. */
+  started: string | null;
+  finished: string | null;
+}
+
+/** How the check itself went: its input and the fault windows it used. */
+export interface CheckSection {
+  history: string | null;
+  settleMs: number;
+  input: InputStats;
+  faults: FaultWindow[];
+}
+
+export interface ConvoyResult extends RunIdentity {
+  schema: typeof RESULT_SCHEMA;
+  verdict: Verdict;
+  anomalies: Anomalies;
+  expectations: ExpectationResult[];
+  check?: CheckSection;
+  [section: string]: unknown;
+}
+
+export interface ResultInput {
+  run?: Partial<RunIdentity> & { versions?: Partial<Versions> };
+  verdict: Verdict;
+  anomalies: Anomalies;
+  expectations: ExpectationResult[];
+  check?: CheckSection;
+  /** Later sections by name (workload, latency, timeline, environment, ...). */
+  sections?: Record<string, Record<string, unknown>>;
+}
+
+const RESERVED = new Set(['schema', 'runId', 'seed', 'scenario', 'versions', 'started', 'finished', 'verdict', 'anomalies', 'expectations', 'check']);
+
+/**
+ * Assembles a result. Run identity and extra sections are redacted; anomalies and
+ * expectations are the checker's own output and are kept as they are.
+ */
+export function buildResult(input: ResultInput): ConvoyResult {
+  const run = input.run ?? {};
+  const identity = redactSecrets({
+    runId: run.runId ?? null,
+    seed: run.seed ?? null,
+    scenario: run.scenario ?? null,
+    versions: {
+      convoy: run.versions?.convoy ?? convoyVersion(),
+      node: run.versions?.node ?? process.version,
+      brokers: run.versions?.brokers ?? {},
+      clients: run.versions?.clients ?? {},
+    },
+    started: run.started ?? null,
+    finished: run.finished ?? null,
+  });
+  const result: ConvoyResult = {
+    schema: RESULT_SCHEMA,
+    ...identity,
+    verdict: input.verdict,
+    anomalies: input.anomalies,
+    expectations: input.expectations,
+  };
+  if (input.check) result.check = input.check;
+  for (const [name, section] of Object.entries(input.sections ?? {})) {
+    if (RESERVED.has(name)) throw new Error(`result section "${name}" would overwrite a core field`);
+    result[name] = redactSecrets(section);
+  }
+  return result;
+}
+
+/** The check section for a checker outcome. */
+export function checkSection(outcome: CheckOutcome, history: string | null = null): CheckSection {
+  return { history, settleMs: outcome.settleMs, input: outcome.input, faults: outcome.faults };
+}
+
+let cachedVersion: string | null = null;
+
+/** convoy's version, from package.json. */
+export function convoyVersion(): string {
+  if (cachedVersion === null) {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    cachedVersion = pkg.version;
+  }
+  return cachedVersion;
+}
