@@ -243,11 +243,13 @@ export class RabbitProducer implements ProducerClient {
     });
   }
 
+  /** Waits (up to 5 s) for outstanding confirms, then closes the connection. */
   async close(): Promise<void> {
     this.closed = true;
-    const conn = this.conn;
+    const { conn, ch } = this;
     this.conn = undefined;
     this.ch = undefined;
+    if (ch && this.outstanding > 0) await withDeadline(ch.waitForConfirms(), Date.now() + 5_000, 'outstanding confirms').catch(() => {});
     await conn?.close().catch(() => {});
   }
 }
@@ -284,6 +286,7 @@ export class RabbitConsumer implements ConsumerClient {
   private readonly mainQueues: Set<string>;
   private onDelivery?: (d: Delivery) => Promise<void>;
   private conn?: amqp.ChannelModel;
+  private ch?: amqp.Channel;
   private parkChannel?: Promise<amqp.ConfirmChannel>;
   private gen = 0;
   private closed = false;
@@ -361,6 +364,7 @@ export class RabbitConsumer implements ConsumerClient {
       if (this.gen !== gen) return;
       this.gen++; // deliveries buffered or handed out from this connection are now stale
       this.conn = undefined;
+      this.ch = undefined;
       this.parkChannel = undefined;
       this.lastError = why;
       const held = [...this.lanes.entries()].filter(([, l]) => l.assignedGen === gen).map(([q]) => q);
@@ -377,6 +381,7 @@ export class RabbitConsumer implements ConsumerClient {
     ch.on('close', () => lost(this.lastError || 'channel closed'));
     conn.on('close', (err?: Error) => lost(err?.message ?? 'connection closed'));
     this.conn = conn;
+    this.ch = ch;
     await ch.prefetch(this.settings.prefetch ?? this.options.maxInFlight, false);
     for (const queue of this.dest.queues) {
       await ch.consume(
@@ -504,12 +509,19 @@ export class RabbitConsumer implements ConsumerClient {
     item.ch.ack(msg);
   }
 
+  /**
+   * Closes the channel first (so acks already written reach the broker before it; a
+   * connection.close can overtake frames queued on other channels), then the connection.
+   * Unacked deliveries go back to their queue.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.gen++;
     this.wakeCapacity();
-    const conn = this.conn;
+    const { conn, ch } = this;
     this.conn = undefined;
+    this.ch = undefined;
+    if (ch) await withDeadline(ch.close(), Date.now() + 5_000, 'closing the channel').catch(() => {});
     await conn?.close().catch(() => {});
   }
 }

@@ -343,7 +343,12 @@ async function reuse(ctx: DeployContext, settings: RabbitSettings): Promise<Rabb
   };
 }
 
-export async function deployLocal(ctx: DeployContext, settings: RabbitSettings): Promise<RabbitDeployment> {
+/** Fixed ports instead of free ones (tests use this to provoke a port conflict). */
+export interface LocalOptions {
+  ports?: { amqp?: number; dist?: number; proxy?: number };
+}
+
+export async function deployLocal(ctx: DeployContext, settings: RabbitSettings, opts: LocalOptions = {}): Promise<RabbitDeployment> {
   checkVersion(settings);
   if (ctx.reuse !== false) {
     const reused = await reuse(ctx, settings);
@@ -352,7 +357,9 @@ export async function deployLocal(ctx: DeployContext, settings: RabbitSettings):
   const persistent = ctx.persistent === true;
   const dir = join(ctx.workDir, 'rabbitmq');
   mkdirSync(dir, { recursive: true });
-  const [amqpPort, distPort, proxyPort] = [await freePort(), await freePort(), await freePort()];
+  const amqpPort = opts.ports?.amqp ?? (await freePort());
+  const distPort = opts.ports?.dist ?? (await freePort());
+  const proxyPort = opts.ports?.proxy ?? (await freePort());
   const layout = nodeLayout(dir, amqpPort, distPort);
   writeNodeFiles(layout);
   const key = instanceKey(settings);
