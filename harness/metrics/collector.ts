@@ -54,8 +54,10 @@ export class MetricsCollector {
   private bucketUs: number;
   private originUs: number;
   private keyCounts = new Map<string, number>();
-  /** Acked messages per (key, lane): lane traffic, and keys split over lanes. */
-  private keyLaneCounts = new Map<string, Map<string, number>>();
+  /** Messages per (key, lane), from acks where the broker names the lane at publish... */
+  private ackKeyLanes = new Map<string, Map<string, number>>();
+  /** ...and from applies otherwise (a hash exchange picks the queue after the publish). */
+  private applyKeyLanes = new Map<string, Map<string, number>>();
 
   constructor(private readonly opts: CollectorOptions) {
     this.bucketUs = (opts.bucketMs ?? 1000) * 1000;
@@ -96,11 +98,7 @@ export class MetricsCollector {
         if (e.ok === true) {
           this.series.acked.add(this.bucket(e.at));
           if (sent !== undefined) this.sample('publish', e.at - sent, sent);
-          if (e.lane !== undefined && e.lane !== null) {
-            let lanes = this.keyLaneCounts.get(e.key);
-            if (!lanes) this.keyLaneCounts.set(e.key, (lanes = new Map()));
-            lanes.set(e.lane, (lanes.get(e.lane) ?? 0) + 1);
-          }
+          if (e.lane !== undefined && e.lane !== null) countLane(this.ackKeyLanes, e.key, e.lane);
         } else {
           this.series.failed.add(this.bucket(e.at));
         }
@@ -118,7 +116,10 @@ export class MetricsCollector {
         this.sample('keyWait', e.start - e.received, e.start);
         if (e.end !== undefined) {
           this.sample('handler', e.end - e.start, e.start);
-          if (e.outcome === 'ok') this.series.processed.add(this.bucket(e.end));
+          if (e.outcome === 'ok') {
+            this.series.processed.add(this.bucket(e.end));
+            if (e.key !== null && e.lane !== undefined && e.lane !== null && e.start >= this.opts.measureStartUs) countLane(this.applyKeyLanes, e.key, e.lane);
+          }
           else this.series.errors.add(this.bucket(e.end));
         }
         break;
@@ -178,10 +179,17 @@ export class MetricsCollector {
   traffic(): { keyCounts: Map<string, number>; keyLaneCounts: { key: string; lane: string; count: number }[]; splitKeys: number } {
     let split = 0;
     const keyLaneCounts: { key: string; lane: string; count: number }[] = [];
-    for (const [key, lanes] of this.keyLaneCounts) {
+    const source = this.ackKeyLanes.size > 0 ? this.ackKeyLanes : this.applyKeyLanes;
+    for (const [key, lanes] of source) {
       if (lanes.size > 1) split++;
       for (const [lane, count] of lanes) keyLaneCounts.push({ key, lane, count });
     }
     return { keyCounts: this.keyCounts, keyLaneCounts, splitKeys: split };
   }
+}
+
+function countLane(map: Map<string, Map<string, number>>, key: string, lane: string): void {
+  let lanes = map.get(key);
+  if (!lanes) map.set(key, (lanes = new Map()));
+  lanes.set(lane, (lanes.get(lane) ?? 0) + 1);
 }

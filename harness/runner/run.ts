@@ -1,6 +1,5 @@
 import { mkdirSync, createWriteStream, readdirSync, createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { BrokerAdmin, BrokerModule, Deployment, RunNames, RuntimeKind } from '../broker/contract.ts';
 import { loadBroker } from '../broker/registry.ts';
 import { nowMicros, sleep } from '../clock.ts';
@@ -288,7 +287,9 @@ async function drain(
 async function mergeHistories(histDir: string, target: string): Promise<void> {
   const out = createWriteStream(target);
   for (const f of readdirSync(histDir).filter((f) => f.endsWith('.jsonl')).sort()) {
-    await pipeline(createReadStream(join(histDir, f)), out, { end: false });
+    for await (const chunk of createReadStream(join(histDir, f))) {
+      if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
+    }
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
 }
