@@ -288,7 +288,7 @@ async function mergeHistories(histDir: string, target: string): Promise<void> {
   const out = createWriteStream(target);
   for (const f of readdirSync(histDir).filter((f) => f.endsWith('.jsonl')).sort()) {
     for await (const chunk of createReadStream(join(histDir, f))) {
-      if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
     }
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
