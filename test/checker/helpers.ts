@@ -1,0 +1,103 @@
+/** Shared test helpers: random histories and checker-vs-oracle comparison. */
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import type { CheckOutcome } from '../../harness/checker/checker.ts';
+import type { Example } from '../../harness/checker/types.ts';
+import { TYPES, exampleOrder, oracle, tally, type Identity, type OracleType } from './oracle.ts';
+
+export type Ev = Record<string, unknown>;
+
+/** The identity of a checker example, in the oracle's terms. */
+export function exampleIdentity(type: OracleType, ex: Example): Identity {
+  if (type === 'split') return { key: ex.key };
+  if (type === 'lost' || type === 'abandoned') return { key: ex.key, producer: ex.producer, seq: ex.seq };
+  const e = ex.event as Record<string, unknown>;
+  return {
+    key: ex.key,
+    producer: ex.producer,
+    seq: ex.seq,
+    consumer: e.consumer,
+    lane: e.lane,
+    offset: e.offset,
+    start: e.start,
+    end: e.end,
+    outcome: e.outcome,
+  };
+}
+
+/** Asserts the checker's outcome equals the oracle's on every type: counts, keys, examples, times. */
+export function assertMatchesOracle(events: Ev[], outcome: CheckOutcome, maxExamples = 5): void {
+  const o = oracle(events);
+  for (const t of TYPES) {
+    const items = o.items[t];
+    const got = outcome.anomalies[t];
+    assert.deepEqual({ count: got.count, keys: got.keys }, tally(items), `${t}: count/keys`);
+    const want = exampleOrder(items).slice(0, maxExamples).map((i) => i.identity);
+    assert.deepEqual(got.examples.map((ex) => exampleIdentity(t, ex)), want, `${t}: examples`);
+    const times = (list: { key: string | null; time: number }[]) =>
+      list.map((x) => `${x.time}|${x.key}`).sort();
+    assert.deepEqual(
+      times(outcome.occurrences.list().filter((x) => x.type === t)),
+      times(items),
+      `${t}: occurrence times`,
+    );
+  }
+}
+
+const producers = ['p1', 'p2'];
+const keys = ['a', 'b'];
+
+/**
+ * Random histories over a tiny universe so that collisions (ties, resends, several acks,
+ * redeliveries, overlaps, phantoms) are common: a handful of messages is drawn first, and
+ * most events refer to one of them.
+ */
+export function historyArb(opts: { maxEvents?: number } = {}): fc.Arbitrary<Ev[]> {
+  const time = fc.integer({ min: 0, max: 30 });
+  const id = fc.record({ producer: fc.constantFrom(...producers), key: fc.constantFrom(...keys), seq: fc.integer({ min: 1, max: 4 }) });
+  return fc.uniqueArray(id, { minLength: 1, maxLength: 8, selector: (m) => `${m.producer}/${m.key}/${m.seq}` }).chain((ids) => {
+    const known = fc.constantFrom(...ids);
+    const send = fc.record({ m: known, at: time }).map(({ m, at }): Ev => ({ type: 'send', key: m.key, producer: m.producer, seq: m.seq, at }));
+    const ack = fc.record({ m: known, at: time, ok: fc.constantFrom(true, true, false, null, undefined) }).map(({ m, at, ok }) => {
+      const e: Ev = { type: 'ack', key: m.key, producer: m.producer, seq: m.seq, at };
+      if (ok !== undefined) e.ok = ok;
+      return e;
+    });
+    const target = fc.oneof(
+      { weight: 12, arbitrary: known.map((m) => ({ key: m.key as string | null, producer: m.producer as string | null, seq: m.seq as number | null })) },
+      { weight: 2, arbitrary: id.map((m) => ({ key: m.key as string | null, producer: m.producer as string | null, seq: m.seq as number | null })) },
+      { weight: 1, arbitrary: fc.constant({ key: null, producer: null, seq: null }) },
+      { weight: 1, arbitrary: known.map((m) => ({ key: m.key as string | null, producer: m.producer as string | null, seq: null })) },
+    );
+    const proc = fc
+      .record({
+        t: target,
+        consumer: fc.constantFrom('c1', 'c2', undefined),
+        lane: fc.constantFrom('l1', 'l1', 'l2', 'l3', undefined),
+        offset: fc.constantFrom(1, 2, undefined),
+        start: time,
+        duration: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: 8 }) }, { weight: 1, arbitrary: fc.constant(-1) }),
+        outcome: fc.constantFrom('ok', 'ok', 'ok', 'error', undefined),
+      })
+      .map((r) => {
+        const e: Ev = { type: 'process', key: r.t.key, producer: r.t.producer, seq: r.t.seq, start: r.start };
+        if (r.consumer !== undefined) e.consumer = r.consumer;
+        if (r.lane !== undefined) e.lane = r.lane;
+        if (r.offset !== undefined) e.offset = r.offset;
+        if (r.duration >= 0) e.end = r.start + r.duration;
+        if (r.outcome !== undefined) e.outcome = r.outcome;
+        e.received = r.start;
+        return e;
+      });
+    const other = fc.record({ type: fc.constantFrom('commit', 'rebalance', 'mark'), at: time });
+    return fc.array(
+      fc.oneof({ weight: 4, arbitrary: send }, { weight: 3, arbitrary: ack }, { weight: 9, arbitrary: proc }, { weight: 1, arbitrary: other }),
+      { maxLength: opts.maxEvents ?? 40, size: 'max' },
+    );
+  });
+}
+
+/** JSONL text of events. */
+export function toJsonl(events: Ev[]): string {
+  return events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+}

@@ -1,0 +1,93 @@
+/**
+ * Property: the result does not depend on line order, on how the input is chunked (as text
+ * or as bytes, cutting through multi-byte characters), or on how each line is spelled.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Checker, checkEvents } from '../../harness/checker/checker.ts';
+import { historyArb, type Ev } from './helpers.ts';
+
+/** Keys with multi-byte UTF-8 (and a surrogate pair) so byte chunks can split a character. */
+function widen(e: Ev): Ev {
+  return e.key === 'b' ? { ...e, key: 'b—ключ🙂' } : e;
+}
+
+/** Another valid spelling of the same event: reordered fields, spaces, escapes, CRLF. */
+function respell(e: Ev, variant: number): string {
+  const entries = Object.entries(e);
+  if (variant === 1) entries.reverse();
+  if (variant === 2) return JSON.stringify(Object.fromEntries(entries), null, 1).replace(/\n/g, ' ');
+  if (variant === 3) return JSON.stringify(e).replace(/"type"/, '"\\u0074ype"') + '\r';
+  if (variant === 4) return JSON.stringify({ ...e, extra: { nested: [1, { deep: 'x' }] } });
+  return JSON.stringify(Object.fromEntries(entries));
+}
+
+const faults: Ev[] = [
+  { type: 'fault', name: 'stall', kind: 'pause', phase: 'start', at: 5 },
+  { type: 'fault', name: 'stall', kind: 'pause', phase: 'end', at: 9 },
+  { type: 'fault', name: 'kill', kind: 'kill', phase: 'start', at: 20 },
+];
+
+function fingerprint(checker: Checker): string {
+  const r = checker.finish({ settleMs: 0.002 });
+  return JSON.stringify([r.anomalies, r.occurrences.list(), r.faults, r.input.events, r.input.messages, r.input.keys]);
+}
+
+const input = historyArb({ maxEvents: 50 }).chain((events) => {
+  const all = [...events, ...faults].map(widen);
+  return fc.record({
+    events: fc.constant(all),
+    order: fc.array(fc.nat(), { minLength: all.length, maxLength: all.length }),
+    spelling: fc.array(fc.integer({ min: 0, max: 4 }), { minLength: all.length, maxLength: all.length }),
+    cuts: fc.array(fc.nat(), { maxLength: 12 }),
+  });
+});
+
+test('shuffled, respelled and chunked input gives byte-identical results', () => {
+  fc.assert(
+    fc.property(input, ({ events, order, spelling, cuts }) => {
+      const reference = new Checker();
+      for (const e of events) reference.add(e);
+      const want = fingerprint(reference);
+
+      const permuted = events.map((e, i) => ({ e, i, k: order[i] })).sort((a, b) => a.k - b.k || a.i - b.i);
+      const text = permuted.map(({ e, i }) => respell(e, spelling[i])).join('\n');
+      const bytes = Buffer.from(text, 'utf8');
+
+      const byText = new Checker();
+      const textCuts = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+      let from = 0;
+      for (const c of [...textCuts, text.length]) {
+        byText.write(text.slice(from, c));
+        from = c;
+      }
+      byText.end();
+      assert.equal(fingerprint(byText), want, 'text chunks');
+
+      const byBytes = new Checker();
+      const byteCuts = [...new Set(cuts.map((c) => (c * 7) % (bytes.length + 1)))].sort((a, b) => a - b);
+      from = 0;
+      for (const c of [...byteCuts, bytes.length]) {
+        byBytes.write(bytes.subarray(from, c));
+        from = c;
+      }
+      byBytes.end();
+      assert.equal(fingerprint(byBytes), want, 'byte chunks');
+
+      const byLines = new Checker();
+      for (const line of text.split('\n')) byLines.addLine(line);
+      assert.equal(fingerprint(byLines), want, 'lines');
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('the same history checked twice gives the same JSON', () => {
+  fc.assert(
+    fc.property(historyArb(), (events) => {
+      assert.equal(JSON.stringify(checkEvents(events).anomalies), JSON.stringify(checkEvents([...events].reverse()).anomalies));
+    }),
+    { numRuns: 200 },
+  );
+});
