@@ -91,7 +91,7 @@ export type ExpectationSpec =
   | '>0'
   | 'any'
   | 0
-  | { expect: '0' | '>0' | 'any' | 0; during?: string; before?: string; outside?: string };
+  | { expect: '0' | '>0' | 'any' | 0; during?: string; before?: string; after?: string; outside?: string };
 
 export interface Scenario {
   name: string;

@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { EXIT, InputError } from '../../errors.ts';
+import { loadScenario, secs, type LoadOptions } from '../../scenario/load.ts';
+import type { Scenario } from '../../scenario/types.ts';
+
+/** "hot-key (broker kafka, 20 s, 2 faults)" */
+export function summary(s: Scenario): string {
+  const w = s.workload;
+  const length =
+    w.durationMs !== undefined
+      ? secs(w.durationMs) + (w.messages !== undefined ? ` or ${w.messages} messages` : '')
+      : `${w.messages} messages`;
+  const faults = `${s.faults.length} ${s.faults.length === 1 ? 'fault' : 'faults'}`;
+  return `${s.name} (broker ${s.broker.kind}, ${length}, ${faults})`;
+}
+
+/**
+ * Checks scenario files without running them: "ok <file>: <summary>", or the file's problems.
+ * Exit code 2 when any file is invalid.
+ */
+export async function validateFiles(
+  files: string[],
+  out: (line: string) => void,
+  options: Omit<LoadOptions, 'file'> = {},
+): Promise<number> {
+  let code: number = EXIT.ok;
+  for (const file of files) {
+    try {
+      const { scenario, warnings } = await loadScenario(file, options);
+      out(`ok ${file}: ${summary(scenario)}`);
+      for (const w of warnings) out(`  warning: ${w}`);
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      code = EXIT.badInput;
+      out(`invalid ${err.message.startsWith(file) ? err.message : `${file}: ${err.message}`}`);
+      for (const line of err.detail) out(`  ${line}`);
+    }
+  }
+  return code;
+}
+
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description('check scenario files against the schema (and their broker and fault settings) without running them')
+    .argument('<file...>', 'scenario YAML files')
+    .action(async (files: string[]) => {
+      const code = await validateFiles(files, (line) => process.stdout.write(line + '\n'));
+      if (code !== EXIT.ok) process.exitCode = code;
+    });
+}
