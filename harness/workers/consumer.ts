@@ -57,12 +57,15 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const poison = new PoisonTracker(spec.poison);
   const dispatcher = new Dispatcher(spec.concurrency.mode, spec.concurrency.workers);
   const gate = new StallGate();
+  let outage: 'dead-letter' | 'requeue' | 'release' | undefined;
   let stopping = false;
   let wakeStop: (() => void) | undefined;
 
   inbox((m) => {
     if (m.type === 'stall') gate.stall(m.durationMs);
     if (m.type === 'unstall') gate.unstall();
+    if (m.type === 'fail-handlers') outage = m.settle;
+    if (m.type === 'heal-handlers') outage = undefined;
     if (m.type === 'stop') {
       stopping = true;
       wakeStop?.();
@@ -99,6 +102,14 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       const stalled = gate.pass();
       if (stalled) await stalled;
       const ev: ProcessEvent = { ...base, received, start, end: 0, outcome: 'ok' };
+      if (outage) {
+        ev.outcome = 'error';
+        ev.end = nowMicros();
+        stats.errors++;
+        history.write(ev);
+        settlement = outage;
+        break;
+      }
       if (decision.action === 'handle' && msg) {
         // Both strategies are applied (in their own tables), so every run scores each of them;
         // the scenario's strategy is the one this consumer "is" and whose effect is recorded.

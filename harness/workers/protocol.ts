@@ -32,6 +32,9 @@ export type ToWorker =
   /** Consumer stall fault: handlers stop returning until the stall ends. */
   | { type: 'stall'; durationMs: number }
   | { type: 'unstall' }
+  /** Downstream outage: every handling attempt fails (outcome error) and is settled so. */
+  | { type: 'fail-handlers'; settle: 'dead-letter' | 'requeue' | 'release' }
+  | { type: 'heal-handlers' }
   /** Producers: pick up new metadata now (after a partition increase). */
   | { type: 'refresh-metadata' };
 

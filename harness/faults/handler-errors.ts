@@ -1,0 +1,37 @@
+import type { FaultKind } from './contract.ts';
+import { consumerNamed } from './contract.ts';
+
+/**
+ * A downstream outage: during the window every handling attempt of the chosen consumers
+ * (all by default) fails, and the delivery is settled as told: dead-lettered (the usual
+ * policy; a later `redrive` brings the messages back on top of newer ones), requeued, or left
+ * to the broker's lock or visibility expiry.
+ */
+const handlerErrors: FaultKind = {
+  kind: 'handler-errors',
+  destructive: false,
+  schema: {
+    type: 'object',
+    properties: {
+      consumers: { type: 'array', items: { type: 'string' } },
+      settle: { enum: ['dead-letter', 'requeue', 'release'] },
+    },
+  },
+  async start(spec, ctx) {
+    const targets = Array.isArray(spec.consumers) ? (spec.consumers as string[]).map((c) => consumerNamed(ctx, c)) : ctx.consumers();
+    const settle = (spec.settle as 'dead-letter' | 'requeue' | 'release' | undefined) ?? 'dead-letter';
+    for (const w of targets) w.send({ type: 'fail-handlers', settle });
+    let ended = false;
+    return {
+      evidence: { consumers: targets.map((w) => w.id), settle },
+      async end() {
+        if (ended) return undefined;
+        ended = true;
+        // Consumers restarted since the start get the message too: they must all heal.
+        for (const w of ctx.consumers()) w.send({ type: 'heal-handlers' });
+        return { healed: ctx.consumers().map((w) => w.id) };
+      },
+    };
+  },
+};
+export default handlerErrors;
