@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConvoyError, EXIT } from '../errors.ts';
 import { runCleanup } from '../runtime/cleanup.ts';
+import { registerFaultSchemas } from '../faults/registry.ts';
 
 /** Each file in commands/ adds one command: `export function register(program)`. */
 const COMMANDS_DIR = fileURLToPath(new URL('./commands/', import.meta.url));
@@ -32,6 +33,7 @@ export async function buildProgram(): Promise<Command> {
 export async function main(argv: string[]): Promise<number> {
   const program = await buildProgram();
   try {
+    await registerFaultSchemas();
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {

@@ -36,9 +36,14 @@ export interface FaultKind {
   start(spec: FaultSpec, ctx: FaultContext): Promise<StartedFault>;
 }
 
-/** Finds a consumer worker by name or fails with the list of names. */
+/** Finds a consumer worker by name (or "busiest") or fails with the list of names. */
 export function consumerNamed(ctx: FaultContext, name: unknown): WorkerHandle {
   const all = ctx.consumers();
+  if (name === 'busiest') {
+    const live = all.filter((c) => !c.exited);
+    if (live.length === 0) throw new Error('no live consumer');
+    return live.reduce((a, b) => (b.stats.applied > a.stats.applied ? b : a));
+  }
   const w = all.find((c) => c.id === name);
   if (!w) throw new Error(`no consumer named "${String(name)}" (have ${all.map((c) => c.id).join(', ')})`);
   return w;

@@ -1,15 +1,33 @@
 import type { FaultKind } from './contract.ts';
 import { consumerNamed, procState } from './contract.ts';
 
-/** kill -9 a consumer process; a fresh one with the same name starts at the window's end. */
+/**
+ * kill -9 a consumer process; a fresh one with the same name starts at the window's end.
+ * `when: after-apply` makes the process kill itself right after its next apply, before the
+ * ack: the crash between a committed effect and its acknowledgement that at-least-once
+ * delivery turns into a duplicate.
+ */
 const killConsumer: FaultKind = {
   kind: 'kill-consumer',
   destructive: false,
-  schema: { type: 'object', properties: { consumer: { type: 'string' }, restart: { type: 'boolean' } }, required: ['consumer'] },
+  schema: {
+    type: 'object',
+    properties: {
+      consumer: { type: 'string', description: 'c1, c2, ... or "busiest" (the one that processed most so far)' },
+      restart: { type: 'boolean' },
+      when: { enum: ['now', 'after-apply'] },
+    },
+    required: ['consumer'],
+  },
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
     const pid = w.pid;
-    w.signal('SIGKILL');
+    if (spec.when === 'after-apply') {
+      w.send({ type: 'crash-after-apply' });
+      if (!(await w.waitExit(10_000))) w.signal('SIGKILL');
+    } else {
+      w.signal('SIGKILL');
+    }
     await w.waitExit(5_000);
     let ended = false;
     return {

@@ -58,6 +58,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const dispatcher = new Dispatcher(spec.concurrency.mode, spec.concurrency.workers);
   const gate = new StallGate();
   let outage: 'dead-letter' | 'requeue' | 'release' | undefined;
+  let crashAfterApply = false;
   let stopping = false;
   let wakeStop: (() => void) | undefined;
 
@@ -66,6 +67,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     if (m.type === 'unstall') gate.unstall();
     if (m.type === 'fail-handlers') outage = m.settle;
     if (m.type === 'heal-handlers') outage = undefined;
+    if (m.type === 'crash-after-apply') crashAfterApply = true;
     if (m.type === 'stop') {
       stopping = true;
       wakeStop?.();
@@ -119,6 +121,10 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         ev.end = nowMicros();
         stats.applied++;
         history.write(ev);
+        if (crashAfterApply) {
+          history.flush();
+          process.kill(process.pid, 'SIGKILL');
+        }
         break;
       }
       ev.outcome = 'error';

@@ -35,6 +35,9 @@ export type ToWorker =
   /** Downstream outage: every handling attempt fails (outcome error) and is settled so. */
   | { type: 'fail-handlers'; settle: 'dead-letter' | 'requeue' | 'release' }
   | { type: 'heal-handlers' }
+  /** Crash (SIGKILL itself) right after the next apply, before settling it: the classic
+   * at-least-once window between the effect and the ack. */
+  | { type: 'crash-after-apply' }
   /** Producers: pick up new metadata now (after a partition increase). */
   | { type: 'refresh-metadata' };
 
