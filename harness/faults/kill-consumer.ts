@@ -22,6 +22,7 @@ const killConsumer: FaultKind = {
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
     const pid = w.pid;
+    w.killedByFault = true;
     if (spec.when === 'after-apply') {
       w.send({ type: 'crash-after-apply' });
       if (!(await w.waitExit(10_000))) w.signal('SIGKILL');

@@ -193,7 +193,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       lastTick = Date.now();
       record.worstLoopLagMs = Math.max(record.worstLoopLagMs, ...[...producers, ...consumers].map((w) => w.stats.loopLagMs));
       for (const w of [...producers, ...consumers]) {
-        if (w.exited && w.exitCode !== 0 && !isKilledByFault(w, timeline!)) {
+        if (w.exited && w.exitCode !== 0 && !w.killedByFault) {
           throw new InfraError(`worker ${w.id} died (exit ${w.exitCode}); see ${w.logFile}`);
         }
       }
@@ -243,10 +243,6 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
 
 function sum(ws: WorkerHandle[], field: keyof WorkerStats): number {
   return ws.reduce((n, w) => n + Number(w.stats[field]), 0);
-}
-
-function isKilledByFault(w: WorkerHandle, timeline: FaultTimeline): boolean {
-  return timeline.records.some((r) => r.kind === 'kill-consumer' && (r.evidence as { pid?: number } | undefined)?.pid === w.pid);
 }
 
 /**

@@ -23,6 +23,8 @@ export class WorkerHandle {
   stats: WorkerStats = { ...EMPTY_STATS };
   exited = false;
   exitCode: number | null = null;
+  /** Set by a fault that kills this worker on purpose: its death is not a harness failure. */
+  killedByFault = false;
   private listeners = new Set<(m: FromWorker) => void>();
   private releaseGroup: () => void;
   private fatal?: FromWorker & { type: 'fatal' };
