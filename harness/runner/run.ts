@@ -97,6 +97,8 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
   let timeline: FaultTimeline | undefined;
   const producers: WorkerHandle[] = [];
   const consumers: WorkerHandle[] = [];
+  /** Consumer processes replaced after a kill: their counts still count. */
+  const retired: WorkerHandle[] = [];
   let consumerGeneration = new Map<string, number>();
   const undoDeploy = onCleanup('stop brokers', async () => deployment?.stop());
 
@@ -167,7 +169,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       restartConsumer: async (id) => {
         const idx = consumers.findIndex((c) => c.id === id);
         const fresh = startConsumer(id);
-        if (idx >= 0) consumers[idx] = fresh;
+        if (idx >= 0) retired.push(consumers.splice(idx, 1, fresh)[0]);
         else consumers.push(fresh);
         await fresh.waitFor('ready', 60_000, 'consumer restart');
       },
@@ -182,11 +184,11 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     let lastTick = Date.now();
     const tick = (phase: string) => {
       const sent = sum(producers, 'sent');
-      const applied = sum(consumers, 'applied');
+      const applied = sum([...consumers, ...retired], 'applied');
       const dt = Math.max(0.001, (Date.now() - lastTick) / 1000);
       progress.update({
         phase, elapsedS: (nowMicros() - startUs) / 1e6, totalS: plannedS, sentRate: (sent - lastSent) / dt,
-        processedRate: (applied - lastApplied) / dt, backlog: Math.max(0, sum(producers, 'acked') - applied), errors: sum(consumers, 'errors'),
+        processedRate: (applied - lastApplied) / dt, backlog: Math.max(0, sum(producers, 'acked') - applied), errors: sum([...consumers, ...retired], 'errors'),
       });
       lastSent = sent;
       lastApplied = applied;
@@ -210,7 +212,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       tick('faults');
     }
     await timeline.stop();
-    record.drain = await drain(producers, consumers, scenario.run.drainTimeoutMs, abort.signal, () => tick('drain'));
+    record.drain = await drain(producers, () => [...consumers, ...retired], scenario.run.drainTimeoutMs, abort.signal, () => tick('drain'));
     mark('drained', record.drain);
   } catch (err) {
     // Kept, not thrown: the partial history is still analysed; the verdict will be unknown.
@@ -226,7 +228,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     for (const f of timeline?.failures() ?? []) record.incomplete.push(`fault ${f.name}: ${f.error}`);
     await Promise.all([...producers, ...consumers].map((w) => w.stop(10_000)));
     for (const p of producers) record.producerStats[p.id] = p.stats;
-    for (const c of consumers) record.consumerStats[c.id] = c.stats;
+    for (const c of [...retired, ...consumers]) record.consumerStats[c.id] = c.stats;
     if (admin) {
       if (!opts.keep) await admin.deleteDestinations().catch((e: Error) => log(`deleting destinations: ${e.message}`));
       await admin.close().catch(() => {});
@@ -252,7 +254,7 @@ function sum(ws: WorkerHandle[], field: keyof WorkerStats): number {
  */
 async function drain(
   producers: WorkerHandle[],
-  consumers: WorkerHandle[],
+  allConsumers: () => WorkerHandle[],
   timeoutMs: number,
   signal: AbortSignal,
   tick: () => void,
@@ -263,6 +265,7 @@ async function drain(
   while (!signal.aborted) {
     await sleep(250, signal);
     tick();
+    const consumers = allConsumers();
     const acked = sum(producers, 'acked');
     const applied = sum(consumers, 'applied') + sum(consumers, 'errors');
     const inFlight = sum(consumers, 'inFlight');
