@@ -24,6 +24,7 @@ const ORDER_STEPS = ['PLACED', 'PAID', 'SHIPPED', 'DELIVERED'] as const;
 
 /** The event that takes an entity of this kind to `version` (version ≥ 1). */
 export function entityEvent(kind: EntityKind, version: number): string {
+  if (!(version >= 1)) return 'NONE';
   switch (kind) {
     case 'order':
       if (version <= ORDER_STEPS.length) return ORDER_STEPS[version - 1];

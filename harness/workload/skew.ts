@@ -55,8 +55,8 @@ export interface SkewOptions {
 
 export function skewReport(keyCounts: Iterable<[string, number]> | Map<string, number>, options: SkewOptions = {}): SkewReport {
   const entries = [...keyCounts].filter(([, c]) => c > 0);
-  // Busiest first; ties by key name so the report is deterministic.
-  entries.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  // Busiest first; ties by key name (k2 before k10) so the report is deterministic.
+  entries.sort((a, b) => b[1] - a[1] || natural(a[0], b[0]));
   const total = entries.reduce((a, [, c]) => a + c, 0);
   const share = (n: number) => (total === 0 ? 0 : n / total);
   const topSum = (n: number) => {
@@ -97,7 +97,7 @@ function laneSkew(counts: Iterable<KeyLaneCount>, total: number): LaneSkew[] {
     let top = 0;
     for (const [key, c] of m) {
       messages += c;
-      if (c > top || (c === top && topKey !== null && key < topKey)) {
+      if (c > top || (c === top && topKey !== null && natural(key, topKey) < 0)) {
         top = c;
         topKey = key;
       }
@@ -112,6 +112,11 @@ function laneSkew(counts: Iterable<KeyLaneCount>, total: number): LaneSkew[] {
     });
   }
   return out.sort((a, b) => compareLanes(a.lane, b.lane));
+}
+
+/** Key names by their numbers: k2 before k10. */
+function natural(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true });
 }
 
 /** Lanes like "orders-2" and "orders-10" sort by their number. */
