@@ -51,7 +51,7 @@ export interface ConvoyResult extends RunIdentity {
 }
 
 export interface ResultInput {
-  run?: Partial<RunIdentity> & { versions?: Partial<Versions> };
+  run?: Omit<Partial<RunIdentity>, 'versions'> & { versions?: Partial<Versions> };
   verdict: Verdict;
   anomalies: Anomalies;
   expectations: ExpectationResult[];

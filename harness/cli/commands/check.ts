@@ -41,9 +41,11 @@ export function register(program: Command): void {
     )
     .option('--lenient', 'skip unusable lines and count them (the verdict is then unknown)')
     .option('--settle <ms>', 'how long a fault window lasts after the fault ends, in ms', '5000')
-    .action(async (history: string, opts: { json?: boolean; expect: string[]; lenient?: boolean; settle: string }) => {
+    .action(async (history: string, opts: { json?: boolean; expect: string[]; lenient?: boolean; settle: string }, command: Command) => {
       const run = await runCheck({ history, json: opts.json, expect: opts.expect, lenient: opts.lenient, settleMs: parseSettle(opts.settle) });
-      process.stdout.write(run.output);
+      // Through commander's output configuration (stdout unless configured otherwise).
+      const out = command.configureOutput().writeOut ?? ((s: string) => process.stdout.write(s));
+      out(run.output);
       process.exitCode = run.exitCode;
     });
 }
