@@ -329,7 +329,7 @@ export function formatErrors(errors: ErrorObject[], data: unknown, base: string,
         out.push(`${path}: expected ${(e.params.limit as number) === 1 ? 'a non-empty string' : describe(parent, root)}, got ${show(value)}`);
         break;
       case 'enum':
-        out.push(`${path}: expected one of ${(e.params.allowedValues as unknown[]).map(plain).join(', ')}; got ${show(value)}`);
+        out.push(`${path}: expected one of ${[...new Set((e.params.allowedValues as unknown[]).map(plain))].join(', ')}; got ${show(value)}`);
         break;
       case 'discriminator': {
         const kinds = discriminatorKinds(parent, root);
@@ -407,7 +407,7 @@ export function describe(schemaIn: unknown, root: SchemaObject): string {
   const s = deref(schemaIn, root);
   if (s.$comment === DURATION_COMMENT) return 'a duration (milliseconds, or a string like "30s", "250ms", "2m")';
   if (s.$comment === EXPECTATION_COMMENT) return '0, ">0", "any" or { expect, during | before | after | outside }';
-  if (Array.isArray(s.enum)) return `one of ${s.enum.map(plain).join(', ')}`;
+  if (Array.isArray(s.enum)) return `one of ${[...new Set(s.enum.map(plain))].join(', ')}`;
   if ('const' in s) return JSON.stringify(s.const);
   if (isObject(s.discriminator) && Array.isArray(s.oneOf)) return `a mapping with kind: one of ${discriminatorKinds(s, root).join(', ')}`;
   const type = s.type;

@@ -39,13 +39,13 @@ export async function validateFiles(
   return code;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, out: (line: string) => void = (line) => process.stdout.write(line + '\n')): void {
   program
     .command('validate')
     .description('check scenario files against the schema (and their broker and fault settings) without running them')
     .argument('<file...>', 'scenario YAML files')
     .action(async (files: string[]) => {
-      const code = await validateFiles(files, (line) => process.stdout.write(line + '\n'));
+      const code = await validateFiles(files, out);
       if (code !== EXIT.ok) process.exitCode = code;
     });
 }

@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { scenarioSchema, schemaJson, SCHEMA_FILE, ANOMALY_TYPES } from '../../harness/scenario/schema.ts';
+
+test('the published scenario.schema.json is the schema in schema.ts', () => {
+  const published = readFileSync(SCHEMA_FILE, 'utf8');
+  assert.equal(published, schemaJson(), 'regenerate it: node --import tsx harness/scenario/schema.ts');
+  assert.deepEqual(JSON.parse(published), JSON.parse(JSON.stringify(scenarioSchema)));
+});
+
+test('the published schema compiles in a strict, stand-alone validator', () => {
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, discriminator: true });
+  const validate = ajv.compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')));
+  assert.equal(validate({ broker: { kind: 'kafka' }, workload: { rate: { kind: 'fixed', perSecond: 10 }, durationMs: '5s' } }), true);
+  assert.equal(validate({ broker: { kind: 'kafka' }, workload: { rate: { kind: 'fixed', perSecond: 10 }, durationMs: '5s', typo: 1 } }), false);
+});
+
+test('every object is closed except the broker section and a fault (checked by their own schemas)', () => {
+  const open: string[] = [];
+  const walk = (s: unknown, path: string) => {
+    if (Array.isArray(s)) return s.forEach((x, i) => walk(x, `${path}/${i}`));
+    if (typeof s !== 'object' || s === null) return;
+    const o = s as Record<string, unknown>;
+    if (o.type === 'object' && o.additionalProperties !== false && !path.endsWith('/properties/overrides')) open.push(path);
+    for (const [k, v] of Object.entries(o)) if (k !== 'default') walk(v, `${path}/${k}`);
+  };
+  walk(scenarioSchema, '#');
+  assert.deepEqual(open.sort(), [
+    '#/$defs/distribution',
+    '#/$defs/fault',
+    '#/$defs/producer/properties/broker',
+    '#/$defs/rate',
+    '#/$defs/size',
+    '#/$defs/time',
+    '#/properties/broker',
+  ]);
+  // The discriminated unions are closed in each branch.
+  for (const u of ['distribution', 'rate', 'size', 'time'] as const) {
+    for (const b of scenarioSchema.$defs[u].oneOf) assert.equal(b.additionalProperties, false);
+  }
+  assert.deepEqual(Object.keys(scenarioSchema.$defs.expect.properties), [...ANOMALY_TYPES]);
+});

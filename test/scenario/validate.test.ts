@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Command } from 'commander';
+import { register, validateFiles } from '../../harness/cli/commands/validate.ts';
+import { fixture, options } from './helpers.ts';
+
+test('validateFiles: an ok line per good file, the problems of a bad one, exit code 2 when any is bad', async () => {
+  const lines: string[] = [];
+  const code = await validateFiles([fixture('full.yaml'), fixture('minimal.yaml'), fixture('too-long.yaml')], (l) => lines.push(l), options);
+  assert.equal(code, 0);
+  assert.deepEqual(lines, [
+    `ok ${fixture('full.yaml')}: hot-key-stall (broker fake, 20 s or 50000 messages, 2 faults)`,
+    `ok ${fixture('minimal.yaml')}: minimal (broker fake, 10 s, 0 faults)`,
+    `ok ${fixture('too-long.yaml')}: too-long (broker fake, 85 s, 0 faults)`,
+    '  warning: planned duration 97 s (warm-up 2 s + sending 85 s + drain timeout 10 s) is over the nightly limit of 90 s; set run.maxDurationMs to allow more',
+  ]);
+  lines.length = 0;
+  const bad = await validateFiles([fixture('unknown-property.yaml'), fixture('minimal.yaml')], (l) => lines.push(l), options);
+  assert.equal(bad, 2);
+  assert.deepEqual(lines, [
+    `invalid ${fixture('unknown-property.yaml')}: invalid scenario (1 problem)`,
+    '  workload.rate.perSecnd: unknown property (did you mean perSecond?)',
+    `ok ${fixture('minimal.yaml')}: minimal (broker fake, 10 s, 0 faults)`,
+  ]);
+});
+
+test('convoy validate <file...> sets exit code 2 on an invalid file', async () => {
+  const program = new Command('convoy').exitOverride();
+  const printed: string[] = [];
+  register(program, (line) => printed.push(line + '\n'));
+  const before = process.exitCode;
+  try {
+    await program.parseAsync(['validate', fixture('bad-yaml.yaml')], { from: 'user' });
+    assert.equal(process.exitCode, 2);
+  } finally {
+    process.exitCode = before;
+  }
+  assert.match(printed.join(''), /^invalid .*bad-yaml\.yaml: not valid YAML\n  .*bad-yaml\.yaml:4:3: YAML syntax error: /);
+});
