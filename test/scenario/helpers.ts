@@ -12,7 +12,7 @@ export const fakeBroker = {
     required: ['kind'],
     properties: { kind: { const: 'fake' }, partitions: { type: 'integer', minimum: 1 }, acks: { enum: ['all', 'leader'] } },
   } as SchemaObject,
-  resolveSettings: (s: BrokerSettings): BrokerSettings => ({ kind: s.kind, partitions: 1, acks: 'all', ...s }),
+  resolveSettings: (s: BrokerSettings): BrokerSettings => ({ partitions: 1, acks: 'all', ...s }),
 };
 
 export const faultSchemas = new Map<string, SchemaObject>([
