@@ -187,7 +187,7 @@ export const scenarioSchema = {
           additionalProperties: false,
           default: {},
           properties: {
-            count: int(1, 'How many keys (entities). Default 1000.', { maximum: 100_000_000, default: 1000 }),
+            count: int(1, 'How many keys (entities). Default 1000.', { maximum: 10_000_000, default: 1000 }),
             distribution: { $ref: '#/$defs/distribution', default: { kind: 'uniform' } },
             prefix: { type: 'string', maxLength: 100, default: 'k', description: 'Key names are <prefix><index>, index from 0. Default "k".' },
           },

@@ -165,7 +165,7 @@ export class MessagePlan {
     const byTime = Number.isFinite(this.endUs) ? messagesBefore(w.rate, this.endUs) : endOfSteps(w.rate);
     this.total = Math.min(byTime, w.messages ?? Infinity);
     this.chooser = keyChooser(w.keys);
-    if (w.producers.length === 0) throw new RangeError('at least one producer is needed');
+    if (w.producers.length === 0 || w.producers.length > 32_767) throw new RangeError('between 1 and 32767 producers are needed');
   }
 
   /**
@@ -188,7 +188,7 @@ export class MessagePlan {
     const wantProducer = filter ? producers.findIndex((p) => p.name === filter.producer) : -1;
     if (filter && wantProducer < 0) throw new RangeError(`no producer named "${filter.producer}"`);
     // Per key: owner producer and (sharded) process, -1 until first seen; seq counter.
-    const owner = new Int32Array(n).fill(-1);
+    const owner = new Int16Array(n).fill(-1); // 10 bytes a key in all: 100 MB at 10M keys
     const shard = new Int32Array(n);
     const seqs = new Uint32Array(n);
     const perProducerCount = new Float64Array(P);

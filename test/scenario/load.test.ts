@@ -66,7 +66,7 @@ run: { drainTimeout: 3 }
 `);
   assert.deepEqual(p, [
     'seed: expected integer ≥ 0 and ≤ 9007199254740991, got -1',
-    'workload.keys.count: expected integer ≥ 1 and ≤ 100000000, got 0',
+    'workload.keys.count: expected integer ≥ 1 and ≤ 10000000, got 0',
     'workload.keys.distribution.share: missing; expected number between 0 and 1',
     'workload.rate.steps: expected at least 1 item, got 0',
     'workload.durationMs: expected a duration (milliseconds, or a string like "30s", "250ms", "2m"), got "5x"',
