@@ -705,10 +705,11 @@ function durationWarnings(s: Scenario, raw: Record<string, any>): string[] {
     } else if (planned > s.run.maxDurationMs) {
       out.push(`planned duration ${secs(planned)} (${parts}) is over run.maxDurationMs ${secs(s.run.maxDurationMs)}: the run will be cut short`);
     }
-    const end = sending - s.workload.warmupMs;
+    // Faults may act during the drain (a redrive, say), but not past it.
+    const end = sending - s.workload.warmupMs + s.run.drainTimeoutMs;
     for (const f of s.faults) {
       if (f.atMs + f.durationMs > end) {
-        out.push(`faults: ${f.name} ends at ${secs(f.atMs + f.durationMs)}, after the producers stop (${secs(end)} into the measured phase)`);
+        out.push(`faults: ${f.name} ends at ${secs(f.atMs + f.durationMs)}, after the drain timeout (${secs(end)} into the measured phase)`);
       }
     }
   }
