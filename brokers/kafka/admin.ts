@@ -1,0 +1,154 @@
+/**
+ * BrokerAdmin for Kafka (kafkajs admin client, on the deployment's direct admin path when it
+ * has one): the run's topic and consumer group, and the capabilities faults look for:
+ * addPartitions, lanes, describeConsumerGroup (state, members, assignment, committed offsets)
+ * and describeReplication (leader, replicas and ISR per partition).
+ */
+import kafkajs from 'kafkajs';
+import type { Admin } from 'kafkajs';
+import type { BrokerAdmin, RunNames } from '../../harness/broker/contract.ts';
+import { InfraError } from '../../harness/errors.ts';
+import { sleep } from '../../harness/clock.ts';
+import { laneOf } from './consumer-core.ts';
+import { adminEndpoint, kafkajsConnection, type KafkaEndpoint } from './endpoint.ts';
+import { groupId, topicName } from './names.ts';
+import type { KafkaSettings } from './settings.ts';
+
+const { Kafka, logLevel, AssignerProtocol } = kafkajs;
+
+export interface KafkaAdmin extends BrokerAdmin {
+  addPartitions(total: number): Promise<void>;
+  lanes(): Promise<string[]>;
+  describeConsumerGroup(): Promise<Record<string, unknown>>;
+  describeReplication(): Promise<Record<string, unknown>>;
+  /** The kafkajs admin client itself, for tests and tools. */
+  readonly client: Admin;
+}
+
+export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, log: (l: string) => void = () => {}): Promise<KafkaAdmin> {
+  const kafka = new Kafka({
+    ...kafkajsConnection(adminEndpoint(endpoint)),
+    clientId: `${names.prefix}-admin`,
+    connectionTimeout: 3_000,
+    requestTimeout: 30_000,
+    retry: { retries: 6, initialRetryTime: 200, maxRetryTime: 3_000 },
+    logLevel: logLevel.NOTHING,
+  });
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+  } catch (err) {
+    throw new InfraError(`Kafka admin could not connect to ${adminEndpoint(endpoint).bootstrapServers.join(',')}: ${(err as Error).message}`, [], { cause: err });
+  }
+  const topic = topicName(names);
+  const group = groupId(names);
+
+  const partitions = async () => {
+    const md = await admin.fetchTopicMetadata({ topics: [topic] });
+    return (md.topics[0]?.partitions ?? []).slice().sort((a, b) => a.partitionId - b.partitionId);
+  };
+
+  /**
+   * Waits until the topic has `count` partitions, each with a leader that serves it: metadata
+   * can name a leader before that broker has taken the partition on, and the first produce
+   * requests would then fail with NOT_LEADER (and be retried out of order). ListOffsets goes
+   * to each leader and succeeds only once it serves the partition.
+   */
+  const waitPartitions = async (count: number, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const ps = await partitions().catch(() => []);
+      if (ps.length >= count && ps.every((p) => p.leader >= 0)) {
+        const offsets = await admin.fetchTopicOffsets(topic).catch(() => []);
+        if (offsets.length >= count) return;
+      }
+      if (Date.now() > deadline) throw new InfraError(`topic ${topic}: ${ps.length} of ${count} partitions have a serving leader after ${timeoutMs / 1000} s`);
+      await sleep(100);
+    }
+  };
+
+  return {
+    client: admin,
+    async createDestinations(): Promise<void> {
+      const t = settings.topic;
+      let created: boolean;
+      try {
+        created = await admin.createTopics({
+          waitForLeaders: true,
+          timeout: 30_000,
+          topics: [
+            {
+              topic,
+              numPartitions: t.partitions,
+              replicationFactor: t.replicationFactor,
+              configEntries: [{ name: 'min.insync.replicas', value: String(t.minInsyncReplicas) }],
+            },
+          ],
+        });
+      } catch (err) {
+        const e = err as { message: string; errors?: { message?: string; type?: string }[] };
+        const detail = (e.errors ?? []).map((x) => `${x.type ?? ''} ${x.message ?? ''}`.trim());
+        throw new InfraError(`creating topic ${topic} (${t.partitions} partitions, RF ${t.replicationFactor}) failed: ${e.message}`, detail, { cause: err });
+      }
+      if (!created) throw new InfraError(`topic ${topic} already exists: refusing to reuse another run's messages`);
+      await waitPartitions(t.partitions);
+      log(`created topic ${topic}: ${t.partitions} partitions, RF ${t.replicationFactor}, min.insync.replicas ${t.minInsyncReplicas}`);
+    },
+    async deleteDestinations(): Promise<void> {
+      await admin.deleteTopics({ topics: [topic], timeout: 30_000 }).catch((err: Error) => {
+        if (!/UNKNOWN_TOPIC|does not host this topic/i.test(err.message)) throw err;
+      });
+      // The group is empty once consumers closed; a group with members cannot be deleted.
+      await admin.deleteGroups([group]).catch((err: Error) => log(`deleting group ${group}: ${err.message}`));
+    },
+    async close(): Promise<void> {
+      await admin.disconnect();
+    },
+    async addPartitions(total: number): Promise<void> {
+      const now = (await partitions()).length;
+      if (total <= now) throw new InfraError(`topic ${topic} has ${now} partitions; cannot raise to ${total}`);
+      await admin.createPartitions({ timeout: 30_000, topicPartitions: [{ topic, count: total }] });
+      await waitPartitions(total);
+    },
+    async lanes(): Promise<string[]> {
+      return (await partitions()).map((p) => laneOf(p.partitionId));
+    },
+    async describeConsumerGroup(): Promise<Record<string, unknown>> {
+      const { groups } = await admin.describeGroups([group]);
+      const g = groups[0];
+      const committed = await admin.fetchOffsets({ groupId: group, topics: [topic] }).catch(() => []);
+      const members = (g?.members ?? []).map((m) => {
+        let lanes: string[] = [];
+        try {
+          const a = AssignerProtocol.MemberAssignment.decode(m.memberAssignment);
+          lanes = (a?.assignment[topic] ?? []).map(laneOf);
+        } catch {
+          /* undecodable (another protocol) */
+        }
+        return { memberId: m.memberId, clientId: m.clientId, host: m.clientHost, lanes };
+      });
+      return {
+        group,
+        state: g?.state,
+        protocol: g?.protocol,
+        members,
+        committed: Object.fromEntries((committed[0]?.partitions ?? []).map((p) => [laneOf(p.partition), Number(p.offset)])),
+        // The classic group protocol's DescribeGroups carries no generation id; the
+        // consumers report theirs with each rebalance event.
+      };
+    },
+    async describeReplication(): Promise<Record<string, unknown>> {
+      const ps = await partitions();
+      const lanes = Object.fromEntries(
+        ps.map((p) => [laneOf(p.partitionId), { leader: p.leader, replicas: p.replicas, isr: p.isr, offline: p.offlineReplicas ?? [] }]),
+      );
+      return {
+        topic,
+        minInsyncReplicas: settings.topic.minInsyncReplicas,
+        lanes,
+        underReplicated: ps.filter((p) => p.isr.length < p.replicas.length).map((p) => laneOf(p.partitionId)),
+        belowMinIsr: ps.filter((p) => p.isr.length < settings.topic.minInsyncReplicas).map((p) => laneOf(p.partitionId)),
+      };
+    },
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * Producer and consumer on @confluentinc/kafka-javascript (librdkafka), through its
+ * KafkaJS-style promise API (`require('@confluentinc/kafka-javascript').KafkaJS`).
+ *
+ * Every setting is passed as a librdkafka property at the top level of the client config;
+ * the `kafkaJS` block carries only the logger (top-level properties override whatever the
+ * block's compatibility mode would set, e.g. its forced `partitioner: murmur2_random`).
+ *
+ * Producer: acks, enable.idempotence, max.in.flight.requests.per.connection, retries,
+ * linger.ms, batch.size, request.timeout.ms (broker side) and socket.timeout.ms (client side)
+ * from requestTimeoutMs, message.timeout.ms from deliveryTimeoutMs, and the partitioner:
+ * murmur2 -> `murmur2_random` (Java-compatible), crc32 -> `consistent_random` (librdkafka's
+ * default CRC32). The ack's lane is `p<partition>`.
+ *
+ * Consumer: eachBatch with manual offset resolution (consumer-core.ts has the semantics), a
+ * rebalance_cb that commits the settled prefix before partitions are revoked, eager
+ * `roundrobin` assignment like kafkajs's default. max.poll.interval.ms: the KafkaJS layer
+ * hands librdkafka twice the value it is given (it uses the first half to expire its message
+ * cache), so this adapter gives it half of maxPollIntervalMs: librdkafka then really leaves the
+ * group after maxPollIntervalMs without a poll, which is what the setting means.
+ */
+import { createRequire } from 'node:module';
+import {
+  SendFailure,
+  type ConsumerClient,
+  type ConsumerOptions,
+  type Delivery,
+  type OutgoingMessage,
+  type ProducerClient,
+  type ProducerOptions,
+  type RunNames,
+  type SendAck,
+} from '../../harness/broker/contract.ts';
+import { InfraError } from '../../harness/errors.ts';
+import { ConsumerCore, laneOf, throttledLog } from './consumer-core.ts';
+import { rdkafkaConnection, type KafkaEndpoint } from './endpoint.ts';
+import { clientId, groupId, topicName } from './names.ts';
+import type { KafkaSettings } from './settings.ts';
+
+/* The package is an optional dependency with a native part: load it lazily, with a clear error. */
+type CKJS = typeof import('@confluentinc/kafka-javascript');
+let ckjs: CKJS | undefined;
+export function loadConfluent(): CKJS {
+  if (ckjs) return ckjs;
+  try {
+    const require = createRequire(import.meta.url);
+    ckjs = require('@confluentinc/kafka-javascript') as CKJS;
+    return ckjs;
+  } catch (err) {
+    throw new InfraError(
+      '@confluentinc/kafka-javascript is not installed or its native part is not built (see platform notes: CKJS_LINKING=dynamic npm install @confluentinc/kafka-javascript)',
+      [(err as Error).message],
+      { cause: err },
+    );
+  }
+}
+
+/** librdkafka error codes that guarantee nothing was written. */
+const DEFINITE_CODES = new Set([
+  10, // MSG_SIZE_TOO_LARGE (also raised locally before sending)
+  18, // RECORD_LIST_TOO_LARGE
+  87, // INVALID_RECORD
+  21, // INVALID_REQUIRED_ACKS
+  32, // INVALID_TIMESTAMP
+  29, // TOPIC_AUTHORIZATION_FAILED
+  31, // CLUSTER_AUTHORIZATION_FAILED
+  17, // INVALID_TOPIC_EXCEPTION
+  43, // UNSUPPORTED_FOR_MESSAGE_FORMAT
+  -184, // _QUEUE_FULL: refused by the local queue, never sent
+  -186, // _INVALID_ARG: refused locally
+]);
+
+export function isDefiniteRdkafkaError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'number' && DEFINITE_CODES.has(code);
+}
+
+interface Logger {
+  info(m: string, e?: unknown): void;
+  warn(m: string, e?: unknown): void;
+  error(m: string, e?: unknown): void;
+  debug(m: string, e?: unknown): void;
+  namespace(): Logger;
+  setLogLevel(l: number): void;
+}
+
+/** A KafkaJS-style logger that forwards warnings and errors to the worker's log. */
+function logger(log: (l: string) => void, onDebug?: (m: string) => void): Logger {
+  const out = throttledLog(log);
+  const l: Logger = {
+    info: () => {},
+    warn: (m) => out(`librdkafka warn: ${m}`),
+    error: (m) => out(`librdkafka error: ${m}`),
+    debug: (m) => onDebug?.(m),
+    namespace: () => l,
+    setLogLevel: () => {},
+  };
+  return l;
+}
+
+export async function confluentProducer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ProducerOptions): Promise<ProducerClient> {
+  const { KafkaJS } = loadConfluent();
+  const p = settings.producer;
+  const topic = topicName(names);
+  const config: Record<string, unknown> = {
+    ...rdkafkaConnection(endpoint),
+    'client.id': clientId(names, options.id),
+    acks: p.acks,
+    'enable.idempotence': p.idempotent,
+    'max.in.flight.requests.per.connection': p.maxInFlight,
+    retries: p.retries,
+    'retry.backoff.ms': 100,
+    'retry.backoff.max.ms': 2_000,
+    'linger.ms': p.lingerMs,
+    'batch.size': p.batchSize ?? 1_000_000,
+    'request.timeout.ms': p.requestTimeoutMs,
+    'socket.timeout.ms': Math.max(10, p.requestTimeoutMs),
+    'message.timeout.ms': p.deliveryTimeoutMs ?? 120_000,
+    partitioner: p.partitioner === 'crc32' ? 'consistent_random' : 'murmur2_random',
+    kafkaJS: { logger: logger(options.log), logLevel: KafkaJS.logLevel.WARN },
+  };
+  const producer = new KafkaJS.Kafka({}).producer(config as never);
+  await producer.connect();
+  const internal = (producer as unknown as { _getInternalClient(): { getMetadata(o: unknown, cb: (err: unknown) => void): void } })._getInternalClient();
+  return {
+    async send(m: OutgoingMessage): Promise<SendAck> {
+      try {
+        const [meta] = await producer.send({ topic, messages: [{ key: m.key, value: m.payload }] });
+        if (!meta) return {};
+        const off = meta.baseOffset === undefined || meta.baseOffset === null ? undefined : Number(meta.baseOffset);
+        return { lane: laneOf(meta.partition), offset: off !== undefined && off >= 0 ? off : undefined };
+      } catch (err) {
+        throw new SendFailure((err as Error).message, isDefiniteRdkafkaError(err), { cause: err });
+      }
+    },
+    /** A metadata request on the producer's own handle updates librdkafka's partition count at once. */
+    refreshMetadata(): Promise<void> {
+      return new Promise((resolve, reject) =>
+        internal.getMetadata({ topic, timeout: 10_000 }, (err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve())),
+      );
+    },
+    async close(): Promise<void> {
+      await producer.flush({ timeout: 5_000 }).catch(() => {});
+      await producer.disconnect();
+    },
+  };
+}
+
+export async function confluentConsumer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ConsumerOptions): Promise<ConsumerClient> {
+  const { KafkaJS } = loadConfluent();
+  const c = settings.consumer;
+  const topic = topicName(names);
+  const core = new ConsumerCore(topic, c, options);
+  // librdkafka's cgrp debug lines are the only place it names the group generation.
+  let generation: number | undefined;
+  const onDebug = (m: string) => {
+    const g = /GenerationId (\d+)|generation id (\d+)|generation (\d+)/i.exec(m);
+    if (g) generation = Number(g[1] ?? g[2] ?? g[3]);
+  };
+  const ASSIGN = -175;
+  const REVOKE = -174;
+  const config: Record<string, unknown> = {
+    ...rdkafkaConnection(endpoint),
+    'client.id': clientId(names, options.id),
+    'group.id': groupId(names),
+    'session.timeout.ms': c.sessionTimeoutMs,
+    'heartbeat.interval.ms': c.heartbeatIntervalMs,
+    'max.poll.interval.ms': Math.ceil((c.maxPollIntervalMs ?? 300_000) / 2),
+    'enable.auto.commit': false,
+    'auto.offset.reset': c.fromBeginning ? 'earliest' : 'latest',
+    'partition.assignment.strategy': 'roundrobin',
+    'allow.auto.create.topics': false,
+    debug: 'cgrp',
+    rebalance_cb: async (err: { code: number }, assignment: { topic: string; partition: number }[]) => {
+      const parts = assignment.filter((a) => a.topic === topic).map((a) => a.partition);
+      if (err.code === ASSIGN) core.assign(parts, generation);
+      else if (err.code === REVOKE) {
+        await core.flush();
+        core.revoke(parts, generation);
+      }
+      // Returning nothing lets the KafkaJS layer apply the (eager) assignment as given.
+    },
+    kafkaJS: { logger: logger(options.log, onDebug), logLevel: KafkaJS.logLevel.DEBUG },
+  };
+  const consumer = new KafkaJS.Kafka({}).consumer(config as never);
+  core.attach({
+    seek: (partition, offset) => consumer.seek({ topic, partition, offset: String(offset) }),
+    commit: async (offsets) => {
+      await consumer.commitOffsets(offsets.map((o) => ({ topic, partition: o.partition, offset: String(o.offset) })));
+    },
+  });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic] });
+  return {
+    async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+      await consumer.run({
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: c.partitionsConsumedConcurrently,
+        eachBatch: async ({ batch, resolveOffset, isRunning, isStale }) => {
+          for (const message of batch.messages) {
+            if (!isRunning() || isStale()) break;
+            const offset = Number(message.offset);
+            const handed = await core.handOut(batch.partition, offset, message.value ?? Buffer.alloc(0), onDelivery, {
+              stale: () => !isRunning() || isStale(),
+            });
+            if (!handed) break;
+            // The fetch position moves on; what gets committed is decided by settlement.
+            resolveOffset(message.offset);
+          }
+        },
+      });
+    },
+    ready: (timeoutMs) => core.ready(timeoutMs),
+    async close(): Promise<void> {
+      await core.flush();
+      core.close();
+      await consumer.disconnect();
+    },
+  };
+}

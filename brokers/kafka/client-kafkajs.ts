@@ -1,0 +1,226 @@
+/**
+ * Producer and consumer on kafkajs 2.2.4.
+ *
+ * Producer: one produce request per send() (kafkajs has no linger), Java-compatible murmur2
+ * partitioner (kafkajs DefaultPartitioner), maxInFlight = kafkajs maxInFlightRequests per
+ * connection, acks and requestTimeoutMs per request. The ack's lane is `p<partition>`.
+ *
+ * Consumer: eachBatch with manual offset resolution; see consumer-core.ts for the delivery and
+ * settlement semantics. kafkajs heartbeats only between messages (and while this adapter waits
+ * for an in-flight slot), so a handler that blocks longer than sessionTimeoutMs gets the member
+ * evicted; there is no max.poll.interval.ms.
+ */
+import { createRequire } from 'node:module';
+import kafkajs from 'kafkajs';
+import type { Consumer, Kafka as KafkaClient, LogEntry, Producer } from 'kafkajs';
+import {
+  SendFailure,
+  type ConsumerClient,
+  type ConsumerOptions,
+  type Delivery,
+  type OutgoingMessage,
+  type ProducerClient,
+  type ProducerOptions,
+  type RunNames,
+  type SendAck,
+} from '../../harness/broker/contract.ts';
+import { ConsumerCore, laneOf, throttledLog } from './consumer-core.ts';
+import { kafkajsConnection, type KafkaEndpoint } from './endpoint.ts';
+import { clientId, groupId, topicName } from './names.ts';
+import type { KafkaSettings } from './settings.ts';
+
+const { Kafka, logLevel, Partitioners } = kafkajs;
+
+/** Broker error types that guarantee nothing was written, whatever earlier attempts did. */
+const DEFINITE_TYPES = new Set([
+  'MESSAGE_TOO_LARGE',
+  'RECORD_LIST_TOO_LARGE',
+  'INVALID_RECORD',
+  'INVALID_REQUIRED_ACKS',
+  'INVALID_TIMESTAMP',
+  'TOPIC_AUTHORIZATION_FAILED',
+  'CLUSTER_AUTHORIZATION_FAILED',
+  'INVALID_TOPIC_EXCEPTION',
+  'UNSUPPORTED_FOR_MESSAGE_FORMAT',
+]);
+
+export function isDefiniteKafkajsError(err: unknown): boolean {
+  for (let e = err as { type?: string; cause?: unknown; originalError?: unknown } | undefined, depth = 0; e && depth < 6; depth++) {
+    if (e.type && DEFINITE_TYPES.has(e.type)) return true;
+    e = (e.cause ?? e.originalError) as typeof e;
+  }
+  return false;
+}
+
+function logCreator(log: (l: string) => void) {
+  const out = throttledLog(log);
+  return () =>
+    ({ namespace, level, log: entry }: LogEntry) => {
+      const { message, error } = entry as { message: string; error?: string };
+      out(`kafkajs ${level === logLevel.ERROR ? 'error' : 'warn'} [${namespace}] ${message}${error ? `: ${error}` : ''}`);
+    };
+}
+
+function client(endpoint: KafkaEndpoint, settings: KafkaSettings, id: string, log: (l: string) => void, role: 'producer' | 'consumer'): KafkaClient {
+  const producer = role === 'producer';
+  return new Kafka({
+    ...kafkajsConnection(endpoint),
+    clientId: id,
+    connectionTimeout: 3_000,
+    requestTimeout: producer ? settings.producer.requestTimeoutMs : 30_000,
+    ...(producer ? { maxInFlightRequests: settings.producer.maxInFlight } : {}),
+    retry: { retries: producer ? settings.producer.retries : 10, initialRetryTime: 100, maxRetryTime: 2_000 },
+    logLevel: logLevel.WARN,
+    logCreator: logCreator(log),
+  });
+}
+
+/**
+ * kafkajs creates one cluster object per producer and has no public way to refresh its
+ * metadata. Capture it when the producer is made (kafkajs 2.2.4 keeps the factory under a
+ * private symbol on Kafka.prototype) so refreshMetadata() can ask for fresh metadata at once.
+ */
+function captureCluster(kafka: KafkaClient): () => { refreshMetadata(): Promise<void> } | undefined {
+  let cluster: { refreshMetadata(): Promise<void> } | undefined;
+  const sym = Object.getOwnPropertySymbols(Object.getPrototypeOf(kafka)).find((s) => s.description === 'private:Kafka:createCluster');
+  const k = kafka as unknown as Record<symbol, (...a: unknown[]) => unknown>;
+  if (sym && typeof k[sym] === 'function') {
+    const orig = k[sym]!.bind(kafka);
+    k[sym] = (...a: unknown[]) => (cluster = orig(...a) as typeof cluster);
+  }
+  return () => cluster;
+}
+
+export async function kafkajsProducer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ProducerOptions): Promise<ProducerClient> {
+  const p = settings.producer;
+  const kafka = client(endpoint, settings, clientId(names, options.id), options.log, 'producer');
+  const cluster = captureCluster(kafka);
+  const producer: Producer = kafka.producer({
+    idempotent: p.idempotent,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: { retries: p.retries, initialRetryTime: 100, maxRetryTime: 2_000 },
+  });
+  await producer.connect();
+  const topic = topicName(names);
+  return {
+    async send(m: OutgoingMessage): Promise<SendAck> {
+      try {
+        const [meta] = await producer.send({ topic, acks: p.acks, timeout: p.requestTimeoutMs, messages: [{ key: m.key, value: m.payload }] });
+        if (!meta) return {}; // acks 0: the broker says nothing
+        const offset = meta.baseOffset !== undefined && meta.baseOffset !== '-1' ? Number(meta.baseOffset) : undefined;
+        return { lane: laneOf(meta.partition), offset };
+      } catch (err) {
+        throw new SendFailure((err as Error).message, isDefiniteKafkajsError(err), { cause: err });
+      }
+    },
+    async refreshMetadata(): Promise<void> {
+      const c = cluster();
+      if (!c) throw new Error('kafkajs: producer cluster not captured; cannot refresh metadata');
+      await c.refreshMetadata();
+    },
+    async close(): Promise<void> {
+      await producer.disconnect();
+    },
+  };
+}
+
+/**
+ * kafkajs's GROUP_JOIN event has no generation id, but its ConsumerGroup object keeps it.
+ * Record the ConsumerGroup instances as they join (a wrapper around joinAndSync on the
+ * prototype, kafkajs 2.2.4), so the event handler can read the generation of the member.
+ */
+const joiningGroups = new Set<{ memberId: string | null; generationId: number | null }>();
+let patched = false;
+function patchGenerationTracking(): void {
+  if (patched) return;
+  patched = true;
+  try {
+    const require = createRequire(import.meta.url);
+    const ConsumerGroup = require('kafkajs/src/consumer/consumerGroup.js') as { prototype: Record<string, unknown> };
+    const orig = ConsumerGroup.prototype.joinAndSync as ((...a: unknown[]) => Promise<unknown>) | undefined;
+    if (typeof orig !== 'function') return;
+    ConsumerGroup.prototype.joinAndSync = function (this: { memberId: string | null; generationId: number | null }, ...a: unknown[]) {
+      joiningGroups.add(this);
+      return orig.apply(this, a);
+    };
+  } catch {
+    /* generation stays unknown */
+  }
+}
+function generationOf(memberId: string): number | undefined {
+  for (const g of joiningGroups) if (g.memberId === memberId) return g.generationId ?? undefined;
+  return undefined;
+}
+
+export async function kafkajsConsumer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ConsumerOptions): Promise<ConsumerClient> {
+  patchGenerationTracking();
+  const c = settings.consumer;
+  const topic = topicName(names);
+  const kafka = client(endpoint, settings, clientId(names, options.id), options.log, 'consumer');
+  const consumer: Consumer = kafka.consumer({
+    groupId: groupId(names),
+    sessionTimeout: c.sessionTimeoutMs,
+    heartbeatInterval: c.heartbeatIntervalMs,
+    rebalanceTimeout: Math.max(c.sessionTimeoutMs, 60_000),
+    allowAutoTopicCreation: false,
+    retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 2_000 },
+  });
+  const core = new ConsumerCore(topic, c, options);
+  let memberId: string | undefined;
+  let current: number[] = [];
+
+  core.attach({
+    seek: (partition, offset) => consumer.seek({ topic, partition, offset: String(offset) }),
+    commit: (offsets) => consumer.commitOffsets(offsets.map((o) => ({ topic, partition: o.partition, offset: String(o.offset) }))),
+  });
+
+  consumer.on(consumer.events.REBALANCING, () => {
+    // Eager rebalance: everything this member holds is about to be revoked; commit what is settled.
+    void core.flush();
+  });
+  consumer.on(consumer.events.GROUP_JOIN, (e) => {
+    memberId = e.payload.memberId;
+    const generation = generationOf(memberId);
+    const next = (e.payload.memberAssignment[topic] ?? []).slice().sort((a, b) => a - b);
+    // kafkajs restarts every partition from its committed offset after a join, kept or not.
+    core.revoke(current, generation);
+    current = next;
+    core.assign(next, generation);
+  });
+  consumer.on(consumer.events.CRASH, (e) => {
+    options.log(`kafkajs consumer crashed (${e.payload.restart ? 'restarting' : 'not restarting'}): ${e.payload.error.message}`);
+  });
+
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: c.fromBeginning });
+
+  return {
+    async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: c.partitionsConsumedConcurrently,
+        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+          for (const message of batch.messages) {
+            if (!isRunning() || isStale()) break;
+            const offset = Number(message.offset);
+            const handed = await core.handOut(batch.partition, offset, message.value ?? Buffer.alloc(0), onDelivery, {
+              stale: () => !isRunning() || isStale(),
+              heartbeat,
+            });
+            if (!handed) break;
+            // The fetch position moves on; what gets committed is decided by settlement.
+            resolveOffset(message.offset);
+          }
+        },
+      });
+    },
+    ready: (timeoutMs) => core.ready(timeoutMs),
+    async close(): Promise<void> {
+      await core.flush();
+      core.close();
+      await consumer.disconnect();
+    },
+  };
+}

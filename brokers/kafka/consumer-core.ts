@@ -1,0 +1,320 @@
+/**
+ * What both Kafka consumer adapters share: per-partition settlement ledgers, the in-flight
+ * limit, offset commits of the settled prefix, group events and readiness. The adapters
+ * (client-kafkajs.ts, client-confluent.ts) only feed it messages and carry out seeks/commits.
+ *
+ * Semantics (the same for both clients):
+ *   - Deliveries of one partition are handed out in offset order; the next one is handed out
+ *     only after `onDelivery` of the previous one resolved (the harness resolves it early
+ *     when its concurrency mode allows parallel work).
+ *   - At most `maxInFlight` deliveries are unsettled at once (across partitions).
+ *   - ack / dead-letter: the offset is done. Kafka keeps one committed offset per partition,
+ *     so the consumer commits only the contiguous settled prefix (like Confluent's Parallel
+ *     Consumer): an offset is committed once it and every earlier delivered offset are settled.
+ *     Kafka has no dead-letter queue: dead-letter commits past the message (the harness
+ *     records it).
+ *   - requeue and release both seek the partition back to that offset: the message and every
+ *     later one of that partition are delivered again (deliveryCount counts these redeliveries
+ *     within this consumer; Kafka keeps no count). Kafka has no lock that could expire, so
+ *     "release" cannot mean "later"; it redelivers at once too.
+ *   - autoCommit true: the settled prefix is committed every autoCommitIntervalMs (and on
+ *     revocation and close); autoCommit false: right after each settlement that moves it
+ *     (coalesced: one commit request in flight). Both clients' own auto-commit would commit
+ *     the fetch position instead (messages handed out, not settled), so it is switched off.
+ *   - A rebalance revokes every partition (both clients use eager assignors): deliveries
+ *     from before it are stale, their settlement changes nothing, and the new owner starts
+ *     from the committed offset.
+ */
+import type { ConsumerGroupEvent, ConsumerOptions, Delivery, Settlement } from '../../harness/broker/contract.ts';
+import { InfraError } from '../../harness/errors.ts';
+import type { ConsumerSettings } from './settings.ts';
+
+export function laneOf(partition: number): string {
+  return `p${partition}`;
+}
+export function partitionOfLane(lane: string): number {
+  return Number(lane.replace(/^p/, ''));
+}
+
+interface Entry {
+  offset: number;
+  settled: boolean;
+  /** Dropped by a seek back or a revocation: its settlement changes nothing. */
+  dropped: boolean;
+}
+
+/** Handed-out offsets of one partition, in delivery order. */
+export class PartitionLedger {
+  private entries: Entry[] = [];
+  /** Next offset to commit (the settled prefix's end), once something was settled. */
+  committable?: number;
+  committed?: number;
+  private counts = new Map<number, number>();
+
+  deliver(offset: number): { entry: Entry; count: number } {
+    const entry: Entry = { offset, settled: false, dropped: false };
+    this.entries.push(entry);
+    const count = (this.counts.get(offset) ?? 0) + 1;
+    this.counts.set(offset, count);
+    return { entry, count };
+  }
+
+  /** Marks an entry done; true when the settled prefix moved. */
+  settle(entry: Entry): boolean {
+    entry.settled = true;
+    let moved = false;
+    while (this.entries.length && this.entries[0]!.settled) {
+      const e = this.entries.shift()!;
+      this.committable = e.offset + 1;
+      this.counts.delete(e.offset);
+      moved = true;
+    }
+    return moved;
+  }
+
+  /** Forgets every entry at or after `offset` (they will be delivered again). */
+  rewind(offset: number): void {
+    const keep: Entry[] = [];
+    for (const e of this.entries) {
+      if (e.offset >= offset) e.dropped = true;
+      else keep.push(e);
+    }
+    this.entries = keep;
+  }
+
+  /** Revocation: every outstanding delivery is stale. */
+  drop(): void {
+    for (const e of this.entries) e.dropped = true;
+    this.entries = [];
+    this.counts.clear();
+  }
+
+  get outstanding(): number {
+    return this.entries.length;
+  }
+}
+
+export interface ConsumerDriver {
+  seek(partition: number, offset: number): void;
+  commit(offsets: { partition: number; offset: number }[]): Promise<void>;
+}
+
+class Slots {
+  private used = 0;
+  private waiters: (() => void)[] = [];
+  constructor(private readonly max: number) {}
+  get inUse(): number {
+    return this.used;
+  }
+  tryTake(): boolean {
+    if (this.used >= this.max) return false;
+    this.used++;
+    return true;
+  }
+  /** Resolves when a slot was taken; `tick` runs every `tickMs` while waiting (heartbeats). */
+  async take(tick?: () => Promise<void>, tickMs = 1_000): Promise<void> {
+    while (!this.tryTake()) {
+      await new Promise<void>((resolve) => {
+        const t = tick ? setTimeout(resolve, tickMs) : undefined;
+        this.waiters.push(() => {
+          if (t) clearTimeout(t);
+          resolve();
+        });
+      });
+      if (tick && this.used >= this.max) await tick().catch(() => {});
+    }
+  }
+  give(): void {
+    this.used = Math.max(0, this.used - 1);
+    const w = this.waiters.shift();
+    w?.();
+  }
+}
+
+export class ConsumerCore {
+  private ledgers = new Map<number, PartitionLedger>();
+  private assigned: number[] = [];
+  private slots: Slots;
+  private driver?: ConsumerDriver;
+  private commitTimer?: NodeJS.Timeout;
+  private commitRunning?: Promise<void>;
+  private commitAgain = false;
+  private readyWaiters: { resolve: () => void }[] = [];
+  private isReady = false;
+  private closed = false;
+  /** Generation of the current assignment, when the client can tell. */
+  generation?: number;
+
+  constructor(
+    readonly topic: string,
+    private readonly settings: ConsumerSettings,
+    private readonly options: ConsumerOptions,
+  ) {
+    this.slots = new Slots(Math.max(1, options.maxInFlight));
+  }
+
+  attach(driver: ConsumerDriver): void {
+    this.driver = driver;
+    if (this.settings.autoCommit) {
+      this.commitTimer = setInterval(() => void this.commitNow(), this.settings.autoCommitIntervalMs);
+      this.commitTimer.unref();
+    }
+  }
+
+  get lanes(): string[] {
+    return this.assigned.map(laneOf);
+  }
+
+  get inFlight(): number {
+    return this.slots.inUse;
+  }
+
+  /** The group gave this member `partitions` (possibly none): it is ready. */
+  assign(partitions: number[], generation?: number): void {
+    if (generation !== undefined) this.generation = generation;
+    this.assigned = [...partitions].sort((a, b) => a - b);
+    for (const p of this.assigned) {
+      this.ledgers.get(p)?.drop();
+      this.ledgers.set(p, new PartitionLedger());
+    }
+    this.options.onGroupEvent?.({ phase: 'assigned', lanes: this.lanes, generation: this.generation });
+    this.isReady = true;
+    this.readyWaiters.splice(0).forEach((w) => w.resolve());
+  }
+
+  /** The member lost `partitions`: outstanding deliveries become stale. */
+  revoke(partitions: number[], generation?: number): void {
+    if (partitions.length === 0) return;
+    for (const p of partitions) {
+      this.ledgers.get(p)?.drop();
+      this.ledgers.delete(p);
+    }
+    this.assigned = this.assigned.filter((p) => !partitions.includes(p));
+    const event: ConsumerGroupEvent = { phase: 'revoked', lanes: partitions.map(laneOf), generation: generation ?? this.generation };
+    this.options.onGroupEvent?.(event);
+  }
+
+  ready(timeoutMs: number): Promise<void> {
+    if (this.isReady) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => {
+        reject(new InfraError(`Kafka consumer ${this.options.id} got no partition assignment from the group within ${Math.round(timeoutMs / 1000)} s`));
+      }, timeoutMs);
+      this.readyWaiters.push({
+        resolve: () => {
+          clearTimeout(t);
+          resolve();
+        },
+      });
+    });
+  }
+
+  owns(partition: number): boolean {
+    return this.ledgers.has(partition);
+  }
+
+  /**
+   * Hands one message to the harness: waits for an in-flight slot (running `heartbeat` while
+   * waiting), then awaits onDelivery. Returns false when the message was not handed out
+   * (partition no longer owned, or `stale()` says a seek superseded it).
+   */
+  async handOut(
+    partition: number,
+    offset: number,
+    payload: Buffer,
+    onDelivery: (d: Delivery) => Promise<void>,
+    hooks: { stale?: () => boolean; heartbeat?: () => Promise<void> } = {},
+  ): Promise<boolean> {
+    if (this.closed) return false;
+    await this.slots.take(hooks.heartbeat);
+    const ledger = this.ledgers.get(partition);
+    if (!ledger || hooks.stale?.() || this.closed) {
+      this.slots.give();
+      return false;
+    }
+    const { entry, count } = ledger.deliver(offset);
+    let settled = false;
+    const delivery: Delivery = {
+      payload,
+      lane: laneOf(partition),
+      offset,
+      deliveryCount: count,
+      settle: async (how: Settlement) => {
+        if (settled) return;
+        settled = true;
+        this.slots.give();
+        if (entry.dropped || this.ledgers.get(partition) !== ledger) return; // stale: a seek or rebalance superseded it
+        if (how === 'ack' || how === 'dead-letter') {
+          if (ledger.settle(entry) && !this.settings.autoCommit) void this.commitNow();
+          return;
+        }
+        // requeue / release: deliver it (and everything after it in this partition) again.
+        ledger.rewind(offset);
+        this.driver?.seek(partition, offset);
+      },
+    };
+    await onDelivery(delivery);
+    return true;
+  }
+
+  private targets(): { partition: number; offset: number }[] {
+    const out: { partition: number; offset: number }[] = [];
+    for (const [partition, l] of this.ledgers) {
+      if (l.committable !== undefined && l.committable !== l.committed) out.push({ partition, offset: l.committable });
+    }
+    return out;
+  }
+
+  /** Commits every partition's settled prefix that moved; one commit request at a time. */
+  commitNow(): Promise<void> {
+    if (this.commitRunning) {
+      this.commitAgain = true;
+      return this.commitRunning;
+    }
+    const run = async (): Promise<void> => {
+      do {
+        this.commitAgain = false;
+        const targets = this.targets();
+        if (!targets.length || !this.driver) return;
+        try {
+          await this.driver.commit(targets);
+          for (const t of targets) {
+            const l = this.ledgers.get(t.partition);
+            if (l) l.committed = Math.max(l.committed ?? 0, t.offset);
+          }
+        } catch (err) {
+          this.options.log(`commit of ${targets.map((t) => `${laneOf(t.partition)}@${t.offset}`).join(' ')} failed: ${(err as Error).message}`);
+          return;
+        }
+      } while (this.commitAgain);
+    };
+    this.commitRunning = run().finally(() => (this.commitRunning = undefined));
+    return this.commitRunning;
+  }
+
+  /** Before a revocation or close: commit what is settled (best effort). */
+  async flush(): Promise<void> {
+    await this.commitNow().catch(() => {});
+    if (this.commitRunning) await this.commitRunning.catch(() => {});
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.commitTimer) clearInterval(this.commitTimer);
+    for (const l of this.ledgers.values()) l.drop();
+    this.ledgers.clear();
+  }
+}
+
+/** Log lines from chatty clients: the same text at most once per `everyMs`. */
+export function throttledLog(log: (l: string) => void, everyMs = 5_000): (l: string) => void {
+  const last = new Map<string, number>();
+  return (line: string) => {
+    const key = line.slice(0, 160);
+    const now = Date.now();
+    if ((last.get(key) ?? 0) + everyMs > now) return;
+    last.set(key, now);
+    if (last.size > 500) last.clear();
+    log(line);
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Apache Kafka 4.x for convoy: KRaft brokers started from Maven Central jars (local), the
+ * same topology as containers, or a cluster the user names (external); kafkajs or
+ * @confluentinc/kafka-javascript clients. See README.md in this folder.
+ */
+import type { BrokerModule, BrokerSettings, DeployContext, Deployment, Endpoint, RunNames } from '../../harness/broker/contract.ts';
+import { InfraError, InputError } from '../../harness/errors.ts';
+import { sleep } from '../../harness/clock.ts';
+import { kafkaAdmin } from './admin.ts';
+import { confluentConsumer, confluentProducer } from './client-confluent.ts';
+import { kafkajsConsumer, kafkajsProducer } from './client-kafkajs.ts';
+import { containerServices, deployContainers } from './containers.ts';
+import { endpointFromExternal, parseEndpoint, toEndpoint } from './endpoint.ts';
+import { deployLocal } from './local.ts';
+import { describeCluster } from './probe.ts';
+import { ensureBootstrapTemplate, ensureCdsArchive } from './jvm.ts';
+import { knownDefaultVersion, provision } from './provision.ts';
+import { asKafkaSettings, resolveSettings, settingsSchema, type KafkaSettings } from './settings.ts';
+
+async function deployExternal(ctx: DeployContext, settings: KafkaSettings): Promise<Deployment> {
+  const endpoint = endpointFromExternal(ctx.external);
+  let lastErr: unknown;
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    try {
+      const view = await describeCluster(endpoint, 5_000);
+      if (settings.topic.replicationFactor > view.brokers.length) {
+        throw new InputError(`broker.topic.replicationFactor ${settings.topic.replicationFactor} is more than the ${view.brokers.length} broker(s) of the external cluster`);
+      }
+      ctx.log(`external Kafka: cluster ${view.clusterId}, ${view.brokers.length} broker(s)`);
+      return {
+        broker: 'kafka',
+        runtime: 'external',
+        endpoint: toEndpoint(endpoint),
+        versions: { kafka: 'external', clusterId: view.clusterId },
+        links: [],
+        nodes: [],
+        logFiles: [],
+        stop: async () => {},
+      };
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      lastErr = err;
+      await sleep(500);
+    }
+  }
+  throw new InfraError(`external Kafka at ${endpoint.bootstrapServers.join(',')} does not answer: ${(lastErr as Error)?.message}`, [], { cause: lastErr });
+}
+
+const kafka: BrokerModule = {
+  name: 'kafka',
+  settingsSchema,
+  resolveSettings(settings: BrokerSettings): BrokerSettings {
+    const s = resolveSettings(settings);
+    // Record the version that will run when it is already known (the cache remembers it).
+    if (s.version === 'latest') s.version = knownDefaultVersion() ?? 'latest';
+    return s;
+  },
+  async provision(log: (line: string) => void): Promise<void> {
+    const inst = provision(undefined, { tools: true, log });
+    await ensureCdsArchive(inst, log);
+    await ensureBootstrapTemplate(inst, log);
+  },
+  async deploy(ctx: DeployContext, settings: BrokerSettings): Promise<Deployment> {
+    const s = asKafkaSettings(settings);
+    if (ctx.runtime === 'external') return deployExternal(ctx, s);
+    if (ctx.runtime === 'containers') return deployContainers(ctx, s);
+    if (s.topic.replicationFactor > s.nodes) {
+      throw new InputError(`broker.topic.replicationFactor ${s.topic.replicationFactor} needs at least that many nodes (nodes: ${s.nodes})`);
+    }
+    return deployLocal(ctx, s);
+  },
+  containerServices(settings: BrokerSettings) {
+    return containerServices(asKafkaSettings(settings));
+  },
+  admin(endpoint: Endpoint, settings: BrokerSettings, names: RunNames) {
+    return kafkaAdmin(parseEndpoint(endpoint), asKafkaSettings(settings), names);
+  },
+  producer(endpoint, settings, names, options) {
+    const s = asKafkaSettings(settings);
+    const e = parseEndpoint(endpoint);
+    return s.client === 'confluent' ? confluentProducer(e, s, names, options) : kafkajsProducer(e, s, names, options);
+  },
+  consumer(endpoint, settings, names, options) {
+    const s = asKafkaSettings(settings);
+    const e = parseEndpoint(endpoint);
+    return s.client === 'confluent' ? confluentConsumer(e, s, names, options) : kafkajsConsumer(e, s, names, options);
+  },
+};
+
+export default kafka;

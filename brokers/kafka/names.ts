@@ -1,0 +1,17 @@
+/**
+ * The run's Kafka names, from RunNames.prefix (`convoy-<runId>`): one topic and one consumer
+ * group per run, so leftovers of earlier runs can never be read as this run's messages.
+ */
+import type { RunNames } from '../../harness/broker/contract.ts';
+
+export function topicName(names: RunNames): string {
+  return names.prefix;
+}
+
+export function groupId(names: RunNames): string {
+  return `${names.prefix}-group`;
+}
+
+export function clientId(names: RunNames, id: string): string {
+  return `${names.prefix}-${id}`;
+}
