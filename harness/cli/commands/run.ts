@@ -5,6 +5,7 @@ import { loadScenarioFile } from '../../scenario/load.ts';
 import { runAndAnalyze } from '../../runner/run-and-analyze.ts';
 import type { RuntimeKind } from '../../broker/contract.ts';
 import { parseExternal } from '../external.ts';
+import { reportAfterRun } from '../../report/render.ts';
 
 export interface RunFlags {
   runtime: RuntimeKind;
@@ -47,6 +48,7 @@ export function register(program: Command): void {
     process.exitCode = await runAndAnalyze(scenario, {
       runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
       external, repeat, quiet: Boolean(o.quiet), scenarioFile: resolve(file),
+      afterRun: reportAfterRun,
     });
   });
 }
