@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { checkFile } from '../checker/readFile.ts';
 import { evaluateExpectations, parseExpectations } from '../checker/expectations.ts';
-import { redactSecrets } from '../checker/redact.ts';
-import { version as convoyVersion } from '../cli/main.ts';
+import { buildResult, checkSection, redactSecrets } from '../checker/result.ts';
 import type { Window } from '../metrics/collector.ts';
 import { MessagePlan } from '../workload/schedule.ts';
 import { finalStateCheck, measureHistory } from './measure.ts';
@@ -71,56 +70,59 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
   const measuredS = Math.max(0.001, (scenario.workload.durationMs ?? (record.endUs - record.measureStartUs) / 1000) / 1000);
   const target = scenario.workload.rate.kind === 'fixed' ? scenario.workload.rate.perSecond : null;
   const occurrences = outcome.occurrences.list();
-  const result: Result = {
-    schema: 'convoy.result.v1',
-    runId: record.runId,
-    seed: scenario.seed,
-    scenario: redactSecrets(scenario),
-    startedAt: new Date(record.startUs / 1000).toISOString(),
-    finishedAt: new Date(record.endUs / 1000).toISOString(),
-    versions: { convoy: convoyVersion(), node: process.version, brokers: record.deployment?.versions ?? {}, clients: clientVersions() },
-    environment: {
-      runtime: record.deployment?.runtime ?? null,
-      broker: record.deployment?.broker ?? scenario.broker.kind,
-      emulator: record.deployment?.emulator ?? null,
-      endpoint: redactSecrets(record.deployment?.endpoint ?? null),
-      host: { platform: platform(), release: release(), cpus: cpus().length, memoryBytes: totalmem() },
+  const result = buildResult({
+    run: {
+      runId: record.runId,
+      seed: scenario.seed,
+      scenario: scenario as unknown as Record<string, unknown>,
+      versions: { brokers: record.deployment?.versions ?? {}, clients: clientVersions() },
+      started: record.startUs ? new Date(record.startUs / 1000).toISOString() : null,
+      finished: new Date(record.endUs / 1000).toISOString(),
     },
     verdict,
-    expectations,
     anomalies: outcome.anomalies,
-    workload: {
-      plannedMessages: plannedTotal,
-      sent: sentTotal,
-      sentMeasured: m.sent,
-      ackedMeasured: m.acked,
-      targetRate: target,
-      achievedRate: Math.round(m.sent / measuredS),
-      skew: m.skew,
-      finalState,
+    expectations,
+    check: checkSection(outcome, 'history.jsonl'),
+    sections: {
+      environment: {
+        runtime: record.deployment?.runtime ?? null,
+        broker: record.deployment?.broker ?? scenario.broker.kind,
+        emulator: record.deployment?.emulator ?? null,
+        endpoint: redactSecrets(record.deployment?.endpoint ?? null),
+        host: { platform: platform(), release: release(), cpus: cpus().length, memoryBytes: totalmem() },
+      },
+      workload: {
+        plannedMessages: plannedTotal,
+        sent: sentTotal,
+        sentMeasured: m.sent,
+        ackedMeasured: m.acked,
+        targetRate: target,
+        achievedRate: Math.round(m.sent / measuredS),
+        skew: m.skew,
+        finalState,
+      },
+      latency: m.latency,
+      timeline: {
+        startUs: record.startUs,
+        measureStartUs: record.measureStartUs,
+        endUs: record.endUs,
+        series: m.series,
+        faults: record.faults,
+        settleMs: outcome.settleMs,
+        anomalies: occurrences.slice(0, 5000).map((o) => ({ type: o.type, key: o.key, at: o.time })),
+        anomaliesTotal: occurrences.length,
+        rebalances: m.rebalances,
+        marks: m.marks,
+      },
+      harness: {
+        incomplete,
+        drain: record.drain,
+        worstLoopLagMs: record.worstLoopLagMs,
+        producers: record.producerStats,
+        consumers: record.consumerStats,
+      },
     },
-    latency: m.latency,
-    timeline: {
-      startUs: record.startUs,
-      measureStartUs: record.measureStartUs,
-      endUs: record.endUs,
-      series: m.series,
-      faults: record.faults,
-      windows: outcome.faults,
-      settleMs: outcome.settleMs,
-      anomalies: occurrences.slice(0, 5000).map((o) => ({ type: o.type, key: o.key, at: o.time })),
-      rebalances: m.rebalances,
-      marks: m.marks,
-    },
-    harness: {
-      incomplete,
-      drain: record.drain,
-      worstLoopLagMs: record.worstLoopLagMs,
-      producers: record.producerStats,
-      consumers: record.consumerStats,
-    },
-    input: outcome.input,
-  };
+  }) as Result;
   writeFileSync(join(record.runDir, 'result.json'), JSON.stringify(result, null, 2));
   return result;
 }
