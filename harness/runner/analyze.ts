@@ -7,6 +7,9 @@ import { buildResult, checkSection, redactSecrets } from '../checker/result.ts';
 import type { Window } from '../metrics/collector.ts';
 import { MessagePlan } from '../workload/schedule.ts';
 import { finalStateCheck, measureHistory } from './measure.ts';
+import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
+import type { ExpectationSpec } from '../scenario/types.ts';
+import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { RunRecord } from './run.ts';
 
 /** Beyond these the harness did not keep its own schedule: the verdict is `unknown`. */
@@ -61,11 +64,13 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
   if (producerLag > MAX_PRODUCER_LOOP_LAG_MS) incomplete.push(`a producer's event loop lagged ${producerLag} ms (CPU saturated?)`);
   if (!record.drain.drained && record.drain.reason === 'interrupted') incomplete.push('the drain was interrupted');
 
+  const { [FINAL_STATE_EXPECTATION]: stateSpec, ...anomalySpecs } = scenario.expect;
   const { expectations, verdict } = evaluateExpectations(
     { anomalies: outcome.anomalies, occurrences: outcome.occurrences, faults: outcome.faults, input: outcome.input },
-    parseExpectations(scenario.expect),
+    parseExpectations(anomalySpecs),
     { incomplete },
   );
+  judgeFinalState(stateSpec, finalState?.[scenario.consumers.strategy]?.wrong ?? null, expectations, verdict);
 
   const measuredS = Math.max(0.001, (scenario.workload.durationMs ?? (record.endUs - record.measureStartUs) / 1000) / 1000);
   const target = scenario.workload.rate.kind === 'fixed' ? scenario.workload.rate.perSecond : null;
@@ -125,4 +130,23 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
   }) as Result;
   writeFileSync(join(record.runDir, 'result.json'), JSON.stringify(result, null, 2));
   return result;
+}
+
+/**
+ * `wrong-state`: keys whose final state differs from the truth under the consumers' strategy
+ * (keys with a lost or abandoned message left out). Judged like an anomaly count.
+ */
+function judgeFinalState(spec: ExpectationSpec | ExpectationSpec[] | undefined, wrong: number | null, expectations: ExpectationResult[], verdict: Verdict): void {
+  for (const one of spec === undefined ? [] : Array.isArray(spec) ? spec : [spec]) {
+    const expected = String(typeof one === 'object' ? one.expect : one) as '0' | '>0' | 'any';
+    const held = expected === 'any' ? true : wrong === null ? null : expected === '0' ? wrong === 0 : wrong > 0;
+    (expectations as unknown as Record<string, unknown>[]).push({ type: FINAL_STATE_EXPECTATION, expected, window: null, found: wrong, keys: wrong, held, source: 'given' });
+    if (held === false) {
+      verdict.reasons.unshift(`${FINAL_STATE_EXPECTATION}: expected ${expected}, found ${wrong} keys`);
+      verdict.status = 'fail';
+    } else if (held === null) {
+      verdict.reasons.push(`${FINAL_STATE_EXPECTATION}: no final state was recorded`);
+      if (verdict.status === 'pass') verdict.status = 'unknown';
+    }
+  }
 }

@@ -19,6 +19,7 @@ import {
   EXPECTATION_COMMENT,
   WINDOW_KEYWORDS,
   scenarioSchema,
+  FINAL_STATE_EXPECTATION,
 } from './schema.ts';
 import { intendedSchedule } from '../workload/schedule.ts';
 
@@ -582,15 +583,16 @@ function defaultName(file: string | undefined): string {
 }
 
 /** Every anomaly type gets an expectation: the scenario's, else 0 for the checker's defaults, else any. */
-function resolveExpectations(given: Record<string, ExpectationSpec>): Record<string, ExpectationSpec> {
-  const out: Record<string, ExpectationSpec> = {};
+function resolveExpectations(given: Record<string, ExpectationSpec | ExpectationSpec[]>): Record<string, ExpectationSpec | ExpectationSpec[]> {
+  const one = (v: ExpectationSpec): ExpectationSpec => (v === 0 ? '0' : isObject(v) ? ({ ...v, expect: v.expect === 0 ? '0' : v.expect } as ExpectationSpec) : v);
+  const out: Record<string, ExpectationSpec | ExpectationSpec[]> = {};
   for (const t of ANOMALY_TYPES) {
     const v = given[t];
     if (v === undefined) out[t] = (DEFAULT_EXPECT_ZERO as readonly string[]).includes(t) ? '0' : 'any';
-    else if (v === 0) out[t] = '0';
-    else if (isObject(v)) out[t] = { ...v, expect: v.expect === 0 ? '0' : v.expect } as ExpectationSpec;
-    else out[t] = v;
+    else out[t] = Array.isArray(v) ? v.map(one) : one(v);
   }
+  const state = given[FINAL_STATE_EXPECTATION];
+  out[FINAL_STATE_EXPECTATION] = state === undefined ? 'any' : Array.isArray(state) ? state.map(one) : one(state);
   return out;
 }
 
@@ -647,18 +649,23 @@ function crossChecks(s: Scenario, raw: Record<string, any>, warnings: string[]):
 
   uniqueNames(s.faults, 'faults', errors);
   const faultNames = s.faults.map((f) => f.name);
-  for (const [type, spec] of Object.entries(s.expect)) {
-    if (!isObject(spec)) continue;
-    const windows = WINDOW_KEYWORDS.filter((k) => (spec as Record<string, unknown>)[k] !== undefined);
-    if (windows.length > 1) errors.push(`expect.${type}: expected at most one of ${WINDOW_KEYWORDS.join(', ')}, got ${windows.join(' and ')}`);
-    for (const k of windows) {
-      const ref = (spec as Record<string, unknown>)[k] as string;
-      if (!faultNames.includes(ref)) {
-        errors.push(`expect.${type}.${k}: expected the name of a fault (${faultNames.length ? faultNames.join(', ') : 'the scenario has none'}), got ${show(ref)}`);
-      }
-    }
+  for (const [type, specs] of Object.entries(s.expect)) {
+    for (const spec of Array.isArray(specs) ? specs : [specs]) crossCheckExpectation(type, spec, faultNames, errors);
   }
   return errors;
+}
+
+function crossCheckExpectation(type: string, spec: unknown, faultNames: string[], errors: string[]): void {
+  if (!isObject(spec)) return;
+  const windows = WINDOW_KEYWORDS.filter((k) => (spec as Record<string, unknown>)[k] !== undefined);
+  if (windows.length > 1) errors.push(`expect.${type}: expected at most one of ${WINDOW_KEYWORDS.join(', ')}, got ${windows.join(' and ')}`);
+  for (const k of windows) {
+    const ref = (spec as Record<string, unknown>)[k] as string;
+    if (type === FINAL_STATE_EXPECTATION) errors.push(`expect.${type}.${k}: the final state has no time; expected no window`);
+    else if (!faultNames.includes(ref)) {
+      errors.push(`expect.${type}.${k}: expected the name of a fault (${faultNames.length ? faultNames.join(', ') : 'the scenario has none'}), got ${show(ref)}`);
+    }
+  }
 }
 
 function uniqueNames(items: { name: string }[], path: string, errors: string[]): void {

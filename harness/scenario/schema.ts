@@ -43,6 +43,9 @@ export const ANOMALY_TYPES = [
 ] as const;
 
 /** Expected 0 when a scenario does not say otherwise (the checker's defaults). */
+/** Keys whose final state differs from the truth under the consumers' strategy. */
+export const FINAL_STATE_EXPECTATION = 'wrong-state';
+
 export const DEFAULT_EXPECT_ZERO = ['lost', 'abandoned', 'reorder', 'gap', 'overlap', 'split', 'phantom', 'ghost'] as const;
 
 export const WINDOW_KEYWORDS = ['during', 'before', 'after', 'outside'] as const;
@@ -306,7 +309,12 @@ export const scenarioSchema = {
       type: 'object',
       description: `Expectations per anomaly type. Types left out: ${DEFAULT_EXPECT_ZERO.join(', ')} expect 0; the others any.`,
       additionalProperties: false,
-      properties: Object.fromEntries(ANOMALY_TYPES.map((t) => [t, { $ref: '#/$defs/expectation' }])),
+      properties: Object.fromEntries(
+        [...ANOMALY_TYPES, FINAL_STATE_EXPECTATION].map((t) => [
+          t,
+          { anyOf: [{ $ref: '#/$defs/expectation' }, { type: 'array', minItems: 1, items: { $ref: '#/$defs/expectation' } }] },
+        ]),
+      ),
     },
     run: {
       type: 'object',

@@ -101,7 +101,9 @@ export interface Scenario {
   workload: WorkloadSpec;
   consumers: ConsumerSpec;
   faults: FaultSpec[];
-  expect: Record<string, ExpectationSpec>;
+  /** Per anomaly type: one expectation, or several (e.g. 0 before a fault and >0 during it).
+   * `wrong-state` is the count of keys whose final state is wrong under the consumers' strategy. */
+  expect: Record<string, ExpectationSpec | ExpectationSpec[]>;
   run: {
     /** Wait this long for every acked message to be processed after producers stop. */
     drainTimeoutMs: number;
