@@ -92,6 +92,9 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
       }
       if (!created) throw new InfraError(`topic ${topic} already exists: refusing to reuse another run's messages`);
       await waitPartitions(t.partitions);
+      // Looking up the group's offsets makes the broker create __consumer_offsets now, so
+      // consumers find their coordinator at once instead of retrying.
+      await admin.fetchOffsets({ groupId: group, topics: [topic] }).catch(() => {});
       log(`created topic ${topic}: ${t.partitions} partitions, RF ${t.replicationFactor}, min.insync.replicas ${t.minInsyncReplicas}`);
     },
     async deleteDestinations(): Promise<void> {

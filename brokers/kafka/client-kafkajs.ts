@@ -68,7 +68,6 @@ function client(endpoint: KafkaEndpoint, settings: KafkaSettings, id: string, lo
     clientId: id,
     connectionTimeout: 3_000,
     requestTimeout: producer ? settings.producer.requestTimeoutMs : 30_000,
-    ...(producer ? { maxInFlightRequests: settings.producer.maxInFlight } : {}),
     retry: { retries: producer ? settings.producer.retries : 10, initialRetryTime: 100, maxRetryTime: 2_000 },
     logLevel: logLevel.WARN,
     logCreator: logCreator(log),
@@ -77,12 +76,12 @@ function client(endpoint: KafkaEndpoint, settings: KafkaSettings, id: string, lo
 
 /**
  * kafkajs creates one cluster object per producer and has no public way to refresh its
- * metadata. Capture it when the producer is made (kafkajs 2.2.4 keeps the factory under a
- * private symbol on Kafka.prototype) so refreshMetadata() can ask for fresh metadata at once.
+ * metadata. Capture it when the producer is made (kafkajs 2.2.4 keeps the factory in an own
+ * property under a private symbol) so refreshMetadata() can ask for fresh metadata at once.
  */
 function captureCluster(kafka: KafkaClient): () => { refreshMetadata(): Promise<void> } | undefined {
   let cluster: { refreshMetadata(): Promise<void> } | undefined;
-  const sym = Object.getOwnPropertySymbols(Object.getPrototypeOf(kafka)).find((s) => s.description === 'private:Kafka:createCluster');
+  const sym = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
   const k = kafka as unknown as Record<symbol, (...a: unknown[]) => unknown>;
   if (sym && typeof k[sym] === 'function') {
     const orig = k[sym]!.bind(kafka);
@@ -97,6 +96,8 @@ export async function kafkajsProducer(endpoint: KafkaEndpoint, settings: KafkaSe
   const cluster = captureCluster(kafka);
   const producer: Producer = kafka.producer({
     idempotent: p.idempotent,
+    // A producer option in kafkajs (the Kafka() constructor ignores it): per broker connection.
+    maxInFlightRequests: p.maxInFlight,
     allowAutoTopicCreation: false,
     createPartitioner: Partitioners.DefaultPartitioner,
     retry: { retries: p.retries, initialRetryTime: 100, maxRetryTime: 2_000 },

@@ -1,0 +1,141 @@
+/** Shared pieces of the Kafka integration tests: each test file starts its own brokers. */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import kafka from '../../brokers/kafka/index.ts';
+import type { KafkaAdmin } from '../../brokers/kafka/admin.ts';
+import { resolveSettings, type KafkaSettings } from '../../brokers/kafka/settings.ts';
+import type { ConsumerClient, ConsumerGroupEvent, Delivery, Deployment, ProducerClient, RunNames, SendAck, Settlement } from '../../harness/broker/contract.ts';
+
+export const quiet = (line: string) => {
+  if (process.env.CONVOY_TEST_VERBOSE) process.stderr.write(`  ${line}\n`);
+};
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+export function settings(over: Record<string, unknown> = {}): KafkaSettings {
+  return resolveSettings({ kind: 'kafka', ...over });
+}
+
+export async function startKafka(over: Record<string, unknown> = {}): Promise<{ dep: Deployment; workDir: string; ms: number }> {
+  const workDir = mkdtempSync(join(tmpdir(), 'convoy-kafka-test-'));
+  const t = Date.now();
+  const dep = await kafka.deploy({ runtime: 'local', workDir, cacheDir: '', log: quiet, reuse: false }, settings(over));
+  return { dep, workDir, ms: Date.now() - t };
+}
+
+let counter = 0;
+export function runNames(tag: string): RunNames {
+  const runId = `${tag}-${process.pid}-${++counter}-${Date.now().toString(36)}`;
+  return { runId, prefix: `convoy-${runId}` };
+}
+
+export const payload = (key: string, seq: number) => Buffer.from(JSON.stringify({ key, seq }));
+export const parse = (d: { payload: Buffer }) => JSON.parse(d.payload.toString()) as { key: string; seq: number };
+
+export interface Received {
+  consumer: string;
+  key: string;
+  seq: number;
+  lane: string;
+  offset: number;
+  deliveryCount?: number;
+}
+
+/** A run's admin, producers and consumers against one deployment, recording what arrives. */
+export class Run {
+  readonly received: Received[] = [];
+  readonly groupEvents: { consumer: string; event: ConsumerGroupEvent }[] = [];
+  readonly consumers = new Map<string, ConsumerClient>();
+  private readonly closers: (() => Promise<void>)[] = [];
+  admin!: KafkaAdmin;
+
+  constructor(
+    readonly dep: Deployment,
+    readonly settings: KafkaSettings,
+    readonly names: RunNames,
+  ) {}
+
+  async init(): Promise<this> {
+    this.admin = (await kafka.admin(this.dep.endpoint, this.settings, this.names)) as KafkaAdmin;
+    await this.admin.createDestinations();
+    this.closers.push(async () => {
+      await this.admin.deleteDestinations().catch(() => {});
+      await this.admin.close();
+    });
+    return this;
+  }
+
+  async producer(id = 'p1', over?: KafkaSettings): Promise<ProducerClient> {
+    const p = await kafka.producer(this.dep.endpoint, over ?? this.settings, this.names, { id, log: quiet });
+    this.closers.push(() => p.close());
+    return p;
+  }
+
+  /**
+   * A consumer whose handler records and then settles with `decide` (default ack); `hold`
+   * returns from the handler without settling (the test settles later).
+   */
+  async consumer(
+    id: string,
+    opts: { maxInFlight?: number; decide?: (d: Delivery, r: Received) => Settlement | 'hold' | Promise<Settlement | 'hold'> | undefined } = {},
+  ): Promise<ConsumerClient> {
+    const c = await kafka.consumer(this.dep.endpoint, this.settings, this.names, {
+      id,
+      maxInFlight: opts.maxInFlight ?? 1,
+      log: quiet,
+      onGroupEvent: (event) => this.groupEvents.push({ consumer: id, event }),
+    });
+    await c.start(async (d) => {
+      const m = parse(d);
+      const r: Received = { consumer: id, key: m.key, seq: m.seq, lane: d.lane!, offset: d.offset!, deliveryCount: d.deliveryCount };
+      this.received.push(r);
+      const how = (await opts.decide?.(d, r)) ?? 'ack';
+      if (how !== 'hold') await d.settle(how);
+    });
+    this.consumers.set(id, c);
+    this.closers.push(() => c.close());
+    return c;
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.closers.splice(0).reverse()) await c().catch(() => {});
+  }
+}
+
+/** Sends `perKey` messages for each key, each key's messages one after another (so order is defined). */
+export async function sendKeyed(p: ProducerClient, keys: string[], perKey: number): Promise<Map<string, SendAck[]>> {
+  const acks = new Map<string, SendAck[]>();
+  await Promise.all(
+    keys.map(async (key) => {
+      const list: SendAck[] = [];
+      for (let seq = 1; seq <= perKey; seq++) list.push(await p.send({ key, payload: payload(key, seq) }));
+      acks.set(key, list);
+    }),
+  );
+  return acks;
+}
+
+/** Living (non-zombie) child processes of this process: what a test may have left behind. */
+export function liveChildren(): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(rest[1]) === process.pid && rest[0] !== 'Z') out.push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
