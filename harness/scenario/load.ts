@@ -17,6 +17,7 @@ import {
   DEFAULT_EXPECT_ZERO,
   DURATION_COMMENT,
   EXPECTATION_COMMENT,
+  EXPECTATION_LIST_COMMENT,
   WINDOW_KEYWORDS,
   scenarioSchema,
   FINAL_STATE_EXPECTATION,
@@ -293,6 +294,17 @@ export function formatErrors(errors: ErrorObject[], data: unknown, base: string,
   const expectationPaths = new Set(
     errors.filter((e) => e.keyword === 'oneOf' && (e.parentSchema as SchemaObject | undefined)?.$comment === EXPECTATION_COMMENT).map((e) => e.instancePath),
   );
+  // One expectation or a list: report against the branch the value took, not both.
+  const listPaths = new Set(
+    errors.filter((e) => e.keyword === 'anyOf' && (e.parentSchema as SchemaObject | undefined)?.$comment === EXPECTATION_LIST_COMMENT).map((e) => e.instancePath),
+  );
+  errors = errors.filter((e) => {
+    if (!listPaths.has(e.instancePath)) return true;
+    if (e.keyword === 'anyOf') return false;
+    const isList = Array.isArray(valueAt(data, e.instancePath));
+    const fromListBranch = (e.parentSchema as SchemaObject | undefined)?.type === 'array';
+    return isList === fromListBranch;
+  });
   // Unknown properties that look like a missing one: report the typo, not the absence.
   const suggested = new Set<string>();
   for (const e of errors) {

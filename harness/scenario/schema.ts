@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 
 export const DURATION_COMMENT = 'convoy:duration';
 export const EXPECTATION_COMMENT = 'convoy:expectation';
+/** One expectation or a list of them for one anomaly type. */
+export const EXPECTATION_LIST_COMMENT = 'convoy:expectation-list';
 export const DURATION_PATTERN = '^[0-9]+(\\.[0-9]+)?(us|ms|s|m|h)$';
 
 /** A duration: embed it (or refer to it) in kind-specific schemas so load.ts converts it too. */
@@ -312,7 +314,10 @@ export const scenarioSchema = {
       properties: Object.fromEntries(
         [...ANOMALY_TYPES, FINAL_STATE_EXPECTATION].map((t) => [
           t,
-          { anyOf: [{ $ref: '#/$defs/expectation' }, { type: 'array', minItems: 1, items: { $ref: '#/$defs/expectation' } }] },
+          {
+            $comment: EXPECTATION_LIST_COMMENT,
+            anyOf: [{ $ref: '#/$defs/expectation' }, { type: 'array', minItems: 1, items: { $ref: '#/$defs/expectation' } }],
+          },
         ]),
       ),
     },

@@ -133,6 +133,7 @@ test('defaults are filled: the minimal scenario resolves to the full shape', asy
       'unknown-delivered': 'any',
       retried: 'any',
       displaced: 'any',
+      'wrong-state': 'any',
     },
     run: { drainTimeoutMs: 10_000, maxDurationMs: 300_000, settleMs: 1000 },
   };
@@ -265,4 +266,23 @@ test('ScenarioError names the file and counts the problems', async () => {
     return true;
   });
   await assert.rejects(loadScenario(fixture('no-such-file.yaml'), options), /cannot read/);
+});
+
+test('expectations: a list per type, each entry checked, and wrong-state takes no window', async () => {
+  const base = `broker: { kind: fake }\nworkload: { rate: { kind: fixed, perSecond: 10 }, durationMs: 1s }\nfaults: [{ name: f1, kind: stall, consumer: c1, atMs: 1s }]\n`;
+  const ok = await parseScenario(`${base}expect:\n  reorder: [{ expect: 0, before: f1 }, { expect: ">0", during: f1 }]\n  wrong-state: 0\n`, options);
+  assert.deepEqual(ok.scenario.expect.reorder, [{ expect: '0', before: 'f1' }, { expect: '>0', during: 'f1' }]);
+  assert.equal(ok.scenario.expect['wrong-state'], '0');
+  const problems = async (text: string) => {
+    try {
+      await parseScenario(text, options);
+    } catch (e) {
+      return (e as InputError).detail.join('\n');
+    }
+    throw new Error('expected the scenario to be rejected');
+  };
+  const listError = await problems(`${base}expect:\n  reorder: [{ expect: 2 }]\n`);
+  assert.match(listError, /expect\.reorder\[0\]\.expect: expected one of 0, >0, any; got 2/);
+  assert.doesNotMatch(listError, /expected a list/);
+  assert.match(await problems(`${base}expect:\n  wrong-state: { expect: 0, during: f1 }\n`), /wrong-state\.during: the final state has no time/);
 });

@@ -40,5 +40,5 @@ test('every object is closed except the broker section and a fault (checked by t
   for (const u of ['distribution', 'rate', 'size', 'time'] as const) {
     for (const b of scenarioSchema.$defs[u].oneOf) assert.equal(b.additionalProperties, false);
   }
-  assert.deepEqual(Object.keys(scenarioSchema.$defs.expect.properties), [...ANOMALY_TYPES]);
+  assert.deepEqual(Object.keys(scenarioSchema.$defs.expect.properties), [...ANOMALY_TYPES, 'wrong-state']);
 });
