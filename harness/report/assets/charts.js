@@ -115,12 +115,22 @@
     };
   }
 
+  /** Short latency labels for axes and legends (v in ms). */
   function fmtMs(v) {
     if (v === null || v === undefined) return '—';
-    if (v >= 1000) return (v / 1000).toFixed(v >= 10000 ? 0 : 1) + ' s';
-    if (v >= 10) return v.toFixed(0) + ' ms';
-    if (v >= 1) return v.toFixed(1) + ' ms';
+    if (v >= 1000) return (v / 1000).toFixed(v >= 10000 ? 1 : 2) + ' s';
+    if (v >= 100) return v.toFixed(0) + ' ms';
+    if (v >= 10) return v.toFixed(1) + ' ms';
+    if (v >= 1) return v.toFixed(2) + ' ms';
     return v.toFixed(3) + ' ms';
+  }
+
+  /** The same text as the pages' tables (harness/report/format.ts formatMs): us in, ms out. */
+  function formatMs(us) {
+    if (us === null || us === undefined || !isFinite(us)) return '\u2014';
+    var ms = us / 1000;
+    var digits = ms < 1 ? 3 : ms < 10 ? 2 : ms < 100 ? 1 : 0;
+    return ms.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) + ' ms';
   }
 
   /** Labels for a log axis: only at powers of ten (the other splits are grid lines). */
@@ -164,6 +174,6 @@
   window.ConvoyCharts = {
     PALETTE: PALETTE, ANOMALY_COLORS: ANOMALY_COLORS, TAG_COLORS: TAG_COLORS,
     readData: readData, chart: chart, faultShading: faultShading, markers: markers,
-    fmtMs: fmtMs, logMs: logMs, logMsValues: logMsValues, tailX: tailX, curveAxes: curveAxes, swatch: swatch, charts: charts
+    fmtMs: fmtMs, formatMs: formatMs, logMs: logMs, logMsValues: logMsValues, tailX: tailX, curveAxes: curveAxes, swatch: swatch, charts: charts
   };
 })();
