@@ -2,6 +2,7 @@
 // Service Bus server needs: holding an incoming attach open (accept-next-session long poll),
 // counting transfers still queued on a link (exact credit), and echoing drain=true even when the
 // drain used up the credit (the SDK waits for that echo). Checked against rhea 3.0.x.
+import type { Socket } from "node:net";
 import type { Connection, Delivery, Receiver, Sender } from "rhea";
 
 type Link = Sender | Receiver;
@@ -83,6 +84,17 @@ export function linkGone(link: Link): boolean {
 
 export function connectionOf(link: Link): Connection {
   return raw(link).connection;
+}
+
+/**
+ * rhea learns that a socket is gone only from 'end' or 'error'. A socket destroyed without
+ * either (our own close(), some proxies) would leave the connection's idle timer running and its
+ * links registered, so turn that 'close' into the 'end' rhea listens for.
+ */
+export function reportCloseAsEof(socket: Socket): void {
+  socket.on("close", () => {
+    if (!socket.readableEnded) socket.emit("end");
+  });
 }
 
 /** Settles a delivery we sent, with the given outcome, in one disposition frame. */

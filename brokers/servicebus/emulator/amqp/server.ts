@@ -11,6 +11,7 @@ import { echoTermini, LinkRegistry, refuseAttach, type Outcome } from "./links.t
 import { ManagementLink } from "./management.ts";
 import { attachProducer } from "./producer.ts";
 import { ReplyLinks } from "./replies.ts";
+import { reportCloseAsEof } from "./rheaInternals.ts";
 import { entityPath } from "../model/namespace.ts";
 
 export interface AmqpServerOptions {
@@ -119,6 +120,7 @@ export async function startAmqpServer(options: AmqpServerOptions): Promise<AmqpS
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
+    reportCloseAsEof(socket);
     socket.on("error", () => undefined);
   });
 
