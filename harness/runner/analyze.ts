@@ -71,6 +71,9 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
     { incomplete },
   );
   judgeFinalState(stateSpec, finalState?.[scenario.consumers.strategy]?.wrong ?? null, expectations, verdict);
+  // A run that did not complete cannot fail an expectation either: an interrupted run "loses"
+  // what it never waited for. Its findings stay in the reasons; the verdict is unknown.
+  if (incomplete.length > 0) verdict.status = 'unknown';
 
   const measuredS = Math.max(0.001, (scenario.workload.durationMs ?? (record.endUs - record.measureStartUs) / 1000) / 1000);
   const target = scenario.workload.rate.kind === 'fixed' ? scenario.workload.rate.perSecond : null;

@@ -99,7 +99,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
   const consumers: WorkerHandle[] = [];
   /** Consumer processes replaced after a kill: their counts still count. */
   const retired: WorkerHandle[] = [];
-  let consumerGeneration = new Map<string, number>();
+  const consumerGeneration = new Map<string, number>();
   const undoDeploy = onCleanup('stop brokers', async () => deployment?.stop());
 
   const workerInit = (role: 'producer' | 'consumer', id: string, extra: Partial<WorkerInit> = {}): WorkerInit => ({
@@ -115,6 +115,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       join(runDir, `${file}.log`),
       log,
     );
+    mark('worker-started', { id, role: 'consumer', pid: w.pid });
     return w;
   };
 
@@ -149,6 +150,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
         );
       }
     }
+    for (const p of producers) mark('worker-started', { id: p.id, role: 'producer', pid: p.pid });
     await Promise.all(producers.map((p) => p.waitFor('ready', 60_000, 'producer start-up')));
     const startUs = nowMicros() + 300_000;
     record.startUs = startUs;
