@@ -1,14 +1,14 @@
 /**
  * The per-key order plot's points: every process event of one key, tagged with what the
  * checker's definitions (issue 3) make of it, so the page can highlight reorders, gaps,
- * duplicates and regressions where they landed. Applies are ordered by `end`, ties by
- * (start, consumer, lane, offset), per (producer, key) stream.
+ * duplicates, regressions and overlaps where they landed. Applies are ordered by `end`, ties
+ * by (start, consumer, lane, offset), per (producer, key) stream; overlaps are per key.
  */
 
-export type PointTag = 'reorder' | 'regression' | 'duplicate' | 'gap' | 'error' | 'incomplete';
+export type PointTag = 'reorder' | 'regression' | 'duplicate' | 'gap' | 'overlap' | 'error' | 'incomplete';
 
 /** Most telling first: a point is coloured by its first tag. */
-export const POINT_TAGS: readonly PointTag[] = ['reorder', 'regression', 'gap', 'duplicate', 'error', 'incomplete'];
+export const POINT_TAGS: readonly PointTag[] = ['reorder', 'regression', 'gap', 'duplicate', 'overlap', 'error', 'incomplete'];
 
 export interface KeyProcessEvent {
   producer: string | null;
@@ -84,6 +84,37 @@ export function tagKeyEvents(events: readonly KeyProcessEvent[], failed: Readonl
       i = j;
     }
   }
+  tagOverlaps(points);
   for (const p of points) p.tags.sort((a, b) => POINT_TAGS.indexOf(a) - POINT_TAGS.indexOf(b));
   return points.sort(cmp);
+}
+
+/**
+ * `overlap`: an event (any outcome, any producer) that starts while another event of the key
+ * is running: other.start <= start < other.end. An event without an end is never running.
+ */
+function tagOverlaps(points: OrderPoint[]): void {
+  const byStart = [...points].sort((a, b) => a.start - b.start);
+  let maxEndBefore = -Infinity; // over events starting strictly earlier
+  let i = 0;
+  while (i < byStart.length) {
+    let j = i;
+    while (j < byStart.length && byStart[j].start === byStart[i].start) j++;
+    // Within a group of equal starts the others count too: keep the two largest ends.
+    let top1 = -Infinity;
+    let top2 = -Infinity;
+    for (let x = i; x < j; x++) {
+      const end = byStart[x].end ?? -Infinity;
+      if (end > top1) [top1, top2] = [end, top1];
+      else if (end > top2) top2 = end;
+    }
+    for (let x = i; x < j; x++) {
+      const e = byStart[x];
+      const own = e.end ?? -Infinity;
+      const otherInGroup = own === top1 ? top2 : top1;
+      if (Math.max(maxEndBefore, otherInGroup) > e.start) e.tags.push('overlap');
+    }
+    maxEndBefore = Math.max(maxEndBefore, top1);
+    i = j;
+  }
 }

@@ -6,7 +6,7 @@ import { Checker } from '../../harness/checker/checker.ts';
 import { tagKeyEvents, type KeyProcessEvent } from '../../harness/report/key-order.ts';
 
 const ev = (seq: number, end: number | null, over: Partial<KeyProcessEvent> = {}): KeyProcessEvent => ({
-  producer: 'p', seq, consumer: 'c1', lane: 'l0', offset: seq, start: (end ?? 1000) - 5, end, outcome: 'ok', ...over,
+  producer: 'p', seq, consumer: 'c1', lane: 'l0', offset: seq, start: (end ?? 1000) - 1, end, outcome: 'ok', ...over,
 });
 const tagsBySeq = (events: KeyProcessEvent[], failed?: Set<string>) => tagKeyEvents(events, failed).map((p) => [p.seq, p.tags]);
 
@@ -17,7 +17,7 @@ describe('per-key tags', () => {
 
   test('a first apply landing after a newer one is a reorder; equal ends are not', () => {
     assert.deepEqual(tagsBySeq([ev(2, 10), ev(1, 20)]), [[2, []], [1, ['reorder']]]);
-    assert.deepEqual(tagsBySeq([ev(2, 10, { start: 4 }), ev(1, 10, { start: 5 })]), [[2, []], [1, []]]);
+    assert.deepEqual(tagsBySeq([ev(2, 10, { start: 10 }), ev(1, 10, { start: 10, consumer: 'c2' })]), [[2, []], [1, []]]);
   });
 
   test('a repeat is a duplicate, and a regression when a newer one landed before it', () => {
@@ -35,12 +35,19 @@ describe('per-key tags', () => {
     assert.deepEqual(points.map((p) => [p.seq, p.tags]), [[1, ['error']], [1, []], [2, ['incomplete']]]);
   });
 
+  test('an attempt starting while another one of the key runs is an overlap', () => {
+    const points = tagKeyEvents([ev(1, 20, { start: 0 }), ev(2, 30, { start: 10, consumer: 'c2' }), ev(3, 40, { start: 30 })]);
+    assert.deepEqual(points.map((p) => [p.seq, p.tags]), [[1, []], [2, ['overlap']], [3, []]]);
+    const same = tagKeyEvents([ev(1, 20, { start: 5 }), ev(2, 30, { start: 5, consumer: 'c2' })]);
+    assert.deepEqual(same.map((p) => p.tags), [['overlap'], ['overlap']]);
+  });
+
   test('producers number separate streams', () => {
     const events = [ev(1, 10, { producer: 'a' }), ev(2, 20, { producer: 'a' }), ev(1, 30, { producer: 'b' })];
     assert.deepEqual(tagsBySeq(events), [[1, []], [2, []], [1, []]]);
   });
 
-  test('tag counts equal the checker\'s reorder, regression, duplicate and gap counts on random histories', () => {
+  test('tag counts equal the checker\'s reorder, regression, duplicate, gap and overlap counts on random histories', () => {
     const event = fc.record({
       producer: fc.constantFrom('a', 'b'),
       seq: fc.integer({ min: 1, max: 6 }),
@@ -65,7 +72,7 @@ describe('per-key tags', () => {
         }
         const outcome = checker.finish();
         const tags = tagKeyEvents(events).flatMap((p) => p.tags);
-        for (const type of ['reorder', 'regression', 'duplicate', 'gap'] as const) {
+        for (const type of ['reorder', 'regression', 'duplicate', 'gap', 'overlap'] as const) {
           assert.equal(tags.filter((t) => t === type).length, outcome.anomalies[type].count, type);
         }
       }),

@@ -119,13 +119,13 @@ describe('report page', () => {
     assert.equal(headline, formatMs(whole.endToEnd.p99));
   });
 
-  test('the per-key plots show the worst keys with the checker\'s reorders, regressions and duplicates', async () => {
+  test('the per-key plots show the worst keys with the checker\'s reorders, regressions, duplicates, gaps and overlaps', async () => {
     const anomalies = result.timeline!.anomalies!;
     const plots = await opened.page.$$eval('[data-chart="key-order"]', (els) => els.map((e) => ({ ...(e as HTMLElement).dataset })));
     const anomalousKeys = new Set(anomalies.filter((a) => a.key !== null).map((a) => a.key));
     assert.equal(plots.length, Math.min(5, anomalousKeys.size));
     for (const p of plots) {
-      for (const type of ['reorder', 'regression', 'duplicate', 'gap']) {
+      for (const type of ['reorder', 'regression', 'duplicate', 'gap', 'overlap']) {
         const expected = anomalies.filter((a) => a.key === p.key && a.type === type).length;
         const attr = `tag${type[0].toUpperCase()}${type.slice(1)}`;
         assert.equal(Number(p[attr] ?? 0), expected, `key ${p.key}: ${type}`);

@@ -6,7 +6,7 @@
     lost: '#000000', abandoned: '#7f7f7f', duplicate: '#17becf', reorder: '#d62728', regression: '#9467bd', gap: '#ff7f0e',
     overlap: '#e377c2', split: '#bcbd22', phantom: '#8c564b', ghost: '#393b79', 'unknown-delivered': '#aec7e8', retried: '#c49c94', displaced: '#f7b6d2'
   };
-  var TAG_COLORS = { reorder: '#d62728', regression: '#9467bd', gap: '#ff7f0e', duplicate: '#17becf', error: '#8c564b', incomplete: '#7f7f7f' };
+  var TAG_COLORS = { reorder: '#d62728', regression: '#9467bd', gap: '#ff7f0e', duplicate: '#17becf', overlap: '#e377c2', error: '#8c564b', incomplete: '#7f7f7f' };
   var charts = [];
 
   function readData(id) {

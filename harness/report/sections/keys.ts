@@ -18,7 +18,7 @@ export function keysSection(d: KeyDetailSection): string {
     .join('\n');
   return `<section id="keys">
   <h2>Per-key order for the worst keys</h2>
-  <p class="hint">Each point is one handling attempt: x = when it landed (handler end; start when it never ended), y = the message's seq, colour = consumer. Rings mark reorders (a first apply landing after a newer one), regressions (an old message applied again after a newer one), gaps (its predecessor was never applied), duplicates, handler errors and attempts that never completed. A correct history climbs steadily.</p>
+  <p class="hint">Each point is one handling attempt: x = when it landed (handler end; start when it never ended), y = the message's seq, colour = consumer. Rings mark reorders (a first apply landing after a newer one), regressions (an old message applied again after a newer one), gaps (its predecessor was never applied), duplicates, overlaps (started while another attempt on the key was running), handler errors and attempts that never completed; a point is ringed by the first of these that applies. A correct history climbs steadily.</p>
   ${d.note ? `<p class="note">${esc(d.note)}</p>` : ''}
   ${blocks}
 </section>`;
