@@ -2,9 +2,11 @@
  * Creates and deletes the run's exchanges and queues (see names.ts for the layout), and the
  * optional capabilities faults look for: redriveDeadLetters, lanes, describeConsumerGroup.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type * as amqp from 'amqplib';
 import type { BrokerAdmin, RunNames } from '../../harness/broker/contract.ts';
-import { openConnection, type RabbitEndpoint } from './connection.ts';
+import { closeConnection, openConnection, type RabbitEndpoint } from './connection.ts';
 import { destinations, REDRIVE_HEADER, type Destinations } from './names.ts';
 import type { RabbitSettings } from './settings.ts';
 
@@ -21,9 +23,24 @@ export function mainQueueArgs(settings: RabbitSettings, d: Destinations): Record
   return args;
 }
 
+/**
+ * Syncs every dets table of the node to disk (Ra's server registry among them) through
+ * `rabbitmqctl eval`. See settings.quorumRegistrySync for why.
+ */
+export async function syncNodeRegistry(endpoint: RabbitEndpoint): Promise<void> {
+  if (!endpoint.node || !endpoint.rabbitmqctl) throw new Error('no local node to reach with rabbitmqctl');
+  const { stdout } = await promisify(execFile)(endpoint.rabbitmqctl, ['-n', endpoint.node, 'eval', '[dets:sync(T) || T <- dets:all()].'], {
+    timeout: 30_000,
+    encoding: 'utf8',
+  });
+  if (!/^\[(ok,?\s*)*\]/.test(stdout.trim())) throw new Error(`rabbitmqctl eval dets:sync said: ${stdout.trim().slice(0, 200)}`);
+}
+
 export class RabbitAdmin implements BrokerAdmin {
   readonly dest: Destinations;
   private conn?: amqp.ChannelModel;
+  /** Evidence for describeConsumerGroup: whether the quorum registry was flushed (see settings). */
+  registrySync: 'not needed' | 'done' | 'off' | string = 'not needed';
 
   constructor(
     private readonly endpoint: RabbitEndpoint,
@@ -44,14 +61,24 @@ export class RabbitAdmin implements BrokerAdmin {
     return this.conn;
   }
 
-  /** A fresh channel per operation: a channel error (404, 406) closes only that channel. */
-  private async withChannel<T>(fn: (ch: amqp.Channel) => Promise<T>): Promise<T> {
+  /**
+   * A fresh channel per operation: a channel error (404, 406) closes only that channel. Bounded
+   * in time: a quorum queue without a leader never answers, and teardown must not hang on it.
+   */
+  private async withChannel<T>(fn: (ch: amqp.Channel) => Promise<T>, timeoutMs = 20_000): Promise<T> {
     const ch = await (await this.connection()).createChannel();
     ch.on('error', () => {});
+    let timer: NodeJS.Timeout | undefined;
     try {
-      return await fn(ch);
+      return await Promise.race([
+        fn(ch),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer from the broker within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
     } finally {
-      await ch.close().catch(() => {});
+      clearTimeout(timer);
+      await Promise.race([ch.close().catch(() => {}), new Promise((r) => setTimeout(r, 2_000))]);
     }
   }
 
@@ -85,6 +112,17 @@ export class RabbitAdmin implements BrokerAdmin {
         if (d.hashExchange) await ch.bindQueue(q, d.hashExchange, '1');
       }
     });
+    if (s.queueType === 'quorum' && this.endpoint.node) {
+      if (!s.quorumRegistrySync) this.registrySync = 'off';
+      else {
+        try {
+          await syncNodeRegistry(this.endpoint);
+          this.registrySync = 'done';
+        } catch (err) {
+          this.registrySync = `failed: ${(err as Error).message}`;
+        }
+      }
+    }
   }
 
   async deleteDestinations(): Promise<void> {
@@ -111,7 +149,7 @@ export class RabbitAdmin implements BrokerAdmin {
         queues.push({ queue: q, error: (err as Error).message });
       }
     }
-    return { topology: this.settings.topology, queues };
+    return { topology: this.settings.topology, queueType: this.settings.queueType, quorumRegistrySync: this.registrySync, queues };
   }
 
   /**
@@ -162,6 +200,6 @@ export class RabbitAdmin implements BrokerAdmin {
   async close(): Promise<void> {
     const c = this.conn;
     this.conn = undefined;
-    await c?.close().catch(() => {});
+    await closeConnection(c);
   }
 }

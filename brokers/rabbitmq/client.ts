@@ -38,7 +38,7 @@ import {
   type Settlement,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
-import { backoff, openConnection, redact, type RabbitEndpoint } from './connection.ts';
+import { backoff, closeConnection, openConnection, redact, type RabbitEndpoint } from './connection.ts';
 import { destinations, KEY_HEADER, type Destinations } from './names.ts';
 import type { RabbitSettings } from './settings.ts';
 
@@ -112,7 +112,7 @@ export class RabbitProducer implements ProducerClient {
         conn = await openConnection(this.endpoint, { name: `convoy-producer-${this.options.id}`, heartbeatSeconds: this.settings.heartbeatSeconds });
         const ch = await conn.createConfirmChannel();
         if (this.closed) {
-          await conn.close().catch(() => {});
+          await closeConnection(conn);
           throw new Error('producer closed');
         }
         this.attach(conn, ch);
@@ -121,7 +121,7 @@ export class RabbitProducer implements ProducerClient {
         return ch;
       } catch (err) {
         if (this.closed) throw err;
-        await conn?.close().catch(() => {});
+        await closeConnection(conn);
         if (attempt === 1 || attempt % 20 === 0) this.options.log(`producer ${this.options.id}: connect failed (${errMessage(err)}), retrying`);
         this.lastError = errMessage(err);
         await sleep(backoff(attempt, this.settings.reconnect.maxDelayMs));
@@ -145,7 +145,7 @@ export class RabbitProducer implements ProducerClient {
       this.conn = undefined;
       this.lastError = why;
       if (!this.closed) this.options.log(`producer ${this.options.id}: connection lost (${why})`);
-      conn.close().catch(() => {});
+      void closeConnection(conn);
     };
     ch.on('close', () => lost(this.lastError || 'channel closed'));
     conn.on('close', (err?: Error) => lost(err?.message ?? 'connection closed'));
@@ -250,7 +250,7 @@ export class RabbitProducer implements ProducerClient {
     this.conn = undefined;
     this.ch = undefined;
     if (ch && this.outstanding > 0) await withDeadline(ch.waitForConfirms(), Date.now() + 5_000, 'outstanding confirms').catch(() => {});
-    await conn?.close().catch(() => {});
+    await closeConnection(conn);
   }
 }
 
@@ -335,7 +335,7 @@ export class RabbitConsumer implements ConsumerClient {
           if (attempt > 1 || this.gen > 1) this.options.log(`consumer ${this.options.id}: consuming again after ${attempt} attempt(s)`);
           return;
         } catch (err) {
-          await conn?.close().catch(() => {});
+          await closeConnection(conn);
           this.conn = undefined;
           this.lastError = errMessage(err);
           if (this.closed) return;
@@ -360,7 +360,7 @@ export class RabbitConsumer implements ConsumerClient {
     const lost = (why: string) => {
       if (lostOnce) return;
       lostOnce = true;
-      conn.close().catch(() => {});
+      void closeConnection(conn);
       if (this.gen !== gen) return;
       this.gen++; // deliveries buffered or handed out from this connection are now stale
       this.conn = undefined;
@@ -522,6 +522,6 @@ export class RabbitConsumer implements ConsumerClient {
     this.conn = undefined;
     this.ch = undefined;
     if (ch) await withDeadline(ch.close(), Date.now() + 5_000, 'closing the channel').catch(() => {});
-    await conn?.close().catch(() => {});
+    await closeConnection(conn);
   }
 }

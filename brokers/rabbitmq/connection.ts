@@ -12,6 +12,9 @@ export interface RabbitEndpoint {
   /** Control-plane URL for admin() (the node's own port, so link faults do not hit admin). */
   adminUrl?: string;
   tls?: RabbitSettings['tls'];
+  /** Local runtime: the Erlang node name and its rabbitmqctl, for control the AMQP API lacks. */
+  node?: string;
+  rabbitmqctl?: string;
 }
 
 export function asEndpoint(e: Endpoint): RabbitEndpoint {
@@ -58,4 +61,24 @@ export async function openConnection(
 export function backoff(attempt: number, maxMs: number): number {
   const base = Math.min(maxMs, 100 * 2 ** Math.max(0, attempt - 1));
   return Math.round(base * (0.8 + Math.random() * 0.2));
+}
+
+/**
+ * connection.close, but bounded: a broker that does not answer (a channel stuck on a quorum
+ * queue without a leader, a link held by a `timeout` toxic) gets its socket destroyed.
+ */
+export async function closeConnection(conn: amqp.ChannelModel | undefined, timeoutMs = 5_000): Promise<void> {
+  if (!conn) return;
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([
+    conn.close().then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((r) => {
+      timer = setTimeout(() => r(false), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!closed) (conn as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }

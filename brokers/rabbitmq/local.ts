@@ -394,7 +394,12 @@ export async function deployLocal(ctx: DeployContext, settings: RabbitSettings, 
       return [undefined, toxi!] as const;
     });
     await t.api.createProxy(PROXY_NAME, proxyPort, `127.0.0.1:${amqpPort}`);
-    const endpoint: RabbitEndpoint = { url: `amqp://guest:guest@127.0.0.1:${proxyPort}`, adminUrl: node.url };
+    const endpoint: RabbitEndpoint = {
+      url: `amqp://guest:guest@127.0.0.1:${proxyPort}`,
+      adminUrl: node.url,
+      node: layout.nodeName,
+      rabbitmqctl: join(RABBITMQ_BIN_DIR, 'rabbitmqctl'),
+    };
     if (!(await amqpHealthy(endpoint.url).catch(() => false))) {
       throw new InfraError(`RabbitMQ answers on ${amqpPort} but not through the Toxiproxy proxy on ${proxyPort}`, tailFile(join(dir, 'toxiproxy.log')));
     }

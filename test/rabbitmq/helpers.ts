@@ -98,9 +98,9 @@ export class Harness {
     return c;
   }
 
-  async close(): Promise<void> {
+  async close(opts: { keepDestinations?: boolean } = {}): Promise<void> {
     for (const c of this.closers.reverse()) await c().catch(() => {});
-    await this.admin.deleteDestinations().catch(() => {});
+    if (!opts.keepDestinations) await this.admin.deleteDestinations().catch(() => {});
     await this.admin.close();
   }
 }
