@@ -165,8 +165,6 @@ export function startFailureLines(logFile: string): string[] {
 export class LocalRabbitNode implements BrokerNode {
   readonly id = 'node-1';
   private proc?: LocalProcess;
-  /** Group leader pid of a node started by an earlier convoy process (reused instance). */
-  private adoptedPid?: number;
   /** Start-up time of the last start, spawn to healthy. */
   startupMs = 0;
 
@@ -177,16 +175,28 @@ export class LocalRabbitNode implements BrokerNode {
     private readonly onStarted: () => void = () => {},
   ) {}
 
+  /** A node started by an earlier convoy process (`brokers up`), known by its pid file. */
   static adopt(layout: NodeLayout, log: (line: string) => void, onStarted: () => void): LocalRabbitNode {
-    const node = new LocalRabbitNode(layout, true, log, onStarted);
-    const pid = Number(readFileSync(layout.pidFile, 'utf8').trim());
-    node.adoptedPid = pid > 0 ? pid : undefined;
-    return node;
+    return new LocalRabbitNode(layout, true, log, onStarted);
   }
 
+  private pidFromFile(): number | undefined {
+    try {
+      const pid = Number(readFileSync(this.layout.pidFile, 'utf8').trim());
+      return pid > 0 ? pid : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The group leader (the rabbitmq-server script): ours, or whoever the pid file names (a
+   * process that reused this node may have restarted it).
+   */
   get groupPid(): number | undefined {
     if (this.proc?.running) return this.proc.pid;
-    return this.adoptedPid && pidAlive(this.adoptedPid) ? this.adoptedPid : undefined;
+    const pid = this.pidFromFile();
+    return pid && pidAlive(pid) ? pid : undefined;
   }
 
   /** The Erlang VM's pid while the node runs (undefined when stopped). */
@@ -230,7 +240,6 @@ export class LocalRabbitNode implements BrokerNode {
     const t0 = Date.now();
     const proc = LocalProcess.start(spec);
     this.proc = proc;
-    this.adoptedPid = undefined;
     try {
       await proc.waitHealthy(() => amqpHealthy(this.url), START_TIMEOUT_MS, 250);
     } catch (err) {
@@ -250,23 +259,24 @@ export class LocalRabbitNode implements BrokerNode {
 
   async stop(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
     const graceMs = signal === 'SIGKILL' ? 5_000 : 30_000;
+    const filePid = this.pidFromFile();
+    const vm = this.pid();
     if (this.proc) {
+      const own = this.proc.pid;
       await this.proc.stop(signal, graceMs);
       this.proc = undefined;
-      return;
+      if (filePid === own) return;
     }
-    const pid = this.groupPid;
-    if (!pid) return;
-    const vm = this.pid();
-    signalGroup(pid, signal);
+    if (!filePid || !pidAlive(filePid)) return;
+    signalGroup(filePid, signal);
+    const gone = () => !pidAlive(filePid) && !pidAlive(vm);
     const deadline = Date.now() + graceMs;
-    while ((pidAlive(pid) || pidAlive(vm)) && Date.now() < deadline) await sleep(100);
-    if (pidAlive(pid) || pidAlive(vm)) {
-      signalGroup(pid, 'SIGKILL');
+    while (!gone() && Date.now() < deadline) await sleep(100);
+    if (!gone()) {
+      signalGroup(filePid, 'SIGKILL');
       if (vm) signalGroup(vm, 'SIGKILL');
-      while (pidAlive(pid) || pidAlive(vm)) await sleep(50);
+      while (!gone()) await sleep(50);
     }
-    this.adoptedPid = undefined;
     rmSync(this.layout.pidFile, { force: true });
   }
 }
