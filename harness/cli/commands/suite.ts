@@ -1,0 +1,73 @@
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { loadScenarioFile } from '../../scenario/load.ts';
+import { runOnce } from '../../runner/run-and-analyze.ts';
+import { reportAfterRun } from '../../report/render.ts';
+import { onInterrupt } from '../../runtime/cleanup.ts';
+import { SuiteBrokers } from '../../suite/brokers.ts';
+import { runSuite } from '../../suite/run-suite.ts';
+import { parseExternal } from '../external.ts';
+import { checkRuntime } from './run.ts';
+
+interface SuiteFlags {
+  out: string;
+  runtime: string;
+  external?: string[];
+  allowDestructive?: boolean;
+  keep?: boolean;
+  quiet?: boolean;
+  reuseBrokers: boolean;
+}
+
+/**
+ * `convoy suite <folder>`: every scenario in the folder in turn, then the dashboard, JUnit XML
+ * and benchmark JSON for the suite. Exit code: the worst scenario's (3 a broken run, 2 a
+ * scenario that did not load, 1 a failed expectation, 0 all held).
+ */
+export function register(program: Command): void {
+  program
+    .command('suite')
+    .description('run every scenario in a folder, then write the dashboard, JUnit XML and benchmark JSON for the suite')
+    .argument('<folder>', 'folder of scenario YAML files (e.g. workloads/nightly/)')
+    .option('--out <dir>', 'parent folder for the run folders; the dashboard goes to <dir>/dashboard', 'results')
+    .option('--runtime <kind>', 'where brokers come from: local, containers, external', 'local')
+    .option('--external <k=v...>', 'external runtime: connection settings (see convoy run --help)')
+    .option('--allow-destructive', 'allow faults that change or hurt an external broker')
+    .option('--keep', 'keep each run\'s topics, queues and groups')
+    .option('--no-reuse-brokers', 'local runtime: let every run start and stop its own brokers instead of keeping them up across the suite')
+    .option('--quiet', 'no progress output from the runs')
+    .action(async (folder: string, o: SuiteFlags) => {
+      const runtime = checkRuntime(o.runtime);
+      const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      const brokers = runtime === 'local' && o.reuseBrokers ? new SuiteBrokers(log) : undefined;
+      let stopped = false;
+      const offInterrupt = onInterrupt(() => {
+        stopped = true;
+      });
+      try {
+        const outcome = await runSuite(
+          { folder: resolve(folder), outDir: resolve(o.out), runtime, external, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) },
+          {
+            load: (file) => loadScenarioFile(file),
+            run: runOnce,
+            report: reportAfterRun,
+            log,
+            prepare: brokers ? (s) => brokers.prepare(s) : undefined,
+            finish: brokers ? () => brokers.stopAll() : undefined,
+            stopped: () => stopped,
+          },
+        );
+        const width = Math.max(...outcome.scenarios.map((s) => s.entry.scenario.length), 8);
+        process.stdout.write('\nsuite results\n');
+        for (const s of outcome.scenarios) {
+          const status = s.entry.result ? s.entry.result.verdict.status : s.entry.stage === 'load' ? 'not loaded' : 'broken';
+          process.stdout.write(`  ${s.entry.scenario.padEnd(width)}  ${status.padEnd(10)} ${s.runDir ?? s.entry.error?.split('\n')[0] ?? ''}\n`);
+        }
+        process.stdout.write(`dashboard: ${outcome.dashboard.index}\n${outcome.dashboard.files.filter((f) => !f.endsWith('.html')).join('\n')}\n`);
+        process.exitCode = outcome.code;
+      } finally {
+        offInterrupt();
+      }
+    });
+}
