@@ -7,6 +7,7 @@ import { buildResult, checkSection, redactSecrets } from '../checker/result.ts';
 import type { Window } from '../metrics/collector.ts';
 import { MessagePlan } from '../workload/schedule.ts';
 import { finalStateCheck, measureHistory } from './measure.ts';
+import { laneMoves } from '../metrics/lane-moves.ts';
 import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
@@ -45,7 +46,10 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
   const windows: Window[] = record.faults
     .filter((f) => f.startUs !== undefined)
     .map((f) => ({ name: f.name, kind: f.kind, startUs: f.startUs!, endUs: f.endUs ?? record.endUs }));
-  const m = await measureHistory(record.historyFile, scenario, record.measureStartUs, windows);
+  const growth = record.faults.filter((f) => f.kind === 'add-partitions' && f.startUs !== undefined);
+  const m = await measureHistory(record.historyFile, scenario, record.measureStartUs, windows, { keyWrites: growth.length > 0 });
+  const refreshMarks = m.marks.filter((k) => k.name === 'producer-metadata-refreshed').map((k) => k.at);
+  const laneChanges = growth.map((f) => laneMoves({ name: f.name, startUs: f.startUs!, evidence: f.evidence }, m.keyWrites, refreshMarks));
 
   const unreachable = new Set<string>();
   for (const o of outcome.occurrences.list()) if ((o.type === 'lost' || o.type === 'abandoned') && o.key !== null) unreachable.add(o.key);
@@ -108,6 +112,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
         achievedRate: Math.round(m.sent / measuredS),
         skew: m.skew,
         finalState,
+        laneChanges,
       },
       latency: m.latency,
       timeline: {

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { HistoryEvent } from '../history/events.ts';
 import { MetricsCollector, type Window } from '../metrics/collector.ts';
+import type { KeyWrites } from '../metrics/lane-moves.ts';
 import { truth, type VersionedState } from '../workload/entity.ts';
 import { skewReport } from '../workload/skew.ts';
 import { openStore, compareWithTruth, STRATEGIES, type Comparison } from '../consumer/store.ts';
@@ -17,13 +18,16 @@ export interface Measurements {
   truth: Map<string, VersionedState>;
   rebalances: number;
   marks: { name: string; at: number; detail?: unknown }[];
+  /** Acked writes per key ([sent, lane]), collected only when asked (partition changes). */
+  keyWrites: KeyWrites;
 }
 
 /**
  * The figures of a run, from its merged history in one pass: latency histograms, per-second
  * series, key and lane skew, and the truth (the final state each key should reach).
  */
-export async function measureHistory(file: string, scenario: Scenario, measureStartUs: number, windows: Window[]): Promise<Measurements> {
+export async function measureHistory(file: string, scenario: Scenario, measureStartUs: number, windows: Window[], opts: { keyWrites?: boolean } = {}): Promise<Measurements> {
+  const keyWrites: KeyWrites = new Map();
   const collector = new MetricsCollector({ measureStartUs, windows, settleUs: scenario.run.settleMs * 1000 });
   const sends: { key: string; seq: number; producer: string }[] = [];
   const failed = new Set<string>();
@@ -47,6 +51,12 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
     } else if (e.type === 'ack') {
       if (e.ok === false) failed.add(`${e.producer}\u0000${e.key}\u0000${e.seq}`);
       if (e.ok === true && e.at >= measureStartUs) acked++;
+      const sentAt = (e as { sent?: number }).sent;
+      if (opts.keyWrites && e.ok === true && e.lane != null && sentAt !== undefined) {
+        let list = keyWrites.get(e.key);
+        if (!list) keyWrites.set(e.key, (list = []));
+        list.push([sentAt, e.lane]);
+      }
     } else if (e.type === 'rebalance') rebalances++;
     else if (e.type === 'mark') marks.push({ name: e.name, at: e.at, detail: e.detail });
   }
@@ -57,7 +67,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const traffic = collector.traffic();
   const skew = skewReport(traffic.keyCounts, { laneCounts: traffic.keyLaneCounts, configuredKeys: scenario.workload.keys.count });
   marks.sort((a, b) => a.at - b.at);
-  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, acked, truth: t, rebalances, marks };
+  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, acked, truth: t, rebalances, marks, keyWrites };
 }
 
 /** Final state per strategy against the truth; keys with a lost or abandoned message apart. */
