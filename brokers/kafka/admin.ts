@@ -73,8 +73,10 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
       const t = settings.topic;
       let created: boolean;
       try {
+        // waitForLeaders would fail when this broker's metadata does not list the new topic yet
+        // (KRaft propagates it asynchronously); waitPartitions below polls for it instead.
         created = await admin.createTopics({
-          waitForLeaders: true,
+          waitForLeaders: false,
           timeout: 30_000,
           topics: [
             {
@@ -88,7 +90,7 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
       } catch (err) {
         const e = err as { message: string; errors?: { message?: string; type?: string }[] };
         const detail = (e.errors ?? []).map((x) => `${x.type ?? ''} ${x.message ?? ''}`.trim());
-        throw new InfraError(`creating topic ${topic} (${t.partitions} partitions, RF ${t.replicationFactor}) failed: ${e.message}`, detail, { cause: err });
+        throw new InfraError(`creating topic ${topic} (${t.partitions} partitions, RF ${t.replicationFactor}) failed: ${e.message}${detail.length ? ` (${detail.join('; ')})` : ''}`, detail, { cause: err });
       }
       if (!created) throw new InfraError(`topic ${topic} already exists: refusing to reuse another run's messages`);
       await waitPartitions(t.partitions);

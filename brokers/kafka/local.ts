@@ -138,6 +138,17 @@ class LocalKafkaNode implements BrokerNode {
   }
 }
 
+/**
+ * The lines that explain a failed start: from the first ERROR/FATAL/exception line near the
+ * end of the log (Kafka prints the cause first, then a long stack), else the plain tail.
+ */
+export function failureLines(logFile: string, max = 25): string[] {
+  const tail = tailFile(logFile, 300);
+  const first = tail.findIndex((l) => /\b(ERROR|FATAL)\b|Exception|Error:/.test(l));
+  const lines = first >= 0 ? tail.slice(first, first + max) : tail.slice(-max);
+  return lines.map((l) => (l.length > 400 ? `${l.slice(0, 400)}...` : l));
+}
+
 /** Polls `check` until true; fails fast with the log tail of any process that exits. */
 async function waitAllHealthy(
   procs: { name: string; proc: LocalProcess }[],
@@ -148,7 +159,7 @@ async function waitAllHealthy(
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     for (const { name, proc } of procs) {
-      if (!proc.running) throw new InfraError(`${name} exited during start-up; last log lines:`, proc.tail(25));
+      if (!proc.running) throw new InfraError(`${name} exited during start-up (log ${proc.spec.logFile}):`, failureLines(proc.spec.logFile));
     }
     if (signal?.aborted) throw new InfraError('start-up interrupted');
     try {
@@ -160,7 +171,7 @@ async function waitAllHealthy(
   }
   throw new InfraError(
     `Kafka did not become healthy within ${Math.round(timeoutMs / 1000)} s; last log lines:`,
-    procs.flatMap(({ name, proc }) => [`--- ${name}`, ...proc.tail(12)]),
+    procs.flatMap(({ name, proc }) => [`--- ${name} (${proc.spec.logFile})`, ...proc.tail(12)]),
   );
 }
 
@@ -324,8 +335,12 @@ export async function deployLocal(ctx: DeployContext, settings: KafkaSettings): 
           : runJava(java, formatArgs(inst, join(r.dir, 'server.properties'), clusterId, archive), `formatting Kafka ${nodeName(r.id)} storage`),
       ),
     );
-    const toxiStart = startToxiproxy({ workDir: base, persistent: ctx.persistent, log: ctx.log });
-    const [, server] = await Promise.all([formats, toxiStart.then((s) => (toxi = s))]);
+    const toxiStart = startToxiproxy({ workDir: base, persistent: ctx.persistent, log: ctx.log }).then((s) => (toxi = s));
+    // Wait for both even when one fails, so a failed format never leaves Toxiproxy starting.
+    const [formatted, toxiproxy] = await Promise.allSettled([formats, toxiStart]);
+    if (formatted.status === 'rejected') throw formatted.reason;
+    if (toxiproxy.status === 'rejected') throw toxiproxy.reason;
+    const server = toxiproxy.value;
     data.toxiproxyUrl = server.api.url;
     for (const r of recs) await server.api.createProxy(proxyName(r.id), r.ports.proxy, `${HOST}:${r.ports.client}`);
 

@@ -124,15 +124,17 @@ export async function sendKeyed(p: ProducerClient, keys: string[], perKey: numbe
   return acks;
 }
 
-/** Living (non-zombie) child processes of this process: what a test may have left behind. */
-export function liveChildren(): number[] {
-  const out: number[] = [];
+/** Living (non-zombie) child processes of this process, with their command lines. */
+export function liveChildren(): string[] {
+  const out: string[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(rest[1]) === process.pid && rest[0] !== 'Z') out.push(Number(d));
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      // tsx's esbuild service is a child of every test process that compiled something.
+      if (Number(rest[1]) === process.pid && rest[0] !== 'Z' && !/esbuild/.test(cmd)) out.push(`${d}: ${cmd.replace(/\0/g, ' ').slice(0, 200)}`);
     } catch {
       /* gone */
     }
