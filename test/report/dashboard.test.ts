@@ -56,7 +56,7 @@ describe('dashboard', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'convoy-dashboard-'));
-    runs = writeResultsFolder(join(dir, 'results'));
+    runs = await writeResultsFolder(join(dir, 'results'));
     site = join(dir, 'site');
     cli = spawnSync(process.execPath, [join(ROOT, 'bin/convoy.js'), 'dashboard', join(dir, 'results'), '--out', site], { encoding: 'utf8', timeout: 30_000 });
     browser = await launch();

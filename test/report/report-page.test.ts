@@ -12,8 +12,10 @@ import { writeReport } from '../../harness/report/render.ts';
 import { formatMs } from '../../harness/report/format.ts';
 import { faultWindowsOf, type ReportResult } from '../../harness/report/view.ts';
 import { launch, openFile, type OpenedPage } from './browser.ts';
+import { exampleDir } from './fixture/variants.ts';
 
-const EXAMPLE = new URL('../../results/example/', import.meta.url).pathname;
+/** The run committed as the example (synthetic until a real run replaces it). */
+const COMMITTED = new URL('../../results/example/', import.meta.url).pathname;
 
 /** "1,521 ms" -> 1521000 µs */
 function parseMs(text: string): number {
@@ -30,7 +32,7 @@ describe('report page', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'convoy-report-'));
-    cpSync(EXAMPLE, join(dir, 'run'), { recursive: true });
+    cpSync(await exampleDir(), join(dir, 'run'), { recursive: true });
     rmSync(join(dir, 'run', 'report.html'), { force: true });
     result = JSON.parse(readFileSync(join(dir, 'run', 'result.json'), 'utf8')) as ReportResult;
     writeReport(join(dir, 'run'));
@@ -138,6 +140,29 @@ describe('report page', () => {
     const html = readFileSync(join(dir, 'run', 'report.html'), 'utf8');
     assert.ok(!html.includes('hunter2'));
     assert.match((await opened.page.textContent('#scenario-json'))!, /"password": "\*\*\*"/);
+  });
+
+  test('the committed example (results/example/) renders and loads cleanly too', async () => {
+    const copy = join(dir, 'committed');
+    cpSync(COMMITTED, copy, { recursive: true });
+    rmSync(join(copy, 'report.html'), { force: true });
+    const committed = JSON.parse(readFileSync(join(copy, 'result.json'), 'utf8')) as ReportResult;
+    writeReport(copy);
+    const o = await openFile(browser, join(copy, 'report.html'));
+    try {
+      assert.deepEqual(o.errors, []);
+      assert.deepEqual(o.requests, [o.url]);
+      assert.equal(await o.page.getAttribute('body', 'data-charts-ready'), 'true');
+      const charts = await o.page.$$eval('[data-chart]', (els) => els.map((e) => ({ chart: (e as HTMLElement).dataset.chart, points: Number((e as HTMLElement).dataset.points) })));
+      assert.ok(charts.length >= 6);
+      for (const c of charts) assert.ok(c.points > 0, `${c.chart} has data`);
+      assert.equal((await o.page.textContent('#verdict-status'))!.trim(), committed.verdict.status);
+      assert.equal(await o.page.locator('#expectation-table tbody tr').count(), committed.expectations!.length);
+      const p99 = await o.page.getAttribute('#latency-table td[data-metric="endToEnd"][data-stat="p99"]', 'data-us');
+      assert.equal(Number(p99), committed.latency!.whole!.endToEnd.p99);
+    } finally {
+      await o.page.close();
+    }
   });
 
   test('hostile text in the result stays text, and a broken run\'s sparse result still renders', async () => {

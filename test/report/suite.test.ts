@@ -16,7 +16,7 @@ import { runSuite, type SuiteDeps, type SuiteOptions } from '../../harness/suite
 import { worstExitCode } from '../../harness/suite/exit-code.ts';
 import { reportAfterRun } from '../../harness/report/render.ts';
 import { exampleScenario } from './fixture/make-example.ts';
-import { exampleResult, passingRun } from './fixture/variants.ts';
+import { exampleDir, exampleResult, passingRun } from './fixture/variants.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -65,8 +65,9 @@ function fakeDeps(outcomes: Record<string, 'bad-yaml' | 'pass' | 'fail' | 'broke
 
 describe('suite', () => {
   let dir: string;
-  before(() => {
+  before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'convoy-suite-'));
+    await exampleDir();
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
