@@ -86,8 +86,14 @@
     };
   }
 
-  /** Draws ticks along the top of the plot: [{x, color}]. */
+  /**
+   * Draws ticks along the top of the plot: [{x, color, type}], one row per type (in order of
+   * first appearance) so that no type hides another.
+   */
   function markers(list) {
+    var rows = {};
+    var n = 0;
+    list.forEach(function (m) { if (!(m.type in rows)) rows[m.type] = n++; });
     return {
       hooks: {
         draw: [
@@ -96,16 +102,18 @@
             var top = u.bbox.top;
             var left = u.bbox.left;
             var right = u.bbox.left + u.bbox.width;
-            var len = 10 * devicePixelRatio;
+            var len = 6 * devicePixelRatio;
+            var gap = 7 * devicePixelRatio;
             ctx.save();
             ctx.lineWidth = 2 * devicePixelRatio;
             list.forEach(function (m) {
               var x = u.valToPos(m.x, 'x', true);
               if (x < left || x > right) return;
+              var y = top + rows[m.type] * gap;
               ctx.strokeStyle = m.color;
               ctx.beginPath();
-              ctx.moveTo(x, top);
-              ctx.lineTo(x, top + len);
+              ctx.moveTo(x, y);
+              ctx.lineTo(x, y + len);
               ctx.stroke();
             });
             ctx.restore();

@@ -22,7 +22,7 @@ export function timelineSection(r: ReportResult): string {
   }
   return `<section id="timeline">
   <h2>Fault timeline</h2>
-  <p class="hint">Seconds from the start of the measured phase (after the warm-up). Shaded: fault windows (darker while the fault is active, lighter for the settle time after it). Ticks along the top: anomalies where they were attributed, coloured by type.</p>
+  <p class="hint">Seconds from the start of the measured phase (after the warm-up). Shaded: fault windows (darker while the fault is active, lighter for the settle time after it). Ticks along the top: anomalies where they were attributed, one row and colour per type.</p>
   <div class="chart" data-chart="throughput" id="chart-throughput"></div>
   <div class="chart" data-chart="backlog" id="chart-backlog"></div>
   <div class="chart" data-chart="e2e-over-time" id="chart-e2e-over-time"></div>
