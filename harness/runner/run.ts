@@ -26,6 +26,8 @@ export interface RunOptions {
   external?: Record<string, unknown>;
   runId?: string;
   log?: (line: string) => void;
+  /** A live deployment to use instead of deploying (benchmarks, suites); it is not stopped. */
+  deployment?: Deployment;
 }
 
 /** What happened, for the analysis: the run's files and why it may be incomplete. */
@@ -122,10 +124,12 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
   try {
     // 1. Broker.
     progress.update({ phase: 'deploy', elapsedS: 0, totalS: 1, sentRate: 0, processedRate: 0, backlog: 0, errors: 0 });
-    deployment = await broker.deploy(
-      { runtime: opts.runtime, workDir: join(runDir, 'brokers'), cacheDir: cacheDir(), external: opts.external, log, signal: abort.signal, reuse: true },
-      settings,
-    );
+    deployment = opts.deployment
+      ? { ...opts.deployment, stop: async () => {} }
+      : await broker.deploy(
+          { runtime: opts.runtime, workDir: join(runDir, 'brokers'), cacheDir: cacheDir(), external: opts.external, log, signal: abort.signal, reuse: true },
+          settings,
+        );
     record.deployment = { broker: deployment.broker, runtime: deployment.runtime, versions: deployment.versions, emulator: deployment.emulator, endpoint: deployment.endpoint };
     admin = await broker.admin(deployment.endpoint, settings, names);
     await admin.createDestinations();

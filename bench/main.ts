@@ -1,0 +1,39 @@
+/**
+ * `npm run bench`: convoy's speed figures, measured side by side in one run (these machines
+ * are shared and noisy: compare ratios, not absolute numbers across runs).
+ *
+ *   checker      events/s in process and lines/s from a file; peak RSS for 10M events
+ *   throughput   the rate convoy's producers sustain against a single Kafka node, per client,
+ *                next to kafka-producer-perf-test (ProducerPerformance) on the same broker
+ *   rate         achieved vs target rate at 1k, 10k and 50k msg/s (open loop)
+ *
+ * `npm run bench -- checker` (or throughput, rate) runs one part.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCheckerBench, formatCheckerBench } from './checker.ts';
+import { producerThroughput, rateAccuracy } from './kafka.ts';
+
+const parts = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const want = (p: string) => parts.length === 0 || parts.includes(p);
+const out = (line: string) => process.stdout.write(line + '\n');
+
+const results = mkdtempSync(join(tmpdir(), 'convoy-bench-'));
+try {
+  if (want('checker')) {
+    out('== checker');
+    out(formatCheckerBench(await runCheckerBench({})));
+  }
+  if (want('throughput')) {
+    out('== producer throughput against one Kafka node (history recorded as in any run)');
+    for (const line of await producerThroughput({ resultsDir: results })) out(line);
+  }
+  if (want('rate')) {
+    out('== open-loop rate accuracy (confluent client, one Kafka node)');
+    for (const line of await rateAccuracy({ resultsDir: results })) out(line);
+  }
+} finally {
+  rmSync(results, { recursive: true, force: true });
+}
+process.exit(0);
