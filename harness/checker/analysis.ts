@@ -283,11 +283,14 @@ export class FinalPass {
       // landing order. Which applies are reported depends on the run chosen; the canonical run
       // keeps the earliest-landing applies, so (as with reorder) the late ones are displaced.
       let n = 0;
+      let inOrder = true; // landing order already follows seq order: nothing displaced
       for (let i = lo; i < hi; i++) {
         const m = order[i];
-        if (status[m] !== ST_UNSENT && firstApply[m] >= 0) firsts[n++] = firstApply[m];
+        if (status[m] === ST_UNSENT || firstApply[m] < 0) continue;
+        if (n > 0 && ends[firstApply[m]] < ends[firsts[n - 1]]) inOrder = false;
+        firsts[n++] = firstApply[m];
       }
-      if (n < 2) continue;
+      if (n < 2 || inOrder) continue;
       sortRange(firsts, 0, n, byLanding);
       for (let i = 0; i < n; i++) seqAt[i] = seqs[s.evMsg[firsts[i]]];
       // runFrom[i]: the longest increasing run starting at i (patience sorting from the right
@@ -431,6 +434,15 @@ export function countingSort(n: number, groups: number, groupOf: Int32Array): { 
 /** Sorts arr[lo, hi) by cmp; insertion sort for the short ranges most groups are. */
 export function sortRange(arr: Int32Array, lo: number, hi: number, cmp: (a: number, b: number) => number): void {
   if (hi - lo < 2) return;
+  // Histories are mostly written in time order, so groups often arrive sorted.
+  let sorted = true;
+  for (let i = lo + 1; i < hi; i++) {
+    if (cmp(arr[i - 1], arr[i]) > 0) {
+      sorted = false;
+      break;
+    }
+  }
+  if (sorted) return;
   if (hi - lo > 24) {
     arr.subarray(lo, hi).sort(cmp);
     return;

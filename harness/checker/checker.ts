@@ -7,9 +7,9 @@ import { InputError } from '../errors.ts';
 import { FinalPass } from './analysis.ts';
 import { renderAnomalies } from './examples.ts';
 import { DEFAULT_SETTLE_MS, faultWindows } from './faults.ts';
-import { LineFields, parseFast } from './lineParser.ts';
+import { Fields, parseFast } from './lineParser.ts';
 import { Occurrences } from './occurrences.ts';
-import { HistoryStore, type RawEvent } from './store.ts';
+import { HistoryStore } from './store.ts';
 import type { Anomalies, BadLine, FaultWindow, InputStats, WindowInput } from './types.ts';
 
 export interface CheckerOptions {
@@ -53,7 +53,7 @@ const MAX_BAD_LINE_SAMPLES = 100;
 
 export class Checker {
   private readonly store = new HistoryStore();
-  private readonly fields = new LineFields();
+  private readonly fields = new Fields();
   private readonly lenient: boolean;
   private readonly settleMs: number;
   private readonly maxExamples: number;
@@ -77,7 +77,8 @@ export class Checker {
     this.assertOpen();
     const n = ++this.added;
     if (typeof event !== 'object' || event === null || Array.isArray(event)) return this.bad(n, 'not a JSON object');
-    const reason = this.store.ingest(event as RawEvent);
+    this.fields.fromObject(event as Record<string, unknown>);
+    const reason = this.store.ingest(this.fields);
     if (reason !== null) this.bad(n, reason);
   }
 
@@ -177,7 +178,10 @@ export class Checker {
         return this.bad(lineNo, `invalid JSON: ${(err as Error).message}`);
       }
       if (typeof value !== 'object' || value === null || Array.isArray(value)) reason = 'not a JSON object';
-      else reason = this.store.ingest(value as RawEvent);
+      else {
+        this.fields.fromObject(value as Record<string, unknown>);
+        reason = this.store.ingest(this.fields);
+      }
     }
     if (reason !== null) this.bad(lineNo, reason);
   }

@@ -6,40 +6,88 @@
  * always exactly what JSON.parse would give.
  */
 
-/** The fields the checker reads. `undefined` = absent; other types are kept for validation. */
-export class LineFields {
-  type: unknown = undefined;
-  key: unknown = undefined;
-  producer: unknown = undefined;
-  seq: unknown = undefined;
-  at: unknown = undefined;
-  ok: unknown = undefined;
-  consumer: unknown = undefined;
-  lane: unknown = undefined;
-  offset: unknown = undefined;
-  start: unknown = undefined;
-  end: unknown = undefined;
-  outcome: unknown = undefined;
-  name: unknown = undefined;
-  kind: unknown = undefined;
-  phase: unknown = undefined;
+/** Field ids of the members the checker reads (0: any other member). */
+export const F_OTHER = 0;
+export const F_TYPE = 1;
+export const F_KEY = 2;
+export const F_PRODUCER = 3;
+export const F_SEQ = 4;
+export const F_AT = 5;
+export const F_OK = 6;
+export const F_CONSUMER = 7;
+export const F_LANE = 8;
+export const F_OFFSET = 9;
+export const F_START = 10;
+export const F_END = 11;
+export const F_OUTCOME = 12;
+export const F_NAME = 13;
+export const F_KIND = 14;
+export const F_PHASE = 15;
+const FIELD_COUNT = 16;
+
+/** What a member holds. */
+export const K_ABSENT = 0;
+export const K_NULL = 1;
+export const K_NUMBER = 2;
+export const K_STRING = 3;
+export const K_TRUE = 4;
+export const K_FALSE = 5;
+/** An object, an array or anything else no field of the format may hold. */
+export const K_OTHER = 6;
+
+/**
+ * The members of one event the checker reads, typed: a kind per field, and its number or
+ * string. Numbers live in a Float64Array so that parsing a line allocates no boxed numbers.
+ */
+export class Fields {
+  readonly kind = new Uint8Array(FIELD_COUNT);
+  readonly num = new Float64Array(FIELD_COUNT);
+  readonly str: string[] = new Array<string>(FIELD_COUNT).fill('');
+  /** Member spellings learnt from earlier lines (see parseFast). */
+  readonly shapes = new Shapes();
 
   reset(): void {
-    this.type = undefined;
-    this.key = undefined;
-    this.producer = undefined;
-    this.seq = undefined;
-    this.at = undefined;
-    this.ok = undefined;
-    this.consumer = undefined;
-    this.lane = undefined;
-    this.offset = undefined;
-    this.start = undefined;
-    this.end = undefined;
-    this.outcome = undefined;
-    this.name = undefined;
-    this.kind = undefined;
-    this.phase = undefined;
+    this.kind.fill(K_ABSENT);
+  }
+
+  /** Loads the fields of an event object (the in-process path and the JSON.parse fallback). */
+  fromObject(o: Record<string, unknown>): void {
+    this.set(F_TYPE, o.type);
+    this.set(F_KEY, o.key);
+    this.set(F_PRODUCER, o.producer);
+    this.set(F_SEQ, o.seq);
+    this.set(F_AT, o.at);
+    this.set(F_OK, o.ok);
+    this.set(F_CONSUMER, o.consumer);
+    this.set(F_LANE, o.lane);
+    this.set(F_OFFSET, o.offset);
+    this.set(F_START, o.start);
+    this.set(F_END, o.end);
+    this.set(F_OUTCOME, o.outcome);
+    this.set(F_NAME, o.name);
+    this.set(F_KIND, o.kind);
+    this.set(F_PHASE, o.phase);
+  }
+
+  private set(f: number, v: unknown): void {
+    switch (typeof v) {
+      case 'number':
+        this.kind[f] = K_NUMBER;
+        this.num[f] = v;
+        return;
+      case 'string':
+        this.kind[f] = K_STRING;
+        this.str[f] = v;
+        return;
+      case 'undefined':
+        this.kind[f] = K_ABSENT;
+        return;
+      case 'boolean':
+        this.kind[f] = v ? K_TRUE : K_FALSE;
+        return;
+      default:
+        this.kind[f] = v === null ? K_NULL : K_OTHER;
+    }
   }
 }
 
@@ -54,80 +102,118 @@ const DOT = 46;
 const ZERO = 48;
 const NINE = 57;
 
-// Field ids, recognised from the name's length and text.
-const F_OTHER = 0;
-const F_TYPE = 1;
-const F_KEY = 2;
-const F_PRODUCER = 3;
-const F_SEQ = 4;
-const F_AT = 5;
-const F_OK = 6;
-const F_CONSUMER = 7;
-const F_LANE = 8;
-const F_OFFSET = 9;
-const F_START = 10;
-const F_END = 11;
-const F_OUTCOME = 12;
-const F_NAME = 13;
-const F_KIND = 14;
-const F_PHASE = 15;
-
 function isWs(c: number): boolean {
-  return c === 32 || c === 9 || c === 13 || c === 10;
+  return c <= 32 && (c === 32 || c === 9 || c === 13 || c === 10);
+}
+
+function skipWs(s: string, i: number, to: number): number {
+  while (i < to && isWs(s.charCodeAt(i))) i++;
+  return i;
+}
+
+/**
+ * The member names recent lines had, in order, per event type: lines of one type usually
+ * spell their members alike, so `"producer":` is checked with one native comparison instead
+ * of a loop over its characters. A miss falls back to reading the name and relearns it.
+ */
+export class Shapes {
+  /** Index 0: before the type is known; 1-4: send, ack, process, fault; 5: other types. */
+  readonly tokens: string[][] = [[], [], [], [], [], []];
+  readonly fields: number[][] = [[], [], [], [], [], []];
+}
+
+function shapeOf(type: string): number {
+  return type === 'send' ? 1 : type === 'ack' ? 2 : type === 'process' ? 3 : type === 'fault' ? 4 : 5;
 }
 
 /**
  * Reads the object in s[from, to) into `out` (reset first). Returns false when the line is
  * outside the fast subset (or not valid JSON); the caller must then use JSON.parse.
  */
-export function parseFast(s: string, from: number, to: number, out: LineFields): boolean {
+export function parseFast(s: string, from: number, to: number, out: Fields): boolean {
   out.reset();
-  let i = from;
-  while (i < to && isWs(s.charCodeAt(i))) i++;
+  const shapes = out.shapes;
+  let tokens = shapes.tokens[0];
+  let fields = shapes.fields[0];
+  let k = 0; // member index
+  let i = skipWs(s, from, to);
   if (i >= to || s.charCodeAt(i) !== OPEN) return false;
-  i++;
-  while (i < to && isWs(s.charCodeAt(i))) i++;
-  if (i < to && s.charCodeAt(i) === CLOSE) {
-    i++;
-    return trailing(s, i, to);
-  }
+  i = skipWs(s, i + 1, to);
+  if (i < to && s.charCodeAt(i) === CLOSE) return trailing(s, i + 1, to);
   for (;;) {
-    // Member name.
-    if (i >= to || s.charCodeAt(i) !== QUOTE) return false;
-    const nameStart = i + 1;
-    let j = nameStart;
-    for (;;) {
-      if (j >= to) return false;
-      const c = s.charCodeAt(j);
-      if (c === QUOTE) break;
-      if (c === BACKSLASH || c < 32) return false;
-      j++;
+    // Member name, then the colon.
+    let field: number;
+    const token = k < tokens.length ? tokens[k] : '';
+    if (token !== '' && s.startsWith(token, i) && i + token.length <= to) {
+      field = fields[k];
+      i += token.length;
+    } else {
+      if (i >= to || s.charCodeAt(i) !== QUOTE) return false;
+      const nameStart = i + 1;
+      let j = nameStart;
+      for (;;) {
+        if (j >= to) return false;
+        const c = s.charCodeAt(j);
+        if (c <= BACKSLASH) {
+          if (c === QUOTE) break;
+          if (c === BACKSLASH || c < 32) return false;
+        }
+        j++;
+      }
+      field = fieldId(s, nameStart, j - nameStart);
+      i = j + 1;
+      if (i < to && s.charCodeAt(i) === COLON) {
+        // Learn the spelling `"name":` for the next line of this shape.
+        tokens.length = fields.length = k + 1;
+        tokens[k] = s.slice(nameStart - 1, i + 1);
+        fields[k] = field;
+        i++;
+      } else {
+        i = skipWs(s, i, to);
+        if (i >= to || s.charCodeAt(i) !== COLON) return false;
+        i++;
+      }
     }
-    const field = fieldId(s, nameStart, j - nameStart);
-    i = j + 1;
-    while (i < to && isWs(s.charCodeAt(i))) i++;
-    if (i >= to || s.charCodeAt(i) !== COLON) return false;
-    i++;
-    while (i < to && isWs(s.charCodeAt(i))) i++;
-    if (i >= to) return false;
+    let c = i < to ? s.charCodeAt(i) : -1;
+    if (isWs(c)) {
+      i = skipWs(s, i, to);
+      c = i < to ? s.charCodeAt(i) : -1;
+    }
 
     // Value.
-    const c = s.charCodeAt(i);
-    let value: unknown;
     if (c === QUOTE) {
       const vStart = i + 1;
-      j = vStart;
+      let j = vStart;
       for (;;) {
         if (j >= to) return false;
         const d = s.charCodeAt(j);
-        if (d === QUOTE) break;
-        if (d === BACKSLASH || d < 32) return false;
+        if (d <= BACKSLASH) {
+          if (d === QUOTE) break;
+          if (d === BACKSLASH || d < 32) return false;
+        }
         j++;
       }
       i = j + 1;
-      if (field === F_OTHER) value = undefined;
-      else if (field === F_TYPE) value = knownType(s, vStart, j);
-      else value = s.slice(vStart, j);
+      if (field !== F_OTHER) {
+        out.kind[field] = K_STRING;
+        if (field === F_TYPE || field === F_OUTCOME || field === F_PHASE) {
+          const v = knownValue(s, vStart, j);
+          out.str[field] = v;
+          if (field === F_TYPE && k === 0) {
+            const shape = shapeOf(v);
+            tokens = shapes.tokens[shape];
+            fields = shapes.fields[shape];
+            // This shape's names start with the same first member.
+            if (tokens.length === 0 || tokens[0] !== shapes.tokens[0][0]) {
+              tokens.length = fields.length = 1;
+              tokens[0] = shapes.tokens[0][0] ?? '';
+              fields[0] = F_TYPE;
+            }
+          }
+        } else {
+          out.str[field] = s.slice(vStart, j);
+        }
+      }
     } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
       // JSON number: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
       const nStart = i;
@@ -167,32 +253,38 @@ export function parseFast(s: string, from: number, to: number, out: LineFields):
         while (i < to && (d = s.charCodeAt(i)) >= ZERO && d <= NINE) i++;
         if (i === es) return false;
       }
-      if (field === F_OTHER) value = undefined;
-      // Up to 15 digits the running value is exact; otherwise let the engine convert (the
-      // same conversion JSON.parse uses).
-      else if (simple && intDigits <= 15) value = neg ? -int : int;
-      else value = Number(s.slice(nStart, i));
-    } else if (c === 116 /* t */ && s.startsWith('true', i)) {
-      value = true;
+      if (field !== F_OTHER) {
+        out.kind[field] = K_NUMBER;
+        // Up to 15 digits the running value is exact; otherwise let the engine convert (the
+        // same conversion JSON.parse uses).
+        out.num[field] = simple && intDigits <= 15 ? (neg ? -int : int) : Number(s.slice(nStart, i));
+      }
+    } else if (c === 116 /* t */ && s.startsWith('true', i) && i + 4 <= to) {
+      out.kind[field] = K_TRUE;
       i += 4;
-    } else if (c === 102 /* f */ && s.startsWith('false', i)) {
-      value = false;
+    } else if (c === 102 /* f */ && s.startsWith('false', i) && i + 5 <= to) {
+      out.kind[field] = K_FALSE;
       i += 5;
-    } else if (c === 110 /* n */ && s.startsWith('null', i)) {
-      value = null;
+    } else if (c === 110 /* n */ && s.startsWith('null', i) && i + 4 <= to) {
+      out.kind[field] = K_NULL;
       i += 4;
     } else {
       return false; // nested object or array, or not JSON
     }
-    assign(out, field, value);
+    k++;
 
-    while (i < to && isWs(s.charCodeAt(i))) i++;
-    if (i >= to) return false;
-    const sep = s.charCodeAt(i);
+    // Separator.
+    let sep = i < to ? s.charCodeAt(i) : -1;
+    if (isWs(sep)) {
+      i = skipWs(s, i, to);
+      sep = i < to ? s.charCodeAt(i) : -1;
+    }
     i++;
-    if (sep === CLOSE) return trailing(s, i, to);
-    if (sep !== COMMA) return false;
-    while (i < to && isWs(s.charCodeAt(i))) i++;
+    if (sep === COMMA) {
+      if (i < to && isWs(s.charCodeAt(i))) i = skipWs(s, i, to);
+      continue;
+    }
+    return sep === CLOSE && trailing(s, i, to);
   }
 }
 
@@ -201,66 +293,68 @@ function trailing(s: string, i: number, to: number): boolean {
   return i === to;
 }
 
-/** The type name as a shared constant when it is one the checker reads. */
-function knownType(s: string, a: number, b: number): string {
-  const n = b - a;
-  if (n === 7 && s.startsWith('process', a)) return 'process';
-  if (n === 4 && s.startsWith('send', a)) return 'send';
-  if (n === 3 && s.startsWith('ack', a)) return 'ack';
-  if (n === 5 && s.startsWith('fault', a)) return 'fault';
+/** Enumerated values (type, outcome, phase) as shared constants, without a new string. */
+function knownValue(s: string, a: number, b: number): string {
+  switch (b - a) {
+    case 2:
+      if (s.charCodeAt(a) === 111 /* o */ && s.charCodeAt(a + 1) === 107 /* k */) return 'ok';
+      break;
+    case 3:
+      if (s.startsWith('ack', a)) return 'ack';
+      if (s.startsWith('end', a)) return 'end';
+      break;
+    case 4:
+      if (s.startsWith('send', a)) return 'send';
+      break;
+    case 5:
+      if (s.startsWith('error', a)) return 'error';
+      if (s.startsWith('start', a)) return 'start';
+      if (s.startsWith('fault', a)) return 'fault';
+      break;
+    case 7:
+      if (s.startsWith('process', a)) return 'process';
+      break;
+  }
   return s.slice(a, b);
 }
 
+/**
+ * The field a member name denotes: dispatch on length and first letter, then compare the
+ * remaining characters inline (this runs for every member of every line).
+ */
 function fieldId(s: string, a: number, n: number): number {
+  const c = s.charCodeAt(a);
   switch (n) {
     case 2:
-      if (s.startsWith('at', a)) return F_AT;
-      if (s.startsWith('ok', a)) return F_OK;
+      if (c === 97 /* at */) return s.charCodeAt(a + 1) === 116 ? F_AT : F_OTHER;
+      if (c === 111 /* ok */) return s.charCodeAt(a + 1) === 107 ? F_OK : F_OTHER;
       return F_OTHER;
     case 3:
-      if (s.startsWith('key', a)) return F_KEY;
-      if (s.startsWith('seq', a)) return F_SEQ;
-      if (s.startsWith('end', a)) return F_END;
+      if (c === 107 /* key */) return s.charCodeAt(a + 1) === 101 && s.charCodeAt(a + 2) === 121 ? F_KEY : F_OTHER;
+      if (c === 115 /* seq */) return s.charCodeAt(a + 1) === 101 && s.charCodeAt(a + 2) === 113 ? F_SEQ : F_OTHER;
+      if (c === 101 /* end */) return s.charCodeAt(a + 1) === 110 && s.charCodeAt(a + 2) === 100 ? F_END : F_OTHER;
       return F_OTHER;
     case 4:
-      if (s.startsWith('type', a)) return F_TYPE;
-      if (s.startsWith('lane', a)) return F_LANE;
-      if (s.startsWith('name', a)) return F_NAME;
-      if (s.startsWith('kind', a)) return F_KIND;
+      if (c === 116 /* type */) return s.charCodeAt(a + 1) === 121 && s.charCodeAt(a + 2) === 112 && s.charCodeAt(a + 3) === 101 ? F_TYPE : F_OTHER;
+      if (c === 108 /* lane */) return s.charCodeAt(a + 1) === 97 && s.charCodeAt(a + 2) === 110 && s.charCodeAt(a + 3) === 101 ? F_LANE : F_OTHER;
+      if (c === 110 /* name */) return s.charCodeAt(a + 1) === 97 && s.charCodeAt(a + 2) === 109 && s.charCodeAt(a + 3) === 101 ? F_NAME : F_OTHER;
+      if (c === 107 /* kind */) return s.charCodeAt(a + 1) === 105 && s.charCodeAt(a + 2) === 110 && s.charCodeAt(a + 3) === 100 ? F_KIND : F_OTHER;
       return F_OTHER;
     case 5:
-      if (s.startsWith('start', a)) return F_START;
-      if (s.startsWith('phase', a)) return F_PHASE;
+      if (c === 115 /* start */) return s.charCodeAt(a + 1) === 116 && s.charCodeAt(a + 2) === 97 && s.charCodeAt(a + 3) === 114 && s.charCodeAt(a + 4) === 116 ? F_START : F_OTHER;
+      if (c === 112 /* phase */) return s.charCodeAt(a + 1) === 104 && s.charCodeAt(a + 2) === 97 && s.charCodeAt(a + 3) === 115 && s.charCodeAt(a + 4) === 101 ? F_PHASE : F_OTHER;
       return F_OTHER;
     case 6:
-      return s.startsWith('offset', a) ? F_OFFSET : F_OTHER;
+      if (c === 111 /* offset */) return s.charCodeAt(a + 1) === 102 && s.charCodeAt(a + 2) === 102 && s.charCodeAt(a + 3) === 115 && s.charCodeAt(a + 4) === 101 && s.charCodeAt(a + 5) === 116 ? F_OFFSET : F_OTHER;
+      return F_OTHER;
     case 7:
-      return s.startsWith('outcome', a) ? F_OUTCOME : F_OTHER;
+      if (c === 111 /* outcome */) return s.charCodeAt(a + 1) === 117 && s.charCodeAt(a + 2) === 116 && s.charCodeAt(a + 3) === 99 && s.charCodeAt(a + 4) === 111 && s.charCodeAt(a + 5) === 109 && s.charCodeAt(a + 6) === 101 ? F_OUTCOME : F_OTHER;
+      return F_OTHER;
     case 8:
-      if (s.startsWith('producer', a)) return F_PRODUCER;
-      if (s.startsWith('consumer', a)) return F_CONSUMER;
+      if (c === 112 /* producer */) return s.charCodeAt(a + 1) === 114 && s.charCodeAt(a + 2) === 111 && s.charCodeAt(a + 3) === 100 && s.charCodeAt(a + 4) === 117 && s.charCodeAt(a + 5) === 99 && s.charCodeAt(a + 6) === 101 && s.charCodeAt(a + 7) === 114 ? F_PRODUCER : F_OTHER;
+      if (c === 99 /* consumer */) return s.charCodeAt(a + 1) === 111 && s.charCodeAt(a + 2) === 110 && s.charCodeAt(a + 3) === 115 && s.charCodeAt(a + 4) === 117 && s.charCodeAt(a + 5) === 109 && s.charCodeAt(a + 6) === 101 && s.charCodeAt(a + 7) === 114 ? F_CONSUMER : F_OTHER;
       return F_OTHER;
     default:
       return F_OTHER;
-  }
-}
-
-function assign(out: LineFields, field: number, value: unknown): void {
-  switch (field) {
-    case F_TYPE: out.type = value; break;
-    case F_KEY: out.key = value; break;
-    case F_PRODUCER: out.producer = value; break;
-    case F_SEQ: out.seq = value; break;
-    case F_AT: out.at = value; break;
-    case F_OK: out.ok = value; break;
-    case F_CONSUMER: out.consumer = value; break;
-    case F_LANE: out.lane = value; break;
-    case F_OFFSET: out.offset = value; break;
-    case F_START: out.start = value; break;
-    case F_END: out.end = value; break;
-    case F_OUTCOME: out.outcome = value; break;
-    case F_NAME: out.name = value; break;
-    case F_KIND: out.kind = value; break;
-    case F_PHASE: out.phase = value; break;
   }
 }

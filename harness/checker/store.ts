@@ -4,7 +4,12 @@
  * issue 3) and returns the reason when an event is unusable.
  */
 import { Interner } from './interner.ts';
-import { F64List, I32List, PairIndex, nextCapacity, resized } from './columns.ts';
+import {
+  F_AT, F_CONSUMER, F_END, F_KEY, F_KIND, F_LANE, F_NAME, F_OFFSET, F_OK, F_OUTCOME, F_PHASE, F_PRODUCER, F_SEQ, F_START, F_TYPE,
+  K_ABSENT, K_FALSE, K_NULL, K_NUMBER, K_STRING, K_TRUE,
+  type Fields,
+} from './lineParser.ts';
+import { F64List, I32List, PairIndex, StreamIndex, nextCapacity, resized } from './columns.ts';
 
 export const MAX_SEQ = 2147483647;
 
@@ -16,25 +21,6 @@ export const OUT_ERROR = 2;
 /** Message ack flags. */
 export const ACK_ANY_TRUE = 1;
 export const ACK_ANY_UNKNOWN = 2; // an ack with ok null or missing
-
-/** The fields of one event, as an object or as the line parser's record. */
-export interface RawEvent {
-  type?: unknown;
-  key?: unknown;
-  producer?: unknown;
-  seq?: unknown;
-  at?: unknown;
-  ok?: unknown;
-  consumer?: unknown;
-  lane?: unknown;
-  offset?: unknown;
-  start?: unknown;
-  end?: unknown;
-  outcome?: unknown;
-  name?: unknown;
-  kind?: unknown;
-  phase?: unknown;
-}
 
 export interface FaultMark {
   name: string;
@@ -50,7 +36,7 @@ export class HistoryStore {
   readonly lanes = new Interner();
 
   /** Streams: (producer id, key id) -> stream id; `streams.a` = producer, `streams.b` = key. */
-  readonly streams = new PairIndex(1 << 12);
+  readonly streams = new StreamIndex();
   /** Messages: (stream id, seq) -> message id; `messages.a` = stream, `messages.b` = seq. */
   readonly messages = new PairIndex(1 << 12);
   // Per message, indexed by message id; grown in step with `messages`.
@@ -82,34 +68,34 @@ export class HistoryStore {
   ignored = 0;
 
   /** Stores one event; returns null, or why the event is unusable. */
-  ingest(e: RawEvent): string | null {
-    const type = e.type;
-    if (type === 'process') return this.ingestProcess(e);
-    if (type === 'send' || type === 'ack') return this.ingestSendOrAck(e, type === 'send');
-    if (type === 'fault') return this.ingestFault(e);
-    if (typeof type !== 'string') return type === undefined ? 'missing "type"' : '"type" must be a string';
+  ingest(f: Fields): string | null {
+    const kind = f.kind;
+    if (kind[F_TYPE] !== K_STRING) return kind[F_TYPE] === K_ABSENT ? 'missing "type"' : '"type" must be a string';
+    const type = f.str[F_TYPE];
+    if (type === 'process') return this.ingestProcess(f);
+    if (type === 'send') return this.ingestSendOrAck(f, true);
+    if (type === 'ack') return this.ingestSendOrAck(f, false);
+    if (type === 'fault') return this.ingestFault(f);
     this.ignored++;
     return null;
   }
 
-  private ingestSendOrAck(e: RawEvent, isSend: boolean): string | null {
-    const key = e.key;
-    const producer = e.producer;
-    const seq = e.seq;
-    const at = e.at;
-    if (typeof key !== 'string') return '"key" must be a string';
-    if (typeof producer !== 'string') return '"producer" must be a string';
-    if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 1 || seq > MAX_SEQ)
-      return `"seq" must be an integer from 1 to ${MAX_SEQ}`;
-    if (typeof at !== 'number' || !Number.isFinite(at)) return '"at" must be a finite number';
+  private ingestSendOrAck(f: Fields, isSend: boolean): string | null {
+    const { kind, num, str } = f;
+    if (kind[F_KEY] !== K_STRING) return '"key" must be a string';
+    if (kind[F_PRODUCER] !== K_STRING) return '"producer" must be a string';
+    const seq = num[F_SEQ];
+    if (kind[F_SEQ] !== K_NUMBER || !Number.isInteger(seq) || seq < 1 || seq > MAX_SEQ) return `"seq" must be an integer from 1 to ${MAX_SEQ}`;
+    const at = num[F_AT];
+    if (kind[F_AT] !== K_NUMBER || !Number.isFinite(at)) return '"at" must be a finite number';
     let flag = 0;
     if (!isSend) {
-      const ok = e.ok;
-      if (ok === true) flag = ACK_ANY_TRUE;
-      else if (ok === null || ok === undefined) flag = ACK_ANY_UNKNOWN;
-      else if (ok !== false) return '"ok" must be true, false or null';
+      const ok = kind[F_OK];
+      if (ok === K_TRUE) flag = ACK_ANY_TRUE;
+      else if (ok === K_NULL || ok === K_ABSENT) flag = ACK_ANY_UNKNOWN;
+      else if (ok !== K_FALSE) return '"ok" must be true, false or null';
     }
-    const m = this.messageId(key, producer, seq);
+    const m = this.messageId(str[F_KEY], str[F_PRODUCER], seq);
     if (isSend) {
       this.sendCount[m]++;
       if (!(this.firstSend[m] <= at)) this.firstSend[m] = at;
@@ -122,59 +108,56 @@ export class HistoryStore {
     return null;
   }
 
-  private ingestProcess(e: RawEvent): string | null {
-    const key = e.key;
-    const producer = e.producer;
-    const seq = e.seq;
-    const consumer = e.consumer;
-    const lane = e.lane;
-    const offset = e.offset;
-    const start = e.start;
-    const end = e.end;
-    const outcome = e.outcome;
-    if (key !== null && key !== undefined && typeof key !== 'string') return '"key" must be a string or null';
-    if (producer !== null && producer !== undefined && typeof producer !== 'string')
-      return '"producer" must be a string or null';
-    if (seq !== null && seq !== undefined && typeof seq !== 'number') return '"seq" must be a number or null';
-    if (typeof start !== 'number' || !Number.isFinite(start)) return '"start" must be a finite number';
-    let endValue = NaN;
-    if (end !== null && end !== undefined) {
-      if (typeof end !== 'number' || !Number.isFinite(end)) return '"end" must be a finite number or null';
+  private ingestProcess(f: Fields): string | null {
+    const { kind, num, str } = f;
+    const kKey = kind[F_KEY];
+    const kProducer = kind[F_PRODUCER];
+    const kSeq = kind[F_SEQ];
+    if (kKey !== K_STRING && kKey !== K_NULL && kKey !== K_ABSENT) return '"key" must be a string or null';
+    if (kProducer !== K_STRING && kProducer !== K_NULL && kProducer !== K_ABSENT) return '"producer" must be a string or null';
+    if (kSeq !== K_NUMBER && kSeq !== K_NULL && kSeq !== K_ABSENT) return '"seq" must be a number or null';
+    const start = num[F_START];
+    if (kind[F_START] !== K_NUMBER || !Number.isFinite(start)) return '"start" must be a finite number';
+    let end = NaN;
+    const kEnd = kind[F_END];
+    if (kEnd !== K_NULL && kEnd !== K_ABSENT) {
+      end = num[F_END];
+      if (kEnd !== K_NUMBER || !Number.isFinite(end)) return '"end" must be a finite number or null';
       if (end < start) return '"end" is before "start"';
-      endValue = end;
     }
     let out = OUT_NONE;
-    if (outcome === 'ok') out = OUT_OK;
-    else if (outcome === 'error') out = OUT_ERROR;
-    else if (outcome !== null && outcome !== undefined) return '"outcome" must be "ok", "error" or null';
+    const kOutcome = kind[F_OUTCOME];
+    if (kOutcome === K_STRING) {
+      const o = str[F_OUTCOME];
+      if (o === 'ok') out = OUT_OK;
+      else if (o === 'error') out = OUT_ERROR;
+      else return '"outcome" must be "ok", "error" or null';
+    } else if (kOutcome !== K_NULL && kOutcome !== K_ABSENT) return '"outcome" must be "ok", "error" or null';
     let consumerId = -1;
-    if (typeof consumer === 'string') consumerId = this.consumers.id(consumer);
-    else if (consumer !== null && consumer !== undefined) return '"consumer" must be a string';
+    const kConsumer = kind[F_CONSUMER];
+    if (kConsumer === K_STRING) consumerId = this.consumers.id(str[F_CONSUMER]);
+    else if (kConsumer !== K_NULL && kConsumer !== K_ABSENT) return '"consumer" must be a string';
     let laneId = -1;
-    if (typeof lane === 'string') laneId = this.lanes.id(lane);
-    else if (typeof lane === 'number' && Number.isFinite(lane)) laneId = this.lanes.id(String(lane));
-    else if (lane !== null && lane !== undefined) return '"lane" must be a string or a number';
-    let offsetValue = NaN;
-    if (typeof offset === 'number' && Number.isFinite(offset)) offsetValue = offset;
-    else if (typeof offset === 'string' && /^-?\d+(\.\d+)?$/.test(offset)) offsetValue = Number(offset);
-    else if (offset !== null && offset !== undefined) return '"offset" must be a number';
+    const kLane = kind[F_LANE];
+    if (kLane === K_STRING) laneId = this.lanes.id(str[F_LANE]);
+    else if (kLane === K_NUMBER && Number.isFinite(num[F_LANE])) laneId = this.lanes.id(String(num[F_LANE]));
+    else if (kLane !== K_NULL && kLane !== K_ABSENT) return '"lane" must be a string or a number';
+    let offset = NaN;
+    const kOffset = kind[F_OFFSET];
+    if (kOffset === K_NUMBER && Number.isFinite(num[F_OFFSET])) offset = num[F_OFFSET];
+    else if (kOffset === K_STRING && /^-?\d+(\.\d+)?$/.test(str[F_OFFSET])) offset = Number(str[F_OFFSET]);
+    else if (kOffset !== K_NULL && kOffset !== K_ABSENT) return '"offset" must be a number';
 
     let msg: number;
-    if (
-      typeof key === 'string' &&
-      typeof producer === 'string' &&
-      typeof seq === 'number' &&
-      Number.isInteger(seq) &&
-      seq >= 1 &&
-      seq <= MAX_SEQ
-    ) {
-      msg = this.messageId(key, producer, seq);
+    const seq = kSeq === K_NUMBER ? num[F_SEQ] : NaN;
+    if (kKey === K_STRING && kProducer === K_STRING && Number.isInteger(seq) && seq >= 1 && seq <= MAX_SEQ) {
+      msg = this.messageId(str[F_KEY], str[F_PRODUCER], seq);
     } else {
       // No send can have this identity: a phantom whatever else the history holds.
       const row = this.phKey.length;
-      this.phKey.push(typeof key === 'string' ? this.keys.id(key) : -1);
-      this.phProducer.push(typeof producer === 'string' ? this.producers.id(producer) : -1);
-      this.phSeq.push(typeof seq === 'number' && Number.isFinite(seq) ? seq : NaN);
+      this.phKey.push(kKey === K_STRING ? this.keys.id(str[F_KEY]) : -1);
+      this.phProducer.push(kProducer === K_STRING ? this.producers.id(str[F_PRODUCER]) : -1);
+      this.phSeq.push(Number.isFinite(seq) ? seq : NaN);
       msg = -(row + 1);
     }
 
@@ -183,22 +166,29 @@ export class HistoryStore {
     this.evMsg[ev] = msg;
     this.evConsumer[ev] = consumerId;
     this.evLane[ev] = laneId;
-    this.evOffset[ev] = offsetValue;
+    this.evOffset[ev] = offset;
     this.evStart[ev] = start;
-    this.evEnd[ev] = endValue;
+    this.evEnd[ev] = end;
     this.evOutcome[ev] = out;
     this.events = ev + 1;
     this.counted++;
     return null;
   }
 
-  private ingestFault(e: RawEvent): string | null {
-    const { name, kind, phase, at } = e;
-    if (typeof name !== 'string' || name === '') return '"name" must be a non-empty string';
+  private ingestFault(f: Fields): string | null {
+    const { kind, num, str } = f;
+    if (kind[F_NAME] !== K_STRING || str[F_NAME] === '') return '"name" must be a non-empty string';
+    const phase = kind[F_PHASE] === K_STRING ? str[F_PHASE] : null;
     if (phase !== 'start' && phase !== 'end') return '"phase" must be "start" or "end"';
-    if (typeof at !== 'number' || !Number.isFinite(at)) return '"at" must be a finite number';
-    if (kind !== null && kind !== undefined && typeof kind !== 'string') return '"kind" must be a string';
-    this.faults.push({ name: (' ' + name).slice(1), kind: typeof kind === 'string' ? (' ' + kind).slice(1) : null, phase, at });
+    if (kind[F_AT] !== K_NUMBER || !Number.isFinite(num[F_AT])) return '"at" must be a finite number';
+    const kKind = kind[F_KIND];
+    if (kKind !== K_STRING && kKind !== K_NULL && kKind !== K_ABSENT) return '"kind" must be a string';
+    this.faults.push({
+      name: copy(str[F_NAME]),
+      kind: kKind === K_STRING ? copy(str[F_KIND]) : null,
+      phase,
+      at: num[F_AT],
+    });
     this.counted++;
     return null;
   }
@@ -244,4 +234,9 @@ export class HistoryStore {
     const m = this.evMsg[ev];
     return m >= 0 ? this.messages.b[m] : this.phSeq.data[-m - 1];
   }
+}
+
+/** A copy that does not pin the chunk a parsed string was cut from. */
+function copy(s: string): string {
+  return (' ' + s).slice(1);
 }
