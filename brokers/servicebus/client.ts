@@ -1,0 +1,162 @@
+/**
+ * @azure/service-bus clients behind convoy's contract.
+ *
+ * Producer: one sender; the key is the session id (sessions on), the message id is unique
+ * per send. Consumer, sessions on: up to maxConcurrentSessions loops, each accepting the next
+ * available session, handing out its messages one at a time in order (the lane is the session)
+ * and giving the session up after it is idle for sessionIdleMs. Sessions off: one receive loop
+ * on the queue (the lane is the queue). Settlement: ack -> complete, requeue -> abandon,
+ * dead-letter -> deadLetter, release -> nothing (the lock expires; with autoLockRenewal off,
+ * a handler slower than the lock duration loses its message to another receiver).
+ */
+import { ServiceBusClient, type ServiceBusReceivedMessage, type ServiceBusReceiver } from '@azure/service-bus';
+import {
+  SendFailure,
+  type ConsumerClient,
+  type ConsumerOptions,
+  type Delivery,
+  type OutgoingMessage,
+  type ProducerClient,
+  type ProducerOptions,
+  type RunNames,
+  type SendAck,
+  type Settlement,
+} from '../../harness/broker/contract.ts';
+import { sleep } from '../../harness/clock.ts';
+import { queueName, type ServiceBusEndpoint } from './endpoint.ts';
+import type { ServiceBusSettings } from './settings.ts';
+
+export async function serviceBusProducer(endpoint: ServiceBusEndpoint, settings: ServiceBusSettings, names: RunNames, options: ProducerOptions): Promise<ProducerClient> {
+  const client = new ServiceBusClient(endpoint.connectionString);
+  const sender = client.createSender(queueName(names.prefix));
+  let n = 0;
+  return {
+    async send(m: OutgoingMessage): Promise<SendAck> {
+      try {
+        await sender.sendMessages({ body: m.payload, sessionId: settings.sessions ? m.key : undefined, messageId: `${options.id}-${++n}`, contentType: 'application/octet-stream' });
+        return { lane: settings.sessions ? m.key : queueName(names.prefix) };
+      } catch (err) {
+        // The SDK cannot tell whether a timed-out send was stored: never a definite failure.
+        throw new SendFailure((err as Error).message, false, { cause: err });
+      }
+    },
+    async close() {
+      await sender.close();
+      await client.close();
+    },
+  };
+}
+
+function payloadOf(m: ServiceBusReceivedMessage): Buffer {
+  const b = m.body as unknown;
+  if (Buffer.isBuffer(b)) return b;
+  if (b instanceof Uint8Array) return Buffer.from(b);
+  return Buffer.from(typeof b === 'string' ? b : JSON.stringify(b ?? null));
+}
+
+export class ServiceBusConsumer implements ConsumerClient {
+  private readonly client: ServiceBusClient;
+  private readonly queue: string;
+  private closed = false;
+  private loops: Promise<void>[] = [];
+  private receivers = new Set<ServiceBusReceiver>();
+  private started = false;
+
+  constructor(endpoint: ServiceBusEndpoint, private readonly settings: ServiceBusSettings, names: RunNames, private readonly options: ConsumerOptions) {
+    this.client = new ServiceBusClient(endpoint.connectionString);
+    this.queue = queueName(names.prefix);
+  }
+
+  private receiverOptions() {
+    return { receiveMode: 'peekLock' as const, maxAutoLockRenewalDurationInMs: this.settings.autoLockRenewal ? 300_000 : 0 };
+  }
+
+  private delivery(receiver: ServiceBusReceiver, m: ServiceBusReceivedMessage, lane: string): Delivery {
+    let settled = false;
+    return {
+      payload: payloadOf(m),
+      lane,
+      offset: m.sequenceNumber !== undefined ? Number(m.sequenceNumber) : undefined,
+      deliveryCount: m.deliveryCount,
+      settle: async (how: Settlement) => {
+        if (settled) return;
+        settled = true;
+        if (how === 'ack') await receiver.completeMessage(m);
+        else if (how === 'requeue') await receiver.abandonMessage(m);
+        else if (how === 'dead-letter') await receiver.deadLetterMessage(m, { deadLetterReason: 'convoy', deadLetterErrorDescription: 'handler gave up' });
+      },
+    };
+  }
+
+  async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+    this.started = true;
+    if (!this.settings.sessions) {
+      this.loops.push(this.queueLoop(onDelivery));
+      return;
+    }
+    const n = this.settings.maxConcurrentSessions ?? Math.max(1, this.options.maxInFlight);
+    for (let i = 0; i < n; i++) this.loops.push(this.sessionLoop(onDelivery));
+  }
+
+  private async queueLoop(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+    const receiver = this.client.createReceiver(this.queue, this.receiverOptions());
+    this.receivers.add(receiver);
+    while (!this.closed) {
+      try {
+        const batch = await receiver.receiveMessages(this.settings.receiveBatch, { maxWaitTimeInMs: 500 });
+        for (const m of batch) {
+          if (this.closed) break;
+          await onDelivery(this.delivery(receiver, m, this.queue));
+        }
+      } catch (err) {
+        if (!this.closed) this.options.log(`receive: ${(err as Error).message}`);
+        await sleep(200);
+      }
+    }
+  }
+
+  private async sessionLoop(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+    while (!this.closed) {
+      let receiver: ServiceBusReceiver & { sessionId?: string };
+      try {
+        receiver = await this.client.acceptNextSession(this.queue, { ...this.receiverOptions(), abortSignal: undefined } as never);
+      } catch (err) {
+        // No session available within the SDK's wait: try again.
+        if (!this.closed && !/timed out|no.*session|ServiceTimeout|SessionCannotBeLocked/i.test((err as Error).message)) this.options.log(`accept session: ${(err as Error).message}`);
+        await sleep(100);
+        continue;
+      }
+      this.receivers.add(receiver);
+      const sessionId = String(receiver.sessionId);
+      this.options.onGroupEvent?.({ phase: 'assigned', lanes: [sessionId] });
+      let idleSince = Date.now();
+      try {
+        while (!this.closed && Date.now() - idleSince < this.settings.sessionIdleMs) {
+          const batch = await receiver.receiveMessages(this.settings.receiveBatch, { maxWaitTimeInMs: Math.min(500, this.settings.sessionIdleMs) });
+          if (batch.length) idleSince = Date.now();
+          for (const m of batch) {
+            if (this.closed) break;
+            await onDelivery(this.delivery(receiver, m, sessionId));
+          }
+        }
+      } catch (err) {
+        if (!this.closed) this.options.log(`session ${sessionId}: ${(err as Error).message}`);
+      } finally {
+        this.receivers.delete(receiver);
+        this.options.onGroupEvent?.({ phase: 'revoked', lanes: [sessionId] });
+        await receiver.close().catch(() => {});
+      }
+    }
+  }
+
+  async ready(_timeoutMs: number): Promise<void> {
+    if (!this.started) throw new Error('servicebus consumer: ready() before start()');
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.race([Promise.allSettled(this.loops), sleep(5_000)]);
+    for (const r of this.receivers) await r.close().catch(() => {});
+    await this.client.close();
+  }
+}
