@@ -9,8 +9,10 @@ import { POINT_TAGS, tagKeyEvents, type OrderPoint, type PointTag } from './key-
 import type { ReportResult } from './view.ts';
 import { worstKeys } from './worst-keys.ts';
 
-/** Beyond this many untagged points per key, every n-th is kept (tagged ones always are). */
+/** Beyond this many untagged points per key, every n-th is kept. */
 export const MAX_PLAIN_POINTS = 4000;
+/** Likewise per highlight tag (its count stays exact; only the plot is thinned). */
+export const MAX_TAGGED_POINTS = 2000;
 
 export interface KeyDetail {
   key: string;
@@ -57,16 +59,22 @@ export function keyDetail(result: ReportResult, historyFile: string | undefined,
 function toDetail(key: string, counts: Record<string, number>, points: OrderPoint[], originUs: number): KeyDetail {
   const consumers = [...new Set(points.map((p) => p.consumer))].sort();
   const producers = [...new Set(points.map((p) => p.producer ?? ''))].sort();
-  const plain = points.filter((p) => p.tags.length === 0).length;
-  const every = plain > MAX_PLAIN_POINTS ? Math.ceil(plain / MAX_PLAIN_POINTS) : 1;
+  // Thin by the point's plot class (its first tag, or plain), evenly within each class.
+  const classOf = (p: OrderPoint) => p.tags[0] ?? 'plain';
+  const sizes = new Map<string, number>();
+  for (const p of points) sizes.set(classOf(p), (sizes.get(classOf(p)) ?? 0) + 1);
+  const every = new Map([...sizes].map(([c, n]) => [c, Math.max(1, Math.ceil(n / (c === 'plain' ? MAX_PLAIN_POINTS : MAX_TAGGED_POINTS)))]));
+  const seen = new Map<string, number>();
   const tagged: Partial<Record<PointTag, number>> = {};
-  let plainIndex = 0;
   const rows: KeyDetail['points'] = [];
   for (const p of points) {
     for (const t of p.tags) tagged[t] = (tagged[t] ?? 0) + 1;
-    if (p.tags.length === 0 && plainIndex++ % every !== 0) continue;
+    const c = classOf(p);
+    const i = seen.get(c) ?? 0;
+    seen.set(c, i + 1);
+    if (i % every.get(c)! !== 0) continue;
     rows.push([
-      Math.round((p.at - originUs) / 1000) / 1000,
+      Math.round(p.at - originUs) / 1e6,
       p.seq,
       consumers.indexOf(p.consumer),
       p.tags.length ? POINT_TAGS.indexOf(p.tags[0]) : -1,
@@ -75,5 +83,5 @@ function toDetail(key: string, counts: Record<string, number>, points: OrderPoin
       p.outcome,
     ]);
   }
-  return { key, counts, consumers, producers, points: rows, tagged, processEvents: points.length, thinned: every > 1 };
+  return { key, counts, consumers, producers, points: rows, tagged, processEvents: points.length, thinned: [...every.values()].some((n) => n > 1) };
 }

@@ -11,7 +11,7 @@ export function keysSection(d: KeyDetailSection): string {
         .join(', ');
       return `<div class="key-block"${dataAttrs({ key: k.key })}>
   <h3>Key <code>${esc(k.key)}</code></h3>
-  <p class="hint">${counts ? `Anomalies: ${counts}.` : 'No anomalies.'} ${esc(formatCount(k.processEvents))} process events by ${esc(k.consumers.join(', '))}${k.producers.length > 1 ? `; producers ${esc(k.producers.join(', '))} number their own sequences` : ''}${k.thinned ? '; plain points thinned for the plot, highlighted ones all shown' : ''}.</p>
+  <p class="hint">${counts ? `Anomalies: ${counts}.` : 'No anomalies.'} ${esc(formatCount(k.processEvents))} process events by ${esc(k.consumers.join(', '))}${k.producers.length > 1 ? `; producers ${esc(k.producers.join(', '))} number their own sequences` : ''}${k.thinned ? '; points thinned evenly for the plot (the counts are exact)' : ''}.</p>
   <div class="chart" data-chart="key-order" id="chart-key-${i}"${dataAttrs({ key: k.key })}></div>
 </div>`;
     })
