@@ -4,7 +4,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -163,6 +164,21 @@ describe('report page', () => {
     } finally {
       await o.page.close();
     }
+  });
+
+  test('convoy report <run-dir> (re)renders the page; a folder without result.json is bad input', () => {
+    const run = join(dir, 'cli-run');
+    cpSync(join(dir, 'run'), run, { recursive: true });
+    rmSync(join(run, 'report.html'), { force: true });
+    const bin = new URL('../../bin/convoy.js', import.meta.url).pathname;
+    const ok = spawnSync(process.execPath, [bin, 'report', run], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal(ok.stdout.trim(), join(run, 'report.html'));
+    assert.ok(existsSync(join(run, 'report.html')) && statSync(join(run, 'report.html')).size > 50_000);
+    mkdirSync(join(dir, 'empty'), { recursive: true });
+    const bad = spawnSync(process.execPath, [bin, 'report', join(dir, 'empty')], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /no result\.json/);
   });
 
   test('hostile text in the result stays text, and a broken run\'s sparse result still renders', async () => {
