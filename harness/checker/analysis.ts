@@ -25,6 +25,11 @@ export const ST_OK = 1;
 export const ST_FAILED = 2;
 export const ST_UNKNOWN = 3;
 
+/** Message flags: sent and applied; applied more than once; covers its successor (no gap). */
+const MF_APPLIED = 1;
+const MF_REPEATED = 2;
+const MF_COVERS = 4;
+
 export const T = Object.fromEntries(ANOMALY_TYPES.map((t, i) => [t, i])) as Record<AnomalyType, number>;
 
 export class FinalPass {
@@ -34,6 +39,8 @@ export class FinalPass {
   readonly status: Uint8Array;
   /** Per message: its first apply's event id, or -1. */
   readonly firstApply: Int32Array;
+  /** Per message: MF_* bits, for the per-stream pass. */
+  readonly msgFlags: Uint8Array;
   /** Events of each message: evByMsg[evByMsgStart[m] .. evByMsgStart[m + 1]). */
   evByMsgStart!: Int32Array;
   evByMsg!: Int32Array;
@@ -58,6 +65,7 @@ export class FinalPass {
     this.eventCount = store.events;
     this.status = new Uint8Array(this.messageCount);
     this.firstApply = new Int32Array(this.messageCount).fill(-1);
+    this.msgFlags = new Uint8Array(this.messageCount);
     this.occurrences = new Occurrences(store.keys);
     const byEvent = (a: number, b: number) => this.cmpEvent(a, b);
     const byMessage = (a: number, b: number) => this.cmpMessage(a, b);
@@ -180,6 +188,7 @@ export class FinalPass {
         }
         continue;
       }
+      if (st === ST_FAILED) this.msgFlags[m] = MF_COVERS;
       if (lo === hi) {
         if (st === ST_OK) this.record(T.lost, s.firstSend[m] === s.firstSend[m] ? s.firstSend[m] : s.firstAck[m], key, m);
         continue;
@@ -198,11 +207,15 @@ export class FinalPass {
         this.record(T.abandoned, lastTime, key, m);
         continue;
       }
+      this.msgFlags[m] |= MF_APPLIED | MF_COVERS;
       for (let i = lo; i < hi; i++) {
         const ev = order[i];
         if (!this.isApply(ev)) continue;
         const end = s.evEnd[ev];
-        if (ev !== first) this.record(T.duplicate, end, key, ev, first);
+        if (ev !== first) {
+          this.msgFlags[m] |= MF_REPEATED;
+          this.record(T.duplicate, end, key, ev, first);
+        }
         if (st === ST_FAILED) this.record(T.ghost, end, key, ev);
         else if (st === ST_UNKNOWN) this.record(T['unknown-delivered'], end, key, ev);
       }
@@ -231,9 +244,24 @@ export class FinalPass {
 
   private judgeStreams(): void {
     const s = this.store;
-    const { msgByStreamStart: starts, msgByStream: order, status, firstApply } = this;
+    const { msgByStreamStart: starts, msgByStream: order, firstApply } = this;
     const seqs = s.messages.b;
     const ends = s.evEnd;
+    const M = this.messageCount;
+    // Gather what the walk needs into stream order first: these loops have independent
+    // loads the CPU overlaps, where the walk below would wait on one cache miss at a time.
+    const oSeq = new Int32Array(M);
+    const oFirst = new Int32Array(M);
+    const oFlags = new Uint8Array(M);
+    const oEnd = new Float64Array(M);
+    for (let i = 0; i < M; i++) {
+      const m = order[i];
+      oSeq[i] = seqs[m];
+      oFirst[i] = firstApply[m];
+      oFlags[i] = this.msgFlags[m];
+    }
+    for (let i = 0; i < M; i++) oEnd[i] = oFirst[i] >= 0 ? ends[oFirst[i]] : NaN;
+
     let maxLen = 0;
     for (let st = 0; st < s.streams.size; st++) maxLen = Math.max(maxLen, starts[st + 1] - starts[st]);
     const firsts = new Int32Array(maxLen); // first applies of one stream
@@ -250,12 +278,9 @@ export class FinalPass {
       // gap: a first apply of s > 1 whose predecessor was never applied (and did not
       // definitely fail to send). Messages are in seq order, so s-1 is the previous entry.
       for (let i = lo; i < hi; i++) {
-        const m = order[i];
-        const fa = firstApply[m];
-        if (status[m] === ST_UNSENT || fa < 0 || seqs[m] === 1) continue;
-        const prev = i > lo && seqs[order[i - 1]] === seqs[m] - 1 ? order[i - 1] : -1;
-        const covered = prev >= 0 && status[prev] !== ST_UNSENT && (firstApply[prev] >= 0 || status[prev] === ST_FAILED);
-        if (!covered) this.record(T.gap, ends[fa], key, fa, prev);
+        if (!(oFlags[i] & MF_APPLIED) || oSeq[i] === 1) continue;
+        const covered = i > lo && oSeq[i - 1] === oSeq[i] - 1 && (oFlags[i - 1] & MF_COVERS) !== 0;
+        if (!covered) this.record(T.gap, oEnd[i], key, oFirst[i], i > lo && oSeq[i - 1] === oSeq[i] - 1 ? order[i - 1] : -1);
       }
 
       // reorder and regression: walk seqs downwards keeping the earliest-landing first apply
@@ -263,19 +288,23 @@ export class FinalPass {
       let laterEnd = Infinity;
       let later = -1;
       for (let i = hi - 1; i >= lo; i--) {
-        const m = order[i];
-        const fa = firstApply[m];
-        if (status[m] === ST_UNSENT || fa < 0) continue;
+        const flags = oFlags[i];
+        if (!(flags & MF_APPLIED)) continue;
+        const end = oEnd[i];
         if (later >= 0) {
-          if (ends[fa] > laterEnd) this.record(T.reorder, ends[fa], key, fa, later);
-          for (let j = this.evByMsgStart[m]; j < this.evByMsgStart[m + 1]; j++) {
-            const ev = this.evByMsg[j];
-            if (ev !== fa && this.isApply(ev) && ends[ev] > laterEnd) this.record(T.regression, ends[ev], key, ev, later);
+          if (end > laterEnd) this.record(T.reorder, end, key, oFirst[i], later);
+          if (flags & MF_REPEATED) {
+            const m = order[i];
+            const fa = oFirst[i];
+            for (let j = this.evByMsgStart[m]; j < this.evByMsgStart[m + 1]; j++) {
+              const ev = this.evByMsg[j];
+              if (ev !== fa && this.isApply(ev) && ends[ev] > laterEnd) this.record(T.regression, ends[ev], key, ev, later);
+            }
           }
         }
-        if (ends[fa] <= laterEnd) {
-          laterEnd = ends[fa];
-          later = m;
+        if (end <= laterEnd) {
+          laterEnd = end;
+          later = order[i];
         }
       }
 
@@ -284,11 +313,12 @@ export class FinalPass {
       // keeps the earliest-landing applies, so (as with reorder) the late ones are displaced.
       let n = 0;
       let inOrder = true; // landing order already follows seq order: nothing displaced
+      let lastEnd = -Infinity;
       for (let i = lo; i < hi; i++) {
-        const m = order[i];
-        if (status[m] === ST_UNSENT || firstApply[m] < 0) continue;
-        if (n > 0 && ends[firstApply[m]] < ends[firsts[n - 1]]) inOrder = false;
-        firsts[n++] = firstApply[m];
+        if (!(oFlags[i] & MF_APPLIED)) continue;
+        if (oEnd[i] < lastEnd) inOrder = false;
+        lastEnd = oEnd[i];
+        firsts[n++] = oFirst[i];
       }
       if (n < 2 || inOrder) continue;
       sortRange(firsts, 0, n, byLanding);
@@ -333,9 +363,6 @@ export class FinalPass {
       keyIds[ev] = m >= 0 && this.status[m] !== ST_UNSENT ? s.streams.b[s.messages.a[m]] : -1;
     }
     const { start, order } = countingSort(this.eventCount, s.keys.size, keyIds);
-    const starts = s.evStart;
-    const byStart = (a: number, b: number) => starts[a] - starts[b];
-    for (let k = 0; k < s.keys.size; k++) sortRange(order, start[k], start[k + 1], byStart);
     this.evByKeyStart = start;
     this.evByKey = order;
   }
@@ -343,8 +370,29 @@ export class FinalPass {
   private judgeKeys(): void {
     const s = this.store;
     const { evByKeyStart: starts, evByKey: order } = this;
-    const st = s.evStart;
-    const en = s.evEnd;
+    const n = order.length;
+    // Gathered in key order (see judgeStreams): start, end, and the lane of applies
+    // (-1: an apply without lane, -2: not an apply).
+    const kStart = new Float64Array(n);
+    for (let i = 0; i < n; i++) kStart[i] = s.evStart[order[i]];
+    const byStart = (a: number, b: number) => s.evStart[a] - s.evStart[b];
+    for (let k = 0; k < s.keys.size; k++) {
+      const lo = starts[k];
+      const hi = starts[k + 1];
+      let sorted = true;
+      for (let i = lo + 1; i < hi && sorted; i++) sorted = kStart[i - 1] <= kStart[i];
+      if (sorted) continue;
+      sortRange(order, lo, hi, byStart);
+      for (let i = lo; i < hi; i++) kStart[i] = s.evStart[order[i]];
+    }
+    const kEnd = new Float64Array(n);
+    const kLane = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const ev = order[i];
+      kEnd[i] = s.evEnd[ev];
+      kLane[i] = s.evOutcome[ev] === OUT_OK && kEnd[i] === kEnd[i] ? s.evLane[ev] : -2;
+    }
+
     for (let k = 0; k < s.keys.size; k++) {
       const lo = starts[k];
       const hi = starts[k + 1];
@@ -355,38 +403,38 @@ export class FinalPass {
       // that started strictly earlier; events with the same start are checked as a group.
       let runningUntil = -Infinity;
       for (let i = lo; i < hi; ) {
-        const t = st[order[i]];
+        const t = kStart[i];
         let j = i;
         let openInGroup = 0;
-        while (j < hi && st[order[j]] === t) {
-          if (en[order[j]] > t) openInGroup++;
+        while (j < hi && kStart[j] === t) {
+          if (kEnd[j] > t) openInGroup++;
           j++;
         }
-        for (let g = i; g < j; g++) {
-          const ev = order[g];
-          const others = openInGroup - (en[ev] > t ? 1 : 0);
-          if (runningUntil > t || others > 0) this.record(T.overlap, t, k, ev);
+        if (runningUntil > t || openInGroup > 1 || (openInGroup === 1 && j - i > 1)) {
+          for (let g = i; g < j; g++) {
+            const others = openInGroup - (kEnd[g] > t ? 1 : 0);
+            if (runningUntil > t || others > 0) this.record(T.overlap, t, k, order[g]);
+          }
         }
-        for (let g = i; g < j; g++) if (en[order[g]] > runningUntil) runningUntil = en[order[g]];
+        for (let g = i; g < j; g++) if (kEnd[g] > runningUntil) runningUntil = kEnd[g];
         i = j;
       }
 
       // split: applies of the key from more than one lane. The key became split with the
-      // earliest apply from a lane other than the first apply's.
+      // earliest apply (apply order) from a lane other than the first apply's.
       let first = -1;
       for (let i = lo; i < hi; i++) {
-        const ev = order[i];
-        if (s.evLane[ev] >= 0 && this.isApply(ev) && (first < 0 || this.cmpApply(ev, first) < 0)) first = ev;
+        if (kLane[i] < 0) continue;
+        if (first < 0 || kEnd[i] < kEnd[first] || (kEnd[i] === kEnd[first] && this.cmpApply(order[i], order[first]) < 0)) first = i;
       }
       if (first < 0) continue;
-      const lane0 = s.evLane[first];
+      const lane0 = kLane[first];
       let second = -1;
       for (let i = lo; i < hi; i++) {
-        const ev = order[i];
-        const lane = s.evLane[ev];
-        if (lane >= 0 && lane !== lane0 && this.isApply(ev) && (second < 0 || this.cmpApply(ev, second) < 0)) second = ev;
+        if (kLane[i] < 0 || kLane[i] === lane0) continue;
+        if (second < 0 || kEnd[i] < kEnd[second] || (kEnd[i] === kEnd[second] && this.cmpApply(order[i], order[second]) < 0)) second = i;
       }
-      if (second >= 0) this.record(T.split, en[second], k, k, first, second);
+      if (second >= 0) this.record(T.split, kEnd[second], k, k, order[first], order[second]);
     }
   }
 }

@@ -38,13 +38,14 @@ export interface CheckOutcome {
   input: InputStats;
 }
 
-/** A history line (or event) the checker cannot use. */
+/** A history line (or, for add(), the n-th event) the checker cannot use. */
 export class HistoryLineError extends InputError {
   constructor(
     readonly line: number,
     readonly reason: string,
+    what: 'line' | 'event' = 'line',
   ) {
-    super(`line ${line}: ${reason}`);
+    super(`${what} ${line}: ${reason}`);
     this.name = 'HistoryLineError';
   }
 }
@@ -76,10 +77,10 @@ export class Checker {
   add(event: unknown): void {
     this.assertOpen();
     const n = ++this.added;
-    if (typeof event !== 'object' || event === null || Array.isArray(event)) return this.bad(n, 'not a JSON object');
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) return this.bad(n, 'not a JSON object', 'event');
     this.fields.fromObject(event as Record<string, unknown>);
     const reason = this.store.ingest(this.fields);
-    if (reason !== null) this.bad(n, reason);
+    if (reason !== null) this.bad(n, reason, 'event');
   }
 
   /** Adds one JSONL line. `lineNo` (1-based) is only used in error reports. */
@@ -186,8 +187,8 @@ export class Checker {
     if (reason !== null) this.bad(lineNo, reason);
   }
 
-  private bad(line: number, reason: string): void {
-    if (!this.lenient) throw new HistoryLineError(line, reason);
+  private bad(line: number, reason: string, what: 'line' | 'event' = 'line'): void {
+    if (!this.lenient) throw new HistoryLineError(line, reason, what);
     this.badLines++;
     if (this.badLineSamples.length < MAX_BAD_LINE_SAMPLES) this.badLineSamples.push({ line, reason });
   }

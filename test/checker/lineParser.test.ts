@@ -157,6 +157,13 @@ test('lenient mode counts bad lines, keeps the first samples, and skips blank li
   assert.equal(r.anomalies.lost.count, 1);
 });
 
+test('add() names the event by its position', () => {
+  const c = new Checker();
+  c.add({ type: 'mark', at: 1 });
+  assert.throws(() => c.add({ type: 'send', key: 'k', producer: 'p', seq: 1.5, at: 1 }), /^HistoryLineError: event 2: "seq" must be an integer/);
+  assert.throws(() => c.add(null), /event 3: not a JSON object/);
+});
+
 test('events added after finish are refused', () => {
   const c = new Checker();
   c.finish();
