@@ -24,23 +24,22 @@ export function mainQueueArgs(settings: RabbitSettings, d: Destinations): Record
 }
 
 /**
- * Syncs every dets table of the node to disk (Ra's server registry among them) through
- * `rabbitmqctl eval`. See settings.quorumRegistrySync for why.
+ * Flushes the node's metadata to disk through `rabbitmqctl eval`: Mnesia's transaction log
+ * (queue and binding records) and every dets table (Ra's registry of quorum queue members).
+ * See settings.syncMetadata for why.
  */
-export async function syncNodeRegistry(endpoint: RabbitEndpoint): Promise<void> {
+export async function syncNodeMetadata(endpoint: RabbitEndpoint): Promise<void> {
   if (!endpoint.node || !endpoint.rabbitmqctl) throw new Error('no local node to reach with rabbitmqctl');
-  const { stdout } = await promisify(execFile)(endpoint.rabbitmqctl, ['-n', endpoint.node, 'eval', '[dets:sync(T) || T <- dets:all()].'], {
-    timeout: 30_000,
-    encoding: 'utf8',
-  });
-  if (!/^\[(ok,?\s*)*\]/.test(stdout.trim())) throw new Error(`rabbitmqctl eval dets:sync said: ${stdout.trim().slice(0, 200)}`);
+  const expr = '{mnesia:sync_log(), [dets:sync(T) || T <- dets:all()]}.';
+  const { stdout } = await promisify(execFile)(endpoint.rabbitmqctl, ['-n', endpoint.node, 'eval', expr], { timeout: 30_000, encoding: 'utf8' });
+  if (!/^\{ok,\s*\[(ok,?\s*)*\]\}$/.test(stdout.trim())) throw new Error(`rabbitmqctl eval said: ${stdout.trim().slice(0, 200)}`);
 }
 
 export class RabbitAdmin implements BrokerAdmin {
   readonly dest: Destinations;
   private conn?: amqp.ChannelModel;
-  /** Evidence for describeConsumerGroup: whether the quorum registry was flushed (see settings). */
-  registrySync: 'not needed' | 'done' | 'off' | string = 'not needed';
+  /** Evidence for describeConsumerGroup: whether the metadata was flushed (see settings). */
+  metadataSync: string = 'not available (no local node)';
 
   constructor(
     private readonly endpoint: RabbitEndpoint,
@@ -112,14 +111,14 @@ export class RabbitAdmin implements BrokerAdmin {
         if (d.hashExchange) await ch.bindQueue(q, d.hashExchange, '1');
       }
     });
-    if (s.queueType === 'quorum' && this.endpoint.node) {
-      if (!s.quorumRegistrySync) this.registrySync = 'off';
+    if (this.endpoint.node) {
+      if (!s.syncMetadata) this.metadataSync = 'off';
       else {
         try {
-          await syncNodeRegistry(this.endpoint);
-          this.registrySync = 'done';
+          await syncNodeMetadata(this.endpoint);
+          this.metadataSync = 'done';
         } catch (err) {
-          this.registrySync = `failed: ${(err as Error).message}`;
+          this.metadataSync = `failed: ${(err as Error).message}`;
         }
       }
     }
@@ -149,7 +148,7 @@ export class RabbitAdmin implements BrokerAdmin {
         queues.push({ queue: q, error: (err as Error).message });
       }
     }
-    return { topology: this.settings.topology, queueType: this.settings.queueType, quorumRegistrySync: this.registrySync, queues };
+    return { topology: this.settings.topology, queueType: this.settings.queueType, metadataSync: this.metadataSync, queues };
   }
 
   /**

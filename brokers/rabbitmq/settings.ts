@@ -44,13 +44,13 @@ export interface RabbitSettings extends BrokerSettings {
   /** Clients reconnect by themselves after a dropped connection, with backoff up to this. */
   reconnect: { enabled: boolean; maxDelayMs: number };
   /**
-   * Local runtime, quorum queues: flush Ra's server registry to disk right after declaring
-   * the run's queues. RabbitMQ 3.10.8 (Ra 2.2.0) writes it with dets and no sync, so a node
-   * crash within dets' auto-save window after the declaration forgets the queue's Raft member
-   * and its confirmed messages (see README). true simulates queues that existed long before
-   * the crash; false shows the raw behaviour.
+   * Local runtime: right after declaring the run's destinations, flush the node's metadata to
+   * disk (Mnesia's transaction log and every dets table, Ra's server registry among them).
+   * RabbitMQ 3.10.8 writes both without syncing, so a node crash shortly after a declaration
+   * can forget the queue, and with it confirmed messages (see README). true simulates queues
+   * that existed long before the crash; false shows the raw behaviour.
    */
-  quorumRegistrySync: boolean;
+  syncMetadata: boolean;
   /** external runtime: the AMQP URL (amqp:// or amqps://), unless given on the command line. */
   url?: string;
   /** external runtime: TLS files (paths) and checks, passed to the client sockets. */
@@ -92,7 +92,7 @@ export const settingsSchema: Record<string, unknown> = {
       },
     },
     requeueOnError: { type: 'boolean' },
-    quorumRegistrySync: { type: 'boolean' },
+    syncMetadata: { type: 'boolean' },
     heartbeatSeconds: { type: 'integer', minimum: 0, maximum: 600 },
     reconnect: {
       type: 'object',
@@ -158,7 +158,7 @@ export function resolveSettings(input: BrokerSettings): RabbitSettings {
     confirms: { maxOutstanding: 1000, timeoutMs: 30_000, ...s.confirms },
     deadLetter,
     requeueOnError: s.requeueOnError ?? true,
-    quorumRegistrySync: s.quorumRegistrySync ?? true,
+    syncMetadata: s.syncMetadata ?? true,
     heartbeatSeconds: s.heartbeatSeconds ?? 5,
     reconnect: { enabled: true, maxDelayMs: 2_000, ...s.reconnect },
   };

@@ -1,8 +1,8 @@
 /**
  * A broker crash (SIGKILL) and restart on the same ports and data: a quorum queue keeps its
  * confirmed messages, a classic non-durable queue loses them, clients reconnect by themselves.
- * Also pins down a RabbitMQ 3.10.8 behaviour (README): without flushing Ra's registry, a
- * quorum queue declared moments before the crash comes back empty and without a leader.
+ * Also pins down a RabbitMQ 3.10.8 behaviour (README): without flushing the node's metadata,
+ * a quorum queue declared moments before the crash comes back empty and without a leader.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,20 +21,23 @@ after(async () => {
   await runCleanup();
 });
 
-type Group = { quorumRegistrySync: string; queues: { queue: string; messages?: number; error?: string }[] };
+type Group = { metadataSync: string; queues: { queue: string; messages?: number; error?: string }[] };
 
 describe('rabbitmq node kill and restart', { timeout: 150_000 }, () => {
-  it('SIGKILL + restart: quorum keeps confirmed messages, classic non-durable loses them', async () => {
+  it('SIGKILL + restart: quorum and classic durable keep confirmed messages, classic non-durable loses them', async () => {
     const quorum = await Harness.create(dep, { topology: 'single-active', queueType: 'quorum' }, 'quorum');
-    const raw = await Harness.create(dep, { topology: 'single-active', queueType: 'quorum', quorumRegistrySync: false, confirms: { timeoutMs: 2000 } }, 'raw');
     const transient = await Harness.create(dep, { topology: 'single-active', queueType: 'classic', durable: false, persistent: false }, 'transient');
+    const classic = await Harness.create(dep, { topology: 'competing', queueType: 'classic' }, 'classic');
+    // Last: a later declaration with syncMetadata would flush this one's registration too.
+    const raw = await Harness.create(dep, { topology: 'single-active', queueType: 'quorum', syncMetadata: false, confirms: { timeoutMs: 2000 } }, 'raw');
     try {
-      assert.equal(((await quorum.admin.describeConsumerGroup!()) as Group).quorumRegistrySync, 'done');
-      assert.equal(((await raw.admin.describeConsumerGroup!()) as Group).quorumRegistrySync, 'off');
+      assert.equal(((await quorum.admin.describeConsumerGroup!()) as Group).metadataSync, 'done');
+      assert.equal(((await raw.admin.describeConsumerGroup!()) as Group).metadataSync, 'off');
       const pq = await quorum.producer('pq');
       const pr = await raw.producer('pr');
       const pt = await transient.producer('pt');
-      for (const p of [pq, pr, pt]) await Promise.all(Array.from({ length: 50 }, (_, s) => p.send({ key: 'k', payload: payload('k', s) })));
+      const pc = await classic.producer('pc');
+      for (const p of [pq, pr, pt, pc]) await Promise.all(Array.from({ length: 50 }, (_, s) => p.send({ key: 'k', payload: payload('k', s) })));
 
       const node = dep.nodes[0]!;
       const pidBefore = node.pid();
@@ -52,18 +55,23 @@ describe('rabbitmq node kill and restart', { timeout: 150_000 }, () => {
       await waitFor(() => quorum.handled.length === 51, 15_000, '51 quorum messages');
       assert.deepEqual(quorum.handled.map((x) => x.seq), [...Array(51).keys()], 'every confirmed message survived, in order');
 
+      await classic.consumer('c1');
+      await waitFor(() => classic.handled.length === 50, 15_000, '50 classic durable messages');
+      assert.deepEqual(classic.handled.map((x) => x.seq), [...Array(50).keys()], 'classic durable + persistent kept them');
+
       const t = ((await transient.admin.describeConsumerGroup!()) as Group).queues[0]!;
       assert.ok(t.error !== undefined || t.messages === 0, `the non-durable queue lost its messages: ${JSON.stringify(t)}`);
 
       if (installedVersion()?.startsWith('3.10.')) {
         const r = ((await raw.admin.describeConsumerGroup!()) as Group).queues[0]!;
-        await assert.rejects(pr.send({ key: 'k', payload: payload('k', 50) }), /confirm|not sent/, 'the raw quorum queue has no leader');
+        await assert.rejects(pr.send({ key: 'k', payload: payload('k', 50) }), /confirm|not sent|unroutable/, 'the raw quorum queue has no leader (or is gone)');
         await sleep(500);
         assert.ok(r.error !== undefined || r.messages === 0, `3.10.8 forgets a fresh quorum queue's Raft member: ${JSON.stringify(r)}`);
       }
     } finally {
       await quorum.close();
       await transient.close();
+      await classic.close();
       await raw.close({ keepDestinations: true });
     }
   });
