@@ -144,7 +144,10 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     for (const p of scenario.workload.producers) {
       for (let i = 1; i <= p.processes; i++) {
         const id = `p-${p.name}-${i}`;
-        const producerSettings = p.broker ? deepMerge(settings, p.broker) : settings;
+        const forProducer = p.broker ? broker.resolveSettings(deepMerge(settings, p.broker)) : settings;
+        const own = p.processBroker?.[i - 1];
+        // Overrides are checked against the broker's schema like the scenario's own settings.
+        const producerSettings = own ? broker.resolveSettings(deepMerge(forProducer, own)) : forProducer;
         producers.push(
           new WorkerHandle(
             { ...workerInit('producer', id), settings: producerSettings as typeof settings, producer: { name: p.name, index: i - 1, of: p.processes } },

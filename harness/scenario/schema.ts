@@ -179,6 +179,11 @@ export const scenarioSchema = {
           description: 'false (default): each key is sent by one process (sharded by key hash). true: processes take messages round-robin, seq still from one counter.',
         },
         broker: { type: 'object', description: "Broker settings overriding the scenario's for this producer." },
+        processBroker: {
+          type: 'array',
+          items: { type: 'object' },
+          description: "Per process, in order: broker settings overriding the producer's (e.g. one process with another partitioner).",
+        },
       },
     },
     workload: {

@@ -51,6 +51,9 @@ export interface ProducerSpec {
   sharedKeys: boolean;
   /** Broker settings overriding the scenario's for this producer (e.g. another partitioner). */
   broker?: Record<string, unknown>;
+  /** Per process (index 0 = the first): broker settings overriding the producer's, e.g. two
+   * processes of one writer with different partitioners. */
+  processBroker?: Record<string, unknown>[];
 }
 
 export interface PoisonSpec {
