@@ -46,6 +46,30 @@ test("send single and batch; peek-lock receive returns them in order with broker
     assert.deepEqual(await receiver.peekMessages(10), [], "completed messages are gone");
   }));
 
+test("competing receivers on a queue without sessions share its messages", T, () =>
+  withHarness({ q: {} }, async ({ client, newClient }) => {
+    const byReceiver: number[][] = [[], []];
+    const receivers = [client.createReceiver("q"), newClient().createReceiver("q")];
+    const subs = receivers.map((r, i) =>
+      r.subscribe(
+        {
+          processMessage: async (m) => {
+            byReceiver[i].push(m.body as number);
+            await sleep(20);
+          },
+          processError: async () => undefined,
+        },
+        { maxConcurrentCalls: 2 },
+      ),
+    );
+    await sleep(500); // both links attached and holding credit
+    await client.createSender("q").sendMessages(Array.from({ length: 20 }, (_, n) => ({ body: n })));
+    for (let i = 0; i < 100 && byReceiver[0].length + byReceiver[1].length < 20; i++) await sleep(50);
+    await Promise.all(subs.map((s) => s.close()));
+    assert.deepEqual([...byReceiver[0], ...byReceiver[1]].sort((a, b) => a - b), Array.from({ length: 20 }, (_, n) => n));
+    assert.ok(byReceiver[0].length >= 5 && byReceiver[1].length >= 5, `both got work: ${byReceiver.map((b) => b.length)}`);
+  }));
+
 test("receive-and-delete removes messages on delivery and gives no lock token", T, () =>
   withHarness({ q: {} }, async ({ client }) => {
     await client.createSender("q").sendMessages([{ body: "a" }, { body: "b" }]);
@@ -140,10 +164,11 @@ test("settling after the receiver link closed goes through $management and still
     await receiver.close();
     const other = client.createReceiver("q");
     await other.completeMessage(a); // update-disposition by lock token
-    await other.deadLetterMessage(b, { deadLetterReason: "late" });
+    await other.deadLetterMessage(b, { deadLetterReason: "late", deadLetterErrorDescription: "settled via $management" });
     assert.deepEqual(await other.peekMessages(5), []);
     const [dl] = await client.createReceiver("q", { subQueueType: "deadLetter" }).peekMessages(1);
     assert.equal(dl.deadLetterReason, "late");
+    assert.equal(dl.deadLetterErrorDescription, "settled via $management");
   }));
 
 test("duplicate detection drops a repeated MessageId inside the window only", T, () =>

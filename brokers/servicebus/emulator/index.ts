@@ -17,6 +17,11 @@ export interface EmulatorOptions {
   config?: string | EmulatorConfig | Record<string, unknown>;
   /** Also serve the HTTP queue-management API on this port (0 picks one). Off when undefined. */
   adminPort?: number;
+  /**
+   * AMQP idle timeout we advertise (ms). Clients heartbeat at half of it; a connection silent for
+   * twice this long (a black-holed TCP connection) is dropped and its links cleaned up. Default 60000.
+   */
+  idleTimeoutMs?: number;
   /** Where to write diagnostics (startup warnings). Default: nowhere. */
   log?: (line: string) => void;
 }
@@ -58,7 +63,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   for (const q of config?.queues ?? []) namespace.createQueue(q.name, q.properties);
   for (const what of config?.ignored ?? []) log(`warning: ${what} is not supported by this emulator and was ignored`);
 
-  const amqp: AmqpServer = await startAmqpServer({ port: options.port ?? 5672, host, namespace, log });
+  const amqp: AmqpServer = await startAmqpServer({
+    port: options.port ?? 5672,
+    host,
+    namespace,
+    idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+    log,
+  });
   let admin: AdminServer | undefined;
   if (options.adminPort !== undefined) {
     try {

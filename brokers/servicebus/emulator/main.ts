@@ -1,5 +1,5 @@
 // CLI: node --import tsx brokers/servicebus/emulator/main.ts [--port 5672] [--host 127.0.0.1]
-//        [--config Config.json] [--admin-port 5300]
+//        [--config Config.json] [--admin-port 5300] [--idle-timeout-ms 60000]
 // Prints one ready line (JSON) on stdout once both listeners are up; SIGINT/SIGTERM close it.
 import { parseArgs } from "node:util";
 import { startEmulator } from "./index.ts";
@@ -11,12 +11,13 @@ async function main(): Promise<void> {
       host: { type: "string", default: "127.0.0.1" },
       config: { type: "string" },
       "admin-port": { type: "string" },
+      "idle-timeout-ms": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) {
     process.stdout.write(
-      "usage: main.ts [--port 5672] [--host 127.0.0.1] [--config Config.json] [--admin-port N]\n",
+      "usage: main.ts [--port 5672] [--host 127.0.0.1] [--config Config.json] [--admin-port N] [--idle-timeout-ms 60000]\n",
     );
     return;
   }
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     host: values.host,
     config: values.config,
     adminPort: values["admin-port"] !== undefined ? Number(values["admin-port"]) : undefined,
+    idleTimeoutMs: values["idle-timeout-ms"] !== undefined ? Number(values["idle-timeout-ms"]) : undefined,
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(

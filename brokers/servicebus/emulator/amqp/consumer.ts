@@ -62,7 +62,8 @@ export class ConsumerLink implements Consumer, SessionOwner, LinkHandler {
   }
 
   pump(): void {
-    while (this.capacity() > 0) {
+    let room = this.capacity();
+    while (room-- > 0) {
       const msg = this.entity.takeReady(this.session);
       if (!msg) return;
       this.deliver(msg);

@@ -112,7 +112,7 @@ export async function startAmqpServer(options: AmqpServerOptions): Promise<AmqpS
   const server: Server = container.listen({
     port: options.port,
     host: options.host,
-    idle_time_out: options.idleTimeoutMs ?? 120_000,
+    idle_time_out: options.idleTimeoutMs ?? 60_000,
     session_buffer_size: SESSION_BUFFER_SIZE,
     sender_options: { treat_modified_as_released: false, autosettle: true },
     receiver_options: { autoaccept: false, credit_window: 1000 },

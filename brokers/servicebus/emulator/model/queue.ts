@@ -74,6 +74,8 @@ export class QueueEntity {
   private dispatchQueued = false;
   private readonly pendingOffers = new Set<MessageSession>();
   private readonly sweepTimer: NodeJS.Timeout | undefined;
+  /** No unlocked message expires before this instant, so sweeps before it can be skipped. */
+  private nextExpiry = Infinity;
   private nextSeq = 1;
   private nextOrder = 1;
   private closed = false;
@@ -175,6 +177,7 @@ export class QueueEntity {
     msg.state = "active";
     msg.enqueuedAt = now;
     msg.expiresAt = now + msg.ttlMs;
+    this.nextExpiry = Math.min(this.nextExpiry, msg.expiresAt);
     this.makeReady(msg);
   }
 
@@ -187,6 +190,7 @@ export class QueueEntity {
 
   private store(msg: StoredMessage): void {
     this.messages.set(msg.seq, msg);
+    if (!this.isDeadLetter) this.nextExpiry = Math.min(this.nextExpiry, msg.expiresAt);
     const session = this.sessionOf(msg);
     if (session) session.messageCount++;
   }
@@ -360,10 +364,14 @@ export class QueueEntity {
 
   /** Expires messages that sit unlocked past their time-to-live (locked ones expire when released). */
   sweepExpired(now = Date.now()): void {
-    if (this.isDeadLetter) return;
+    if (this.isDeadLetter || now < this.nextExpiry) return;
+    let next = Infinity;
     for (const msg of this.messages.values()) {
-      if (msg.state !== "scheduled" && !msg.lock && msg.expiresAt <= now) this.expire(msg);
+      if (msg.state === "scheduled") continue;
+      if (msg.expiresAt <= now && !msg.lock) this.expire(msg);
+      else next = Math.min(next, msg.expiresAt);
     }
+    this.nextExpiry = next;
   }
 
   private deleteMessage(msg: StoredMessage): void {
@@ -561,18 +569,20 @@ export class QueueEntity {
   private dispatch(): void {
     // Round-robin, one message per consumer per turn, so competing receivers share the queue.
     const n = this.consumers.length;
+    const room = this.consumers.map((c) => c.capacity());
     let idle = 0;
     let i = this.roundRobin;
     while (n > 0 && idle < n) {
-      const consumer = this.consumers[i % n];
+      const k = i % n;
       i++;
-      if (consumer.capacity() <= 0) {
+      if (room[k] <= 0) {
         idle++;
         continue;
       }
       const msg = this.takeReady();
       if (!msg) break;
-      consumer.deliver(msg);
+      this.consumers[k].deliver(msg);
+      room[k]--;
       idle = 0;
     }
     this.roundRobin = n > 0 ? i % n : 0;
