@@ -28,7 +28,7 @@ export interface RunSummary {
     sent: number | null;
     targetRate: number | null;
     achievedRate: number | null;
-    /** Applies per second over the measured phase. */
+    /** Applies per second from the start of the measured phase to the end of the series (the drain included). */
     processedRate: number | null;
     latency: Record<string, Pick<LatencySummary, 'count' | 'p50' | 'p90' | 'p99' | 'p999' | 'max'>>;
   };
