@@ -36,6 +36,9 @@ export function partitionOfLane(lane: string): number {
   return Number(lane.replace(/^p/, ''));
 }
 
+/** Offsets per partition whose delivery counts are remembered. */
+const COUNT_MEMORY = 20_000;
+
 interface Entry {
   offset: number;
   settled: boolean;
@@ -43,19 +46,27 @@ interface Entry {
   dropped: boolean;
 }
 
-/** Handed-out offsets of one partition, in delivery order. */
+/**
+ * Handed-out offsets of one partition, in delivery order. `counts` (deliveries per offset by
+ * this consumer) may be shared by successive ledgers of the same partition, so a message
+ * delivered again after a rebalance to the same consumer counts 2.
+ */
 export class PartitionLedger {
   private entries: Entry[] = [];
   /** Next offset to commit (the settled prefix's end), once something was settled. */
   committable?: number;
   committed?: number;
-  private counts = new Map<number, number>();
+
+  constructor(private readonly counts = new Map<number, number>()) {}
 
   deliver(offset: number): { entry: Entry; count: number } {
     const entry: Entry = { offset, settled: false, dropped: false };
     this.entries.push(entry);
     const count = (this.counts.get(offset) ?? 0) + 1;
     this.counts.set(offset, count);
+    // Remember the most recent deliveries only (a commit that "succeeds" after the member was
+    // evicted may not stick, so commits cannot tell which offsets will come again).
+    if (this.counts.size > COUNT_MEMORY) this.counts.delete(this.counts.keys().next().value!);
     return { entry, count };
   }
 
@@ -66,7 +77,6 @@ export class PartitionLedger {
     while (this.entries.length && this.entries[0]!.settled) {
       const e = this.entries.shift()!;
       this.committable = e.offset + 1;
-      this.counts.delete(e.offset);
       moved = true;
     }
     return moved;
@@ -86,7 +96,6 @@ export class PartitionLedger {
   drop(): void {
     for (const e of this.entries) e.dropped = true;
     this.entries = [];
-    this.counts.clear();
   }
 
   get outstanding(): number {
@@ -133,6 +142,8 @@ class Slots {
 
 export class ConsumerCore {
   private ledgers = new Map<number, PartitionLedger>();
+  /** Deliveries per offset by this consumer, per partition, kept across rebalances. */
+  private counts = new Map<number, Map<number, number>>();
   private assigned: number[] = [];
   private slots: Slots;
   private driver?: ConsumerDriver;
@@ -175,7 +186,8 @@ export class ConsumerCore {
     this.assigned = [...partitions].sort((a, b) => a - b);
     for (const p of this.assigned) {
       this.ledgers.get(p)?.drop();
-      this.ledgers.set(p, new PartitionLedger());
+      if (!this.counts.has(p)) this.counts.set(p, new Map());
+      this.ledgers.set(p, new PartitionLedger(this.counts.get(p)!));
     }
     this.options.onGroupEvent?.({ phase: 'assigned', lanes: this.lanes, generation: this.generation });
     this.isReady = true;

@@ -208,6 +208,53 @@ for (const client of ['kafkajs', 'confluent'] as const) {
       }
     });
 
+    test(
+      client === 'confluent'
+        ? 'a handler blocked past maxPollIntervalMs: librdkafka leaves the group, the message is delivered again'
+        : 'a handler blocked past sessionTimeoutMs: kafkajs stops heartbeating, the member is evicted, the message is delivered again',
+      async () => {
+        const limitMs = 7_000;
+        const consumer =
+          client === 'confluent'
+            ? { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 1_000, maxPollIntervalMs: limitMs, autoCommit: false }
+            : { sessionTimeoutMs: limitMs, heartbeatIntervalMs: 1_000, autoCommit: false };
+        const run = await new Run(dep, settings({ client, topic: { partitions: 1 }, consumer }), runNames(`stall-${client}`)).init();
+        try {
+          let stalledAt = 0;
+          let leftAfter = 0;
+          const c = await run.consumer('c1', {
+            decide: async (_d, r) => {
+              if (r.seq !== 2 || stalledAt) return 'ack' as const;
+              stalledAt = Date.now();
+              // Block the handler until the broker shows the member gone (bounded).
+              await waitFor(
+                async () => ((await run.admin.describeConsumerGroup()).members as unknown[]).length === 0,
+                limitMs + 12_000,
+                'the member to leave the group',
+              );
+              leftAfter = Date.now() - stalledAt;
+              return 'ack' as const;
+            },
+          });
+          await c.ready(30_000);
+          const p = await run.producer();
+          for (let seq = 1; seq <= 3; seq++) await p.send({ key: 'k', payload: payload('k', seq) });
+          await waitFor(() => run.received.filter((r) => r.seq === 2).length === 2 && run.received.some((r) => r.seq === 3), 40_000, 'redelivery after rejoining');
+          assert.ok(leftAfter >= limitMs - 1_500, `left the group after ${leftAfter} ms, not before ~${limitMs} ms`);
+          const events = run.groupEvents.map((e) => e.event);
+          assert.deepEqual(
+            events.map((e) => e.phase),
+            ['assigned', 'revoked', 'assigned'],
+          );
+          assert.ok(events[2]!.generation! > events[0]!.generation!, 'a new generation');
+          const second = run.received.filter((r) => r.seq === 2)[1]!;
+          assert.equal(second.deliveryCount, 2, 'the same consumer counts the redelivery');
+        } finally {
+          await run.close();
+        }
+      },
+    );
+
     test('addPartitions 3 -> 4: admin sees it, the producer after refreshMetadata', async () => {
       const s = settings({ client });
       const run = await new Run(dep, s, runNames(`grow-${client}`)).init();
