@@ -15,6 +15,13 @@ const TIMEOUT_PROPERTY = "com.microsoft:timeout";
 const LOCKED_UNTIL_PROPERTY = "com.microsoft:locked-until-utc";
 /** The service caps the accept-next-session long poll near this when the client sends no timeout. */
 const DEFAULT_ACCEPT_TIMEOUT_MS = 60_000;
+/**
+ * Answer a little before the client's own timer fires (it starts earlier than ours and the SDK
+ * subtracts only ~20-120 ms), so the SDK sees our com.microsoft:timeout, not its own timeout.
+ */
+function answerDeadline(timeoutMs: number): number {
+  return Math.max(0, timeoutMs - Math.min(1000, timeoutMs * 0.1));
+}
 
 interface SessionFilter {
   present: boolean;
@@ -116,6 +123,7 @@ export function attachConsumer(connection: Connection, sender: Sender, namespace
   }
   waiting = true;
   holdAttach(sender);
+  const deadline = answerDeadline(timeoutMs);
   timer = setTimeout(() => {
     if (!waiting) return;
     waiting = false;
@@ -126,7 +134,7 @@ export function attachConsumer(connection: Connection, sender: Sender, namespace
       description: `The operation did not complete within the allotted timeout of ${timeoutMs} ms. No unlocked session was available.`,
     });
     consumer.onClose();
-  }, timeoutMs);
+  }, deadline);
   timer.unref();
   // If the client gives up (or its connection drops) while we hold the attach, stop waiting.
   consumer.onClosed(() => {

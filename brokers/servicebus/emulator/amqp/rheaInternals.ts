@@ -97,6 +97,23 @@ export function reportCloseAsEof(socket: Socket): void {
   });
 }
 
+/**
+ * rhea treats any frame on a channel whose session has ended as a protocol error and drops the
+ * whole connection. Under load we saw the SDK send such a frame (a detach on a channel it had
+ * just ended, around an accept-next-session timeout); ignore stragglers so one late frame does not
+ * cut every link of that client.
+ */
+export function ignoreFramesForEndedSessions(connection: Connection): void {
+  const conn = raw(connection);
+  for (const name of ["detach", "flow", "disposition", "transfer", "end", "attach"]) {
+    const handler = conn[`on_${name}`];
+    conn[`on_${name}`] = function (this: any, frame: { channel: number }): void {
+      if (!this.remote_channel_map[frame.channel]) return;
+      handler.call(this, frame);
+    };
+  }
+}
+
 /** Settles a delivery we sent, with the given outcome, in one disposition frame. */
 export function settle(delivery: Delivery, outcome: unknown): void {
   delivery.update(true, outcome);

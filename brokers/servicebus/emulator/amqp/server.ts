@@ -11,7 +11,7 @@ import { echoTermini, LinkRegistry, refuseAttach, type Outcome } from "./links.t
 import { ManagementLink } from "./management.ts";
 import { attachProducer } from "./producer.ts";
 import { ReplyLinks } from "./replies.ts";
-import { reportCloseAsEof } from "./rheaInternals.ts";
+import { ignoreFramesForEndedSessions, reportCloseAsEof } from "./rheaInternals.ts";
 import { entityPath } from "../model/namespace.ts";
 
 export interface AmqpServerOptions {
@@ -88,6 +88,7 @@ export async function startAmqpServer(options: AmqpServerOptions): Promise<AmqpS
     attachProducer(ctx.connection, receiver, namespace, links);
   });
 
+  container.on("connection_open", (ctx: EventContext) => ignoreFramesForEndedSessions(ctx.connection));
   container.on("message", (ctx: EventContext) => links.get(ctx.receiver)?.onMessage?.(ctx));
   const credit = (ctx: EventContext): void => links.get(ctx.sender)?.onCredit?.();
   container.on("sendable", credit);
