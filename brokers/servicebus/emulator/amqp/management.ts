@@ -1,17 +1,19 @@
 // The <entity>/$management request link: decodes a request, runs the operation, and replies on
 // the client's reply link with the status in camelCase application properties (what the SDK reads).
-import type { Connection, EventContext } from "rhea";
+import type { AmqpError, Connection, EventContext, Receiver } from "rhea";
 import { asBrokerError, STATUS_BY_CONDITION } from "../model/errors.ts";
 import type { QueueEntity } from "../model/queue.ts";
 import type { LinkHandler } from "./links.ts";
 import { runOperation } from "./managementOps.ts";
 import type { ReplyLinks } from "./replies.ts";
+import { linkGone } from "./rheaInternals.ts";
 
 const DESCRIPTIONS: Record<number, string> = { 200: "OK", 202: "Accepted", 204: "No Content" };
 
 export class ManagementLink implements LinkHandler {
   constructor(
     private readonly connection: Connection,
+    private readonly receiver: Receiver,
     readonly queue: QueueEntity,
     private readonly entity: QueueEntity,
     private readonly replies: ReplyLinks,
@@ -52,6 +54,10 @@ export class ManagementLink implements LinkHandler {
       },
       ...(body ? { body } : {}),
     });
+  }
+
+  abort(error: AmqpError): void {
+    if (!linkGone(this.receiver)) this.receiver.close(error);
   }
 
   onClose(): void {}

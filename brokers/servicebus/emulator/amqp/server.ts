@@ -79,7 +79,7 @@ export async function startAmqpServer(options: AmqpServerOptions): Promise<AmqpS
       echoTermini(receiver);
       try {
         const { queue, entity } = namespace.resolve(entityPath(target).slice(0, -MANAGEMENT_SUFFIX.length));
-        links.register(ctx.connection, receiver, new ManagementLink(ctx.connection, queue, entity, replies));
+        links.register(ctx.connection, receiver, new ManagementLink(ctx.connection, receiver, queue, entity, replies));
       } catch (err) {
         refuseAttach(receiver, { condition: Condition.notFound, description: (err as Error).message });
       }

@@ -447,6 +447,7 @@ export class QueueEntity {
 
   /** Messages with sequence number >= fromSeq in sequence order (any state, locked or not). */
   peek(fromSeq: number, count: number, sessionId?: string): StoredMessage[] {
+    this.assertOpen();
     this.sweepExpired();
     const out: StoredMessage[] = [];
     for (const msg of this.messages.values()) {
