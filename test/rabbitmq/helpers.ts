@@ -22,8 +22,9 @@ export function runNames(tag: string): RunNames {
   return { runId, prefix: `convoy-${runId}` };
 }
 
+/** Test settings: no metadata flush (a rabbitmqctl call) unless a test asks, to save time. */
 export function settings(over: Record<string, unknown>): RabbitSettings {
-  return resolveSettings({ kind: 'rabbitmq', ...over });
+  return resolveSettings({ kind: 'rabbitmq', syncMetadata: false, ...over });
 }
 
 export const payload = (key: string, seq: number) => Buffer.from(JSON.stringify({ key, seq }));

@@ -25,9 +25,9 @@ type Group = { metadataSync: string; queues: { queue: string; messages?: number;
 
 describe('rabbitmq node kill and restart', { timeout: 150_000 }, () => {
   it('SIGKILL + restart: quorum and classic durable keep confirmed messages, classic non-durable loses them', async () => {
-    const quorum = await Harness.create(dep, { topology: 'single-active', queueType: 'quorum' }, 'quorum');
-    const transient = await Harness.create(dep, { topology: 'single-active', queueType: 'classic', durable: false, persistent: false }, 'transient');
-    const classic = await Harness.create(dep, { topology: 'competing', queueType: 'classic' }, 'classic');
+    const quorum = await Harness.create(dep, { topology: 'single-active', queueType: 'quorum', syncMetadata: true }, 'quorum');
+    const transient = await Harness.create(dep, { topology: 'single-active', queueType: 'classic', durable: false, persistent: false, syncMetadata: true }, 'transient');
+    const classic = await Harness.create(dep, { topology: 'competing', queueType: 'classic', syncMetadata: true }, 'classic');
     // Last: a later declaration with syncMetadata would flush this one's registration too.
     const raw = await Harness.create(dep, { topology: 'single-active', queueType: 'quorum', syncMetadata: false, confirms: { timeoutMs: 2000 } }, 'raw');
     try {
