@@ -1,0 +1,87 @@
+/**
+ * Each fault does what it claims, on a real broker: the nightly scenarios run end to end and
+ * the evidence is read from their results (comparisons within one run, never timings).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadScenarioFile } from '../../harness/scenario/load.ts';
+import { runOnce } from '../../harness/runner/run-and-analyze.ts';
+import { registerFaultSchemas } from '../../harness/faults/registry.ts';
+import { ROOT } from '../runner/helpers.ts';
+
+const results = mkdtempSync(join(tmpdir(), 'convoy-faults-'));
+
+async function run(name: string) {
+  await registerFaultSchemas();
+  const scenario = await loadScenarioFile(join(ROOT, 'workloads/nightly', `${name}.yaml`));
+  const { result } = await runOnce(scenario, { runtime: 'local', resultsDir: results, keep: false, allowDestructive: false, repeat: 1, quiet: true });
+  return result as Record<string, any>;
+}
+
+test('a latency toxic on the client link raises publish latency inside its window, in one run', async () => {
+  const r = await run('kafka-network-latency');
+  assert.equal(r.verdict.status, 'pass', r.verdict.reasons.join('; '));
+  const phase = r.latency.phases.find((p: any) => p.fault === 'slow-link');
+  assert.ok(phase.during.publish.p50 > 250_000, `publish p50 during the toxic: ${phase.during.publish.p50} us`);
+  assert.ok(phase.during.publish.p50 > 5 * phase.before.publish.p50, `before ${phase.before.publish.p50} us, during ${phase.during.publish.p50} us`);
+  const fault = r.timeline.faults[0];
+  assert.ok(fault.evidence.proxies.every((p: any) => p.toxics.length === 2), 'Toxiproxy lists the toxic in both directions');
+  assert.ok(fault.endEvidence.proxies.every((p: any) => p.toxics.length === 0), 'and none after');
+});
+
+test('a cut link stops the client traffic, which resumes after it, and no acked message is lost', async () => {
+  const r = await run('kafka-link-down');
+  assert.equal(r.verdict.status, 'pass', r.verdict.reasons.join('; '));
+  const s = r.timeline.series;
+  const f = r.timeline.faults[0];
+  const bucket = (us: number) => Math.floor((us - s.originUs) / (s.bucketMs * 1000));
+  // Whole seconds inside the window (one second of slack at each edge).
+  const inside = s.acked.slice(bucket(f.startUs) + 1, bucket(f.endUs));
+  assert.ok(inside.length >= 3 && inside.every((n: number) => n === 0), `acks per second while down: ${inside}`);
+  assert.ok(s.acked.slice(bucket(f.endUs)).some((n: number) => n > 0), 'acks resume');
+  assert.equal(f.evidence.proxies[0].enabled, false);
+  assert.equal(f.endEvidence.proxies[0].enabled, true);
+});
+
+test('librdkafka: a stall beyond max.poll.interval.ms makes the member leave while still working: a rebalance and duplicates in the window', async () => {
+  const r = await run('kafka-stall-max-poll');
+  assert.equal(r.verdict.status, 'pass', r.verdict.reasons.join('; '));
+  const f = r.timeline.faults[0];
+  const gen = (e: any) => e?.group?.generation ?? e?.group?.generationId;
+  assert.ok(gen(f.endEvidence) > gen(f.evidence), `group generation ${gen(f.evidence)} -> ${gen(f.endEvidence)}`);
+  assert.ok(r.timeline.rebalances > 2);
+});
+
+test('a freeze beyond the session timeout gets the member evicted: a rebalance and duplicates in the window', async () => {
+  const r = await run('kafka-freeze-session');
+  assert.equal(r.verdict.status, 'pass', r.verdict.reasons.join('; '));
+  const f = r.timeline.faults[0];
+  assert.equal(f.evidence.state, 'T', 'the process was stopped');
+  const gen = (e: any) => e?.group?.generation ?? e?.group?.generationId;
+  assert.ok(gen(f.endEvidence) > 1);
+});
+
+test('a partition increase from 3 to 4 moves about 75% of the keys, and the producers say when they picked it up', async () => {
+  const r = await run('kafka-partition-increase');
+  const change = r.workload.laneChanges[0];
+  assert.equal(change.lanesBefore, 3);
+  assert.equal(change.lanesAfter, 4);
+  assert.equal(change.expectedShare, 0.75);
+  assert.ok(change.keys > 100, `keys compared: ${change.keys}`);
+  assert.ok(change.movedShare > 0.6 && change.movedShare < 0.9, `moved share ${change.movedShare}`);
+  assert.ok(change.producersRefreshedAt.length >= 1);
+  assert.ok(change.firstWriteOnNewLaneAt >= change.producersRefreshedAt[0]);
+});
+
+test('a broker kill in a 3-node cluster with acks=all loses no acked message; the ISR shrinks and recovers', async () => {
+  const r = await run('kafka-broker-kill');
+  assert.equal(r.verdict.status, 'pass', r.verdict.reasons.join('; '));
+  assert.equal(r.anomalies.lost.count, 0);
+  const f = r.timeline.faults[0];
+  const isrSizes = (e: any) => Object.values(e.replication.lanes).map((l: any) => l.isr.length);
+  assert.ok(isrSizes(f.evidence).some((n: number) => n < 3), `ISR while the node is down: ${isrSizes(f.evidence)}`);
+  assert.ok(f.evidence.running === false);
+});
