@@ -50,23 +50,36 @@ export class Fields {
     this.kind.fill(K_ABSENT);
   }
 
-  /** Loads the fields of an event object (the in-process path and the JSON.parse fallback). */
+  /**
+   * Loads the fields of an event object (the in-process path and the JSON.parse fallback):
+   * the type, then only the members that type uses.
+   */
   fromObject(o: Record<string, unknown>): void {
-    this.set(F_TYPE, o.type);
-    this.set(F_KEY, o.key);
-    this.set(F_PRODUCER, o.producer);
-    this.set(F_SEQ, o.seq);
-    this.set(F_AT, o.at);
-    this.set(F_OK, o.ok);
-    this.set(F_CONSUMER, o.consumer);
-    this.set(F_LANE, o.lane);
-    this.set(F_OFFSET, o.offset);
-    this.set(F_START, o.start);
-    this.set(F_END, o.end);
-    this.set(F_OUTCOME, o.outcome);
-    this.set(F_NAME, o.name);
-    this.set(F_KIND, o.kind);
-    this.set(F_PHASE, o.phase);
+    this.kind.fill(K_ABSENT);
+    const type = o.type;
+    this.set(F_TYPE, type);
+    if (type === 'process') {
+      this.set(F_KEY, o.key);
+      this.set(F_PRODUCER, o.producer);
+      this.set(F_SEQ, o.seq);
+      this.set(F_CONSUMER, o.consumer);
+      this.set(F_LANE, o.lane);
+      this.set(F_OFFSET, o.offset);
+      this.set(F_START, o.start);
+      this.set(F_END, o.end);
+      this.set(F_OUTCOME, o.outcome);
+    } else if (type === 'send' || type === 'ack') {
+      this.set(F_KEY, o.key);
+      this.set(F_PRODUCER, o.producer);
+      this.set(F_SEQ, o.seq);
+      this.set(F_AT, o.at);
+      this.set(F_OK, o.ok);
+    } else if (type === 'fault') {
+      this.set(F_NAME, o.name);
+      this.set(F_KIND, o.kind);
+      this.set(F_PHASE, o.phase);
+      this.set(F_AT, o.at);
+    }
   }
 
   private set(f: number, v: unknown): void {
