@@ -6,7 +6,7 @@ import type { Message as AmqpMessage } from "rhea";
 import type { QueueProperties } from "../config.ts";
 import { BrokerError, Condition } from "./errors.ts";
 import { MinHeap } from "./heap.ts";
-import { byOrder, type MessageLock, type MessageState, type StoredMessage } from "./message.ts";
+import { byOrder, type MessageLock, type StoredMessage } from "./message.ts";
 import { DuplicateDetector } from "./duplicates.ts";
 import { MessageSession, SessionRegistry, type SessionOwner } from "./sessions.ts";
 import {
@@ -600,10 +600,6 @@ export class QueueEntity {
     if (this.closed) throw new BrokerError(Condition.notFound, `The messaging entity '${this.name}' could not be found.`);
   }
 
-  get isClosed(): boolean {
-    return this.closed;
-  }
-
   close(): void {
     this.closed = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
@@ -612,11 +608,5 @@ export class QueueEntity {
     this.sessions?.close();
     this.deadLetterQueue?.close();
     this.consumers = [];
-  }
-
-  /** For tests and the admin API: current lifecycle state of one message. */
-  stateOf(seq: number): MessageState | "locked" | undefined {
-    const m = this.messages.get(seq);
-    return m ? (m.lock ? "locked" : m.state) : undefined;
   }
 }
