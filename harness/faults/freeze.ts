@@ -8,11 +8,12 @@ const freeze: FaultKind = {
   schema: { type: 'object', properties: { consumer: { type: 'string' } }, required: ['consumer'] },
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
+    const group = ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined;
     w.signal('SIGSTOP');
     await new Promise((r) => setTimeout(r, 50));
     let ended = false;
     return {
-      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid) },
+      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), group },
       async end() {
         if (ended) return undefined;
         ended = true;
