@@ -6,6 +6,10 @@ import { Namespace } from "./model/namespace.ts";
 import type { QueueStats } from "./model/queue.ts";
 
 export type { EmulatorConfig, QueuePropertiesInput, QueueStats };
+
+/** For a run's environment section: which emulator, which revision of its behaviour. */
+export const EMULATOR_NAME = "convoy-servicebus-emulator";
+export const EMULATOR_VERSION = "0.1.0";
 export { parseConfig, loadConfigFile };
 
 export interface EmulatorOptions {

@@ -2,7 +2,7 @@
 //        [--config Config.json] [--admin-port 5300] [--idle-timeout-ms 60000]
 // Prints one ready line (JSON) on stdout once both listeners are up; SIGINT/SIGTERM close it.
 import { parseArgs } from "node:util";
-import { startEmulator } from "./index.ts";
+import { EMULATOR_NAME, EMULATOR_VERSION, startEmulator } from "./index.ts";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -32,7 +32,8 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({
       event: "ready",
-      service: "servicebus-emulator",
+      service: EMULATOR_NAME,
+      version: EMULATOR_VERSION,
       host: emulator.host,
       port: emulator.port,
       adminPort: emulator.adminPort ?? null,
