@@ -50,6 +50,8 @@ async function deployExternal(ctx: DeployContext, settings: KafkaSettings): Prom
 const kafka: BrokerModule = {
   name: 'kafka',
   settingsSchema,
+  /** Java runs the brokers, Maven collects their jars from Maven Central. */
+  debianPackages: ['openjdk-17-jre-headless', 'maven'],
   resolveSettings(settings: BrokerSettings): BrokerSettings {
     const s = resolveSettings(settings);
     // Record the version that will run when it is already known (the cache remembers it).

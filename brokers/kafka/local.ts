@@ -22,7 +22,7 @@ import { InfraError } from '../../harness/errors.ts';
 import { sleep } from '../../harness/clock.ts';
 import { onCleanup } from '../../harness/runtime/cleanup.ts';
 import { freePorts } from '../../harness/runtime/ports.ts';
-import { LocalProcess, pidAlive, signalGroup, tailFile } from '../../harness/runtime/process.ts';
+import { LocalProcess, pidAlive, signalGroup, stopByPidFile, tailFile } from '../../harness/runtime/process.ts';
 import { loadInstance, removeInstance, saveInstance, type InstanceRecord } from '../../harness/runtime/instances.ts';
 import { startToxiproxy, ToxiproxyApi, TOXIPROXY_VERSION, type ToxiproxyServer } from '../../harness/net/toxiproxy.ts';
 import { provision, type KafkaInstall } from './provision.ts';
@@ -130,6 +130,12 @@ class LocalKafkaNode implements BrokerNode {
     while (pidAlive(pid)) await sleep(50);
   }
 
+  /** Teardown: a short clean stop (the data is thrown away), then SIGKILL. */
+  async halt(): Promise<void> {
+    if (this.proc) await this.proc.stop('SIGTERM', 3_000);
+    else await this.stop('SIGTERM');
+  }
+
   async start(): Promise<void> {
     if (this.pid() !== undefined) return;
     const proc = this.launch();
@@ -213,7 +219,9 @@ async function reuse(ctx: DeployContext, key: string): Promise<Deployment | unde
     await sleep(250);
   }
   if (!(await clusterHealthy(data.endpoint, expect).catch(() => false))) {
-    ctx.log(`recorded Kafka ${key} does not answer; starting a private one`);
+    ctx.log(`recorded Kafka ${key} runs but does not answer; stopping it and starting a new one`);
+    for (const f of rec.pidFiles) await stopByPidFile(f, 5_000);
+    removeInstance(key);
     return undefined;
   }
   const nodes: LocalKafkaNode[] = [];
@@ -263,7 +271,8 @@ export async function deployLocal(ctx: DeployContext, settings: KafkaSettings): 
   const template = Object.keys(settings.brokerConfig).length === 0 ? await ensureBootstrapTemplate(inst, ctx.log) : undefined;
   const java = javaPath();
   const count = settings.nodes;
-  const base = join(ctx.workDir, 'kafka');
+  // One folder per setup: a `brokers up` of another setup never touches a running one's data.
+  const base = join(ctx.workDir, key);
   mkdirSync(base, { recursive: true });
 
   const ports = await freePorts(count * 5, HOST);
@@ -320,7 +329,7 @@ export async function deployLocal(ctx: DeployContext, settings: KafkaSettings): 
   const stopAll = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
-    await Promise.all(nodes.map((n) => n.stop('SIGTERM').catch(() => n.stop('SIGKILL'))));
+    await Promise.all(nodes.map((n) => n.halt().catch(() => n.stop('SIGKILL'))));
     await toxi?.stop().catch(() => {});
     if (ctx.persistent) removeInstance(key);
   };

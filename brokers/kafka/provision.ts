@@ -193,7 +193,9 @@ export function provisionDefault(opts: { tools?: boolean; log?: (l: string) => v
   for (const v of FALLBACK_VERSIONS) {
     try {
       const inst = provisionVersion(v, opts);
-      writeFileSync(DEFAULT_FILE(), JSON.stringify({ version: v, chosenAt: new Date().toISOString(), skipped }, null, 2));
+      const tmp = `${DEFAULT_FILE()}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ version: v, chosenAt: new Date().toISOString(), skipped }, null, 2));
+      renameSync(tmp, DEFAULT_FILE());
       return inst;
     } catch (err) {
       if (!(err instanceof NotResolvable)) throw err;
