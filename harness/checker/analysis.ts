@@ -9,7 +9,16 @@
  *   send has no ack (fewer acks than sends); else (every ack false) failed.
  * - An *apply* is a process event with outcome ok and an end. Applies are ordered by end, then
  *   start, consumer, lane, offset; a message's first apply is its earliest.
- * - "Lands after" compares ends strictly, as the definition of reorder says.
+ * - "Lands after" compares ends strictly, as the definition of reorder says (regression too).
+ * - A process event whose producer is null names no message either: a phantom.
+ * - Each occurrence has a time, used to scope expectations to fault windows: an apply's end
+ *   (duplicate, reorder, regression, gap, ghost, unknown-delivered, displaced); an event's end,
+ *   or its start if it has none (phantom, retried); the start of the overlapping event
+ *   (overlap); the end of the first apply from a second lane (split); the first send, else
+ *   the first ack (lost); the last attempt's end or start (abandoned).
+ * - Examples: events earliest by (start, end [none last], consumer, lane, offset [none first],
+ *   producer, key, seq, outcome); messages lowest by (producer, key, seq); split keys by key.
+ *   Displaced applies are those outside the longest run that keeps the earliest landings.
  *
  * Nothing here may depend on the order events arrived in: interned ids are never compared,
  * only the strings they stand for.
