@@ -5,7 +5,13 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 stamp="$here/node_modules/.convoy-installed"
-if [ -f "$stamp" ] && [ "$stamp" -nt "$here/package-lock.json" ]; then exit 0; fi
+fresh() { [ -f "$stamp" ] && [ "$stamp" -nt "$here/package-lock.json" ]; }
+fresh && exit 0
+
+# One install at a time: a second ./convoy started meanwhile waits for the first.
+exec 9>"$here/.bootstrap.lock"
+flock 9
+fresh && exit 0
 
 need_dev=(libssl-dev zlib1g-dev libzstd-dev libsasl2-dev libcurl4-openssl-dev liblz4-dev)
 missing=()
@@ -21,5 +27,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 echo "convoy: installing npm packages (first use; building the librdkafka client takes a few minutes)" >&2
+rm -f "$stamp"
 (cd "$here" && CKJS_LINKING=dynamic npm ci --no-audit --no-fund --loglevel=error >&2)
 touch "$stamp"

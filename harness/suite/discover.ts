@@ -1,10 +1,26 @@
-/** The scenario files of a suite folder: every *.yaml / *.yml directly in it, by name. */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+/**
+ * The scenario files of a suite folder: the files listed in its `suite.txt` (one path per
+ * line, relative to the folder, `#` comments), or else every *.yaml / *.yml directly in it,
+ * by name. A list lets a short suite (the demo) reuse the nightly suite's files.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.ts';
 
 export function scenarioFiles(folder: string): string[] {
   if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new InputError(`${folder}: not a folder`);
+  const list = join(folder, 'suite.txt');
+  if (existsSync(list)) {
+    const files = readFileSync(list, 'utf8')
+      .split('\n')
+      .map((l) => l.replace(/#.*/, '').trim())
+      .filter(Boolean)
+      .map((f) => join(folder, f));
+    const missing = files.filter((f) => !existsSync(f));
+    if (missing.length) throw new InputError(`${list}: no such scenario file: ${missing.join(', ')}`);
+    if (files.length === 0) throw new InputError(`${list}: lists no scenario`);
+    return files;
+  }
   const files = readdirSync(folder)
     .filter((f) => /\.ya?ml$/i.test(f))
     .sort()

@@ -9,7 +9,7 @@ import { runSuite } from '../../suite/run-suite.ts';
 import { parseExternal } from '../external.ts';
 import { checkRuntime } from './run.ts';
 
-interface SuiteFlags {
+export interface SuiteFlags {
   out: string;
   runtime: string;
   external?: string[];
@@ -36,38 +36,41 @@ export function register(program: Command): void {
     .option('--keep', 'keep each run\'s topics, queues and groups')
     .option('--no-reuse-brokers', 'local runtime: let every run start and stop its own brokers instead of keeping them up across the suite')
     .option('--quiet', 'no progress output from the runs')
-    .action(async (folder: string, o: SuiteFlags) => {
-      const runtime = checkRuntime(o.runtime);
-      const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
-      const log = (line: string) => process.stderr.write(`${line}\n`);
-      const brokers = runtime === 'local' && o.reuseBrokers ? new SuiteBrokers(log) : undefined;
-      let stopped = false;
-      const offInterrupt = onInterrupt(() => {
-        stopped = true;
-      });
-      try {
-        const outcome = await runSuite(
-          { folder: resolve(folder), outDir: resolve(o.out), runtime, external, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) },
-          {
-            load: (file) => loadScenarioFile(file),
-            run: runOnce,
-            report: reportAfterRun,
-            log,
-            prepare: brokers ? (s) => brokers.prepare(s) : undefined,
-            finish: brokers ? () => brokers.stopAll() : undefined,
-            stopped: () => stopped,
-          },
-        );
-        const width = Math.max(...outcome.scenarios.map((s) => s.entry.scenario.length), 8);
-        process.stdout.write('\nsuite results\n');
-        for (const s of outcome.scenarios) {
-          const status = s.entry.result ? s.entry.result.verdict.status : s.entry.stage === 'load' ? 'not loaded' : 'broken';
-          process.stdout.write(`  ${s.entry.scenario.padEnd(width)}  ${status.padEnd(10)} ${s.runDir ?? s.entry.error?.split('\n')[0] ?? ''}\n`);
-        }
-        process.stdout.write(`dashboard: ${outcome.dashboard.index}\n${outcome.dashboard.files.filter((f) => !f.endsWith('.html')).join('\n')}\n`);
-        process.exitCode = outcome.code;
-      } finally {
-        offInterrupt();
-      }
-    });
+    .action((folder: string, o: SuiteFlags) => runSuiteCommand(folder, o));
+}
+
+/** The suite command's work, also used by `convoy demo`. Sets process.exitCode. */
+export async function runSuiteCommand(folder: string, o: SuiteFlags): Promise<void> {
+  const runtime = checkRuntime(o.runtime);
+  const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const brokers = runtime === 'local' && o.reuseBrokers ? new SuiteBrokers(log) : undefined;
+  let stopped = false;
+  const offInterrupt = onInterrupt(() => {
+    stopped = true;
+  });
+  try {
+    const outcome = await runSuite(
+      { folder: resolve(folder), outDir: resolve(o.out), runtime, external, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) },
+      {
+        load: (file) => loadScenarioFile(file),
+        run: runOnce,
+        report: reportAfterRun,
+        log,
+        prepare: brokers ? (s) => brokers.prepare(s) : undefined,
+        finish: brokers ? () => brokers.stopAll() : undefined,
+        stopped: () => stopped,
+      },
+    );
+    const width = Math.max(...outcome.scenarios.map((s) => s.entry.scenario.length), 8);
+    process.stdout.write('\nsuite results\n');
+    for (const s of outcome.scenarios) {
+      const status = s.entry.result ? s.entry.result.verdict.status : s.entry.stage === 'load' ? 'not loaded' : 'broken';
+      process.stdout.write(`  ${s.entry.scenario.padEnd(width)}  ${status.padEnd(10)} ${s.runDir ?? s.entry.error?.split('\n')[0] ?? ''}\n`);
+    }
+    process.stdout.write(`dashboard: ${outcome.dashboard.index}\n${outcome.dashboard.files.filter((f) => !f.endsWith('.html')).join('\n')}\n`);
+    process.exitCode = outcome.code;
+  } finally {
+    offInterrupt();
+  }
 }

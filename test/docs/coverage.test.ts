@@ -1,0 +1,49 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadScenarioFile } from '../../harness/scenario/load.ts';
+import { registerFaultSchemas } from '../../harness/faults/registry.ts';
+import type { ExpectationSpec } from '../../harness/scenario/types.ts';
+import { ROOT } from '../runner/helpers.ts';
+
+interface Row {
+  mode: string;
+  scenario: string;
+  broker: string;
+  expects: string;
+}
+
+function rows(): Row[] {
+  const text = readFileSync(join(ROOT, 'docs/coverage.md'), 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('| ') && !l.startsWith('| Failure mode') && !l.startsWith('| Defence') && !l.startsWith('|---'))
+    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()))
+    .map(([mode, scenario, broker, expects]) => ({ mode, scenario, broker, expects }));
+}
+
+function expectedValues(spec: ExpectationSpec | ExpectationSpec[] | undefined): string[] {
+  const list = spec === undefined ? [] : Array.isArray(spec) ? spec : [spec];
+  return list.map((e) => String(typeof e === 'object' ? e.expect : e));
+}
+
+test('docs/coverage.md: every scenario it names exists and carries the expectation in its row', async () => {
+  await registerFaultSchemas();
+  const all = rows();
+  assert.ok(all.length > 30, `only ${all.length} rows parsed`);
+  for (const row of all) {
+    if (row.scenario === '—') {
+      assert.ok(row.expects.length > 20, `"${row.mode}": a row without a scenario must say why`);
+      continue;
+    }
+    const file = [join(ROOT, 'workloads/nightly', `${row.scenario}.yaml`), join(ROOT, 'workloads', `${row.scenario}.yaml`)].find(existsSync);
+    assert.ok(file, `"${row.mode}": no scenario file ${row.scenario}.yaml`);
+    const scenario = await loadScenarioFile(file, { onWarning: () => {} });
+    const [type, value] = row.expects.split(' ');
+    assert.ok(expectedValues(scenario.expect[type]).includes(value), `${row.scenario}: expected ${type} ${value}, has ${JSON.stringify(scenario.expect[type])}`);
+    const kind = row.broker.split(' ')[0].toLowerCase().replace('/', '');
+    const brokerOf: Record<string, string> = { kafka: 'kafka', rabbitmq: 'rabbitmq', service: 'servicebus', sqs: 'sqs', pubsub: 'pubsub' };
+    assert.equal(scenario.broker.kind, brokerOf[kind], `${row.scenario}: broker ${scenario.broker.kind}, table says ${row.broker}`);
+  }
+});
