@@ -12,7 +12,7 @@ test('convoy run: a RabbitMQ scenario end to end, through Toxiproxy, with separa
   assert.equal(r.code, 0, r.stderr + r.stdout);
   assert.match(r.stdout, /rabbitmq-smoke: PASS/);
   const runDir = onlyRunDir(results);
-  const result = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8'));
+  const result = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8')) as Record<string, any>;
 
   // The result follows the published schema.
   const schema = JSON.parse(readFileSync(join(ROOT, 'results/schema/result.v1.json'), 'utf8'));
