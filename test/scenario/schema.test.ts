@@ -31,6 +31,7 @@ test('every object is closed except the broker section and a fault (checked by t
     '#/$defs/distribution',
     '#/$defs/fault',
     '#/$defs/producer/properties/broker',
+    '#/$defs/producer/properties/processBroker/items',
     '#/$defs/rate',
     '#/$defs/size',
     '#/$defs/time',
