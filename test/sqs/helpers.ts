@@ -58,6 +58,8 @@ export type Handler = (h: Handled, d: Delivery) => Promise<Settlement | 'none'> 
 /** A run's admin, producer and consumers, with every handling recorded in start order. */
 export class Run {
   readonly handled: Handled[] = [];
+  /** What the clients logged (consumer id prefixed). */
+  readonly logs: string[] = [];
   private readonly closers: (() => Promise<void>)[] = [];
   admin!: SqsAdmin;
 
@@ -93,7 +95,11 @@ export class Run {
    * one-at-a-time-per-lane rule does not serialize the handling.
    */
   async consumer(id: string, handler: Handler = () => 'ack', opts: { maxInFlight?: number; early?: boolean } = {}): Promise<ConsumerClient> {
-    const c = await sqs.consumer(this.dep.endpoint, this.settings, this.names, { id, maxInFlight: opts.maxInFlight ?? 10, log: quiet });
+    const log = (line: string) => {
+      this.logs.push(line);
+      quiet(line);
+    };
+    const c = await sqs.consumer(this.dep.endpoint, this.settings, this.names, { id, maxInFlight: opts.maxInFlight ?? 10, log });
     this.closers.push(() => c.close());
     await c.start(async (d) => {
       const m = parse(d);

@@ -111,6 +111,8 @@ describe('sqs on ElasticMQ', () => {
     assert.ok(r.overlaps().length > 0);
     const g2 = g.find((h) => h.seq === 2)!;
     assert.ok(g2.start < first.end!, 'the group moved on (g#2) while c1 still held g#1');
+    // c1's delete carries the receipt handle of its (expired) receive: ElasticMQ refuses it.
+    await waitFor(() => r.logs.some((l) => /consumer c1: ack on g failed.*ReceiptHandleIsInvalid/.test(l)), 5_000, 'c1 delete refused');
   });
 
   test('FIFO + DLQ: a message that exhausts maxReceiveCount goes to the DLQ and its group moves on; redrive puts it back behind newer ones', async () => {
@@ -157,6 +159,17 @@ describe('sqs on ElasticMQ', () => {
     await waitFor(() => acked(r) === 4, 10_000, '4 acked');
     assert.deepEqual(r.of('g').map((h) => h.seq), [1, 2, 2, 3, 4]);
     assert.deepEqual(r.reorderedKeys(), []);
+  });
+
+  test('producer batches (SendMessageBatch of up to 10) keep each group in send order', async () => {
+    const r = await run({ queueType: 'fifo', producer: { batchSize: 10, lingerMs: 5 } }, 'batch');
+    const p = await r.producer();
+    const keys = ['g0', 'g1', 'g2'];
+    await r.sendAll(p, keys, 20);
+    await r.consumer('c1');
+    await waitFor(() => acked(r) === 60, 15_000, '60 acked');
+    assert.deepEqual(r.reorderedKeys(), []);
+    for (const k of keys) assert.deepEqual(r.of(k).map((h) => h.seq), Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
   test('deduplication: explicit ids (producer.key.seq) and content-based both drop a resend within the window', async () => {
