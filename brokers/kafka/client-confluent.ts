@@ -122,6 +122,12 @@ export async function confluentProducer(endpoint: KafkaEndpoint, settings: Kafka
   const producer = new KafkaJS.Kafka({}).producer(config as never);
   await producer.connect();
   const internal = (producer as unknown as { _getInternalClient(): { getMetadata(o: unknown, cb: (err: unknown) => void): void } })._getInternalClient();
+  const refreshMetadata = (): Promise<void> =>
+    new Promise((resolve, reject) =>
+      internal.getMetadata({ topic, timeout: 10_000 }, (err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve())),
+    );
+  // The topic's metadata before the first send (librdkafka would fetch it on first use).
+  await refreshMetadata().catch((err: Error) => options.log(`metadata for ${topic}: ${err.message}`));
   return {
     async send(m: OutgoingMessage): Promise<SendAck> {
       try {
@@ -134,11 +140,7 @@ export async function confluentProducer(endpoint: KafkaEndpoint, settings: Kafka
       }
     },
     /** A metadata request on the producer's own handle updates librdkafka's partition count at once. */
-    refreshMetadata(): Promise<void> {
-      return new Promise((resolve, reject) =>
-        internal.getMetadata({ topic, timeout: 10_000 }, (err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve())),
-      );
-    },
+    refreshMetadata,
     async close(): Promise<void> {
       await producer.flush({ timeout: 5_000 }).catch(() => {});
       await producer.disconnect();

@@ -59,8 +59,9 @@ export function parseEndpoint(e: Endpoint): KafkaEndpoint {
  */
 export function endpointFromExternal(ext: Record<string, unknown> | undefined): KafkaEndpoint {
   if (!ext) throw new InputError('the external runtime needs --external bootstrapServers=host:port[,host:port]');
-  const nested = ext.bootstrap as Record<string, unknown> | undefined; // bootstrap.servers=...
-  const raw = ext.bootstrapServers ?? ext.brokers ?? nested?.servers;
+  // bootstrapServers=..., brokers=..., bootstrap=... or bootstrap.servers=... (nested by the CLI)
+  const nested = typeof ext.bootstrap === 'object' && ext.bootstrap ? (ext.bootstrap as Record<string, unknown>).servers : ext.bootstrap;
+  const raw = ext.bootstrapServers ?? ext.brokers ?? nested;
   const list = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',') : [];
   const bootstrapServers = list.map((s) => s.trim()).filter(Boolean);
   if (bootstrapServers.length === 0) {
@@ -69,7 +70,7 @@ export function endpointFromExternal(ext: Record<string, unknown> | undefined): 
   for (const s of bootstrapServers) if (!/^[^\s:]+:\d+$/.test(s)) throw new InputError(`external Kafka: "${s}" is not host:port`);
   const known = new Set(['bootstrapServers', 'brokers', 'bootstrap', 'ssl', 'sasl']);
   const unknown = Object.keys(ext).filter((k) => !known.has(k));
-  if (unknown.length) throw new InputError(`external Kafka: unknown setting(s) ${unknown.join(', ')} (known: bootstrapServers, ssl, ssl.ca, ssl.cert, ssl.key, ssl.rejectUnauthorized, sasl.mechanism, sasl.username, sasl.password)`);
+  if (unknown.length) throw new InputError(`external Kafka: unknown setting(s) ${unknown.join(', ')} (known: bootstrapServers (or bootstrap, brokers), ssl, ssl.ca, ssl.cert, ssl.key, ssl.rejectUnauthorized, sasl.mechanism, sasl.username, sasl.password)`);
   const out: KafkaEndpoint = { bootstrapServers };
   if (ext.ssl !== undefined) {
     if (typeof ext.ssl === 'boolean') out.ssl = ext.ssl;

@@ -81,6 +81,7 @@ test('external endpoints: bootstrap servers, TLS and SASL pass through to both c
   assert.throws(() => endpointFromExternal({ bootstrapServers: 'h:1', bootstrapservers: 'x' }), /unknown setting/);
   const e = endpointFromExternal({ bootstrap: { servers: 'a:9092,b:9093' }, ssl: true, sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p' } });
   assert.deepEqual(e.bootstrapServers, ['a:9092', 'b:9093']);
+  assert.deepEqual(endpointFromExternal({ bootstrap: 'h:9092' }).bootstrapServers, ['h:9092'], 'the CLI help spells it bootstrap=');
   const kj = kafkajsConnection(e);
   assert.equal(kj.ssl, true);
   assert.deepEqual(kj.sasl, { mechanism: 'scram-sha-512', username: 'u', password: 'p' });
