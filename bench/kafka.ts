@@ -29,7 +29,7 @@ function scenario(name: string, client: string, rate: Scenario['workload']['rate
     workload: {
       keys: { count: opts.keys ?? 10_000, distribution: { kind: 'uniform' }, prefix: 'k' },
       entity: { kind: 'counter' }, rate, size: { kind: 'fixed', bytes: SIZE },
-      messages: opts.messages, durationMs: opts.durationMs, warmupMs: 0,
+      messages: opts.messages, durationMs: opts.durationMs, warmupMs: 0, maxInFlight: 100_000,
       producers: [{ name: 'bench', processes: 1, sharedKeys: false }],
     },
     // One consumer: the runner needs a group; it reads while the producer writes, as in a run.

@@ -219,6 +219,7 @@ export const scenarioSchema = {
         durationMs: dur('How long producers send after the warm-up (> 0).'),
         messages: int(1, 'Stop after this many messages (warm-up included).'),
         warmupMs: dur('Sending before measuring starts; excluded from the figures. Default 2 s.', { default: 2000 }),
+        maxInFlight: int(1, "Sends a producer process may have awaiting their ack (the client's buffer); beyond it the schedule waits, so a stalled broker shows up as publish delay. Default 10000.", { maximum: 1_000_000, default: 10_000 }),
         producers: {
           type: 'array',
           minItems: 1,

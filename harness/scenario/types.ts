@@ -38,6 +38,9 @@ export interface WorkloadSpec {
   messages?: number;
   /** Messages sent before measuring starts; their events are excluded from latency figures. */
   warmupMs: number;
+  /** Sends a producer process may have awaiting their ack (the client's buffer): past it the
+   * schedule waits, and a stalled broker shows up as publish delay. */
+  maxInFlight: number;
   /** Producer processes. Each logical producer numbers its own keys' messages. */
   producers: ProducerSpec[];
 }

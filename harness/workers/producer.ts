@@ -9,13 +9,6 @@ import type { Inbox } from './main.ts';
 import { loopLagMeter } from './loop-lag.ts';
 
 /**
- * Bound on sends awaiting their ack. Open loop: sends never wait for acks to decide when to
- * send; this cap only keeps memory bounded when the broker stops answering, and hitting it
- * shows up honestly as publish delay.
- */
-const MAX_OUTSTANDING = 50_000;
-
-/**
  * A producer process: walks its share of the seeded message plan and sends each message at
  * its intended time (start + i/rate), recording a send event before the call and an ack event
  * when the broker answers (ok true), definitely refuses (ok false) or leaves it unknown (null).
@@ -91,7 +84,9 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
       await sleep(wait);
       continue;
     }
-    if (stats.inFlight >= MAX_OUTSTANDING) {
+    // Open loop: acks never decide when to send; only a full client buffer holds the
+    // schedule back, and that shows up honestly as publish delay.
+    if (stats.inFlight >= scenario.workload.maxInFlight) {
       await new Promise<void>((r) => drainWaiters.push(r));
       continue;
     }

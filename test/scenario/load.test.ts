@@ -110,6 +110,7 @@ test('defaults are filled: the minimal scenario resolves to the full shape', asy
       size: { kind: 'fixed', bytes: 256 },
       durationMs: 10_000,
       warmupMs: 2000,
+      maxInFlight: 10_000,
       producers: [{ name: 'producer', processes: 1, sharedKeys: false }],
     },
     consumers: {
@@ -138,7 +139,7 @@ test('defaults are filled: the minimal scenario resolves to the full shape', asy
     run: { drainTimeoutMs: 10_000, maxDurationMs: 300_000, settleMs: 1000 },
   };
   assert.deepEqual(scenario, expected);
-  assert.deepEqual(Object.keys(scenario.workload), ['keys', 'entity', 'rate', 'size', 'durationMs', 'warmupMs', 'producers']);
+  assert.deepEqual(Object.keys(scenario.workload), ['keys', 'entity', 'rate', 'size', 'durationMs', 'warmupMs', 'maxInFlight', 'producers']);
 });
 
 test('the full fixture resolves: durations in ms, nested defaults, expectations normalised', async () => {
