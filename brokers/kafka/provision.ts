@@ -26,6 +26,8 @@ export interface KafkaInstall {
   /** kafka-tools classpath (only when asked for). */
   toolsDir?: string;
   log4jConfig: string;
+  /** WARN-level config for the tools, so their stdout is just their results. */
+  toolsLog4jConfig: string;
   classpath(dir?: string): string;
 }
 
@@ -83,6 +85,9 @@ export const LOG4J2_XML = `<?xml version="1.0" encoding="UTF-8"?>
 </Configuration>
 `;
 
+/** For the tools (ProducerPerformance...): warnings only, so stdout carries just their results. */
+export const TOOLS_LOG4J2_XML = LOG4J2_XML.replace('<Root level="INFO">', '<Root level="WARN">');
+
 class NotResolvable extends InfraError {}
 
 /**
@@ -137,10 +142,16 @@ function versionDir(version: string): string {
 function makeInstall(version: string, withTools: boolean): KafkaInstall {
   const base = versionDir(version);
   const log4jConfig = join(base, 'log4j2.xml');
-  if (!existsSync(log4jConfig) || readFileSync(log4jConfig, 'utf8') !== LOG4J2_XML) {
-    const tmp = `${log4jConfig}.${process.pid}.tmp`;
-    writeFileSync(tmp, LOG4J2_XML);
-    renameSync(tmp, log4jConfig);
+  const toolsLog4jConfig = join(base, 'log4j2-tools.xml');
+  for (const [file, text] of [
+    [log4jConfig, LOG4J2_XML],
+    [toolsLog4jConfig, TOOLS_LOG4J2_XML],
+  ] as const) {
+    if (!existsSync(file) || readFileSync(file, 'utf8') !== text) {
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, text);
+      renameSync(tmp, file);
+    }
   }
   const libsDir = join(base, 'libs');
   const toolsDir = withTools ? join(base, 'tools') : undefined;
@@ -149,6 +160,7 @@ function makeInstall(version: string, withTools: boolean): KafkaInstall {
     libsDir,
     toolsDir,
     log4jConfig,
+    toolsLog4jConfig,
     classpath: (dir = libsDir) => join(dir, '*'),
   };
 }
@@ -217,7 +229,7 @@ export function toolCommand(inst: KafkaInstall, mainClass: string, args: string[
   const java = requireCommand('java', 'to run the Kafka tools');
   return {
     command: java,
-    args: ['-Xmx512m', `-Dlog4j2.configurationFile=${inst.log4jConfig}`, '-cp', inst.classpath(inst.toolsDir), mainClass, ...args],
+    args: ['-Xmx512m', '-XX:+UseSerialGC', `-Dlog4j2.configurationFile=${inst.toolsLog4jConfig}`, '-cp', inst.classpath(inst.toolsDir), mainClass, ...args],
   };
 }
 

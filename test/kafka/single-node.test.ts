@@ -11,6 +11,8 @@ import { SendFailure } from '../../harness/broker/contract.ts';
 import { describeCluster } from '../../brokers/kafka/probe.ts';
 import { parseEndpoint } from '../../brokers/kafka/endpoint.ts';
 import { peakRssKb } from '../../brokers/kafka/local.ts';
+import { PRODUCER_PERFORMANCE, provision, toolCommand } from '../../brokers/kafka/provision.ts';
+import { execFileSync } from 'node:child_process';
 import { Run, parse, payload, runNames, sendKeyed, settings, sleep, startKafka, waitFor } from './helpers.ts';
 
 let dep: Deployment;
@@ -279,6 +281,24 @@ for (const client of ['kafkajs', 'confluent'] as const) {
     });
   });
 }
+
+test('kafka-tools ProducerPerformance (the benchmark anchor) runs through the proxy', async () => {
+  const run = await new Run(dep, settings(), runNames('perf')).init();
+  try {
+    const inst = provision(dep.versions.kafka, { tools: true });
+    const bootstrap = parseEndpoint(dep.endpoint).bootstrapServers.join(',');
+    const cmd = toolCommand(inst, PRODUCER_PERFORMANCE, [
+      '--topic', run.names.prefix, '--num-records', '3000', '--record-size', '100', '--throughput', '-1',
+      '--producer-props', `bootstrap.servers=${bootstrap}`, 'acks=all',
+    ]);
+    const out = execFileSync(cmd.command, cmd.args, { encoding: 'utf8', timeout: 60_000 });
+    assert.match(out, /^3000 records sent, [\d.]+ records\/sec/m, out);
+    const offsets = await run.admin.client.fetchTopicOffsets(run.names.prefix);
+    assert.equal(offsets.reduce((n, o) => n + Number(o.high), 0), 3000);
+  } finally {
+    await run.close();
+  }
+});
 
 test('the producer partitioners agree with Java for murmur2 and differ with crc32', async () => {
   const names = runNames('partitioner');
