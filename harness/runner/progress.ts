@@ -18,9 +18,14 @@ export class Progress {
   private bar?: cliProgress.SingleBar;
   private lastLine = 0;
 
-  constructor(private readonly label: string, private readonly tty = Boolean(process.stderr.isTTY) && !process.env.CI) {}
+  constructor(
+    private readonly label: string,
+    private readonly tty = Boolean(process.stderr.isTTY) && !process.env.CI,
+    private readonly enabled = true,
+  ) {}
 
   update(s: ProgressState): void {
+    if (!this.enabled) return;
     if (this.tty) {
       if (!this.bar) {
         this.bar = new cliProgress.SingleBar(

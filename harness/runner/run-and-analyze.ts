@@ -27,6 +27,7 @@ export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Prom
   const record = await executeRun(scenario, {
     runtime: opts.runtime, resultsDir: opts.resultsDir, keep: opts.keep, allowDestructive: opts.allowDestructive, external: opts.external,
     log: opts.quiet ? undefined : (l) => process.stderr.write(`  ${l}\n`),
+    progress: !opts.quiet,
   });
   // A broker that never came up is an infrastructure failure with nothing to check.
   if (record.failure && !record.deployment) {

@@ -26,6 +26,8 @@ export interface RunOptions {
   external?: Record<string, unknown>;
   runId?: string;
   log?: (line: string) => void;
+  /** Show progress (a bar on a terminal, periodic lines otherwise). Default true. */
+  progress?: boolean;
   /** A live deployment to use instead of deploying (benchmarks, suites); it is not stopped. */
   deployment?: Deployment;
 }
@@ -67,7 +69,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
   const histDir = join(runDir, 'history');
   mkdirSync(histDir, { recursive: true });
   const logStream = createWriteStream(join(runDir, 'run.log'), { flags: 'a' });
-  const progress = new Progress(scenario.name);
+  const progress = new Progress(scenario.name, undefined, opts.progress !== false);
   const log = (line: string) => {
     logStream.write(`${new Date().toISOString()} ${line}\n`);
     opts.log?.(line);
