@@ -12,17 +12,19 @@ import { peakRssKb } from '../../brokers/kafka/local.ts';
 import { Run, payload, runNames, settings, sleep, startKafka, waitFor } from './helpers.ts';
 
 let dep: Deployment;
+let stopKafka: () => Promise<void> = async () => {};
 
 before(async () => {
   const started = await startKafka({ nodes: 3 });
   dep = started.dep;
+  stopKafka = started.stop;
   process.stderr.write(`  kafka 3-node cluster up in ${started.ms} ms\n`);
 });
 
 after(async () => {
   const rss = dep?.nodes.map((n) => Math.round((peakRssKb(n.pid()) ?? 0) / 1024));
   if (rss) process.stderr.write(`  kafka node peak RSS ${rss.join(', ')} MiB\n`);
-  await dep?.stop();
+  await stopKafka();
 });
 
 test('three nodes, each behind its own proxy, one link per node', async () => {

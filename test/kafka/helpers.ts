@@ -1,5 +1,5 @@
 /** Shared pieces of the Kafka integration tests: each test file starts its own brokers. */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kafka from '../../brokers/kafka/index.ts';
@@ -25,11 +25,33 @@ export function settings(over: Record<string, unknown> = {}): KafkaSettings {
   return resolveSettings({ kind: 'kafka', ...over });
 }
 
-export async function startKafka(over: Record<string, unknown> = {}): Promise<{ dep: Deployment; workDir: string; ms: number }> {
+/**
+ * Starts brokers in a fresh temporary folder; the returned stop() stops them and removes the
+ * folder (set CONVOY_TEST_KEEP=1 to keep logs and data). A failed start removes it too: the
+ * error carries the broker's log lines.
+ */
+export async function startKafka(over: Record<string, unknown> = {}): Promise<{ dep: Deployment; workDir: string; ms: number; stop(): Promise<void> }> {
   const workDir = mkdtempSync(join(tmpdir(), 'convoy-kafka-test-'));
+  const clean = () => {
+    if (!process.env.CONVOY_TEST_KEEP) rmSync(workDir, { recursive: true, force: true });
+  };
   const t = Date.now();
-  const dep = await kafka.deploy({ runtime: 'local', workDir, cacheDir: '', log: quiet, reuse: false }, settings(over));
-  return { dep, workDir, ms: Date.now() - t };
+  let dep: Deployment;
+  try {
+    dep = await kafka.deploy({ runtime: 'local', workDir, cacheDir: '', log: quiet, reuse: false }, settings(over));
+  } catch (err) {
+    clean();
+    throw err;
+  }
+  return {
+    dep,
+    workDir,
+    ms: Date.now() - t,
+    stop: async () => {
+      await dep.stop();
+      clean();
+    },
+  };
 }
 
 let counter = 0;

@@ -6,7 +6,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kafka from '../../brokers/kafka/index.ts';
@@ -20,17 +20,19 @@ import { quiet, settings } from './helpers.ts';
 // A broker override gives this test its own instance key, apart from a user's `brokers up`.
 const s = settings({ brokerConfig: { 'log.retention.hours': 23 } });
 let key = '';
+const dirs: string[] = [];
 
 after(async () => {
   const rec = key ? loadInstance(key) : undefined;
   for (const f of rec?.pidFiles ?? []) await stopByPidFile(f, 5_000);
   if (key) removeInstance(key);
+  if (!process.env.CONVOY_TEST_KEEP) for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 test('a persistent deployment is recorded, reused, survives stop(), and is stopped by its pid files', async () => {
   const ctx = (persistent: boolean) => ({
     runtime: 'local' as const,
-    workDir: mkdtempSync(join(tmpdir(), 'convoy-kafka-reuse-')),
+    workDir: dirs[dirs.push(mkdtempSync(join(tmpdir(), 'convoy-kafka-reuse-'))) - 1]!,
     cacheDir: '',
     log: quiet,
     persistent,

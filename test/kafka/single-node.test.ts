@@ -16,17 +16,19 @@ import { execFileSync } from 'node:child_process';
 import { Run, parse, payload, runNames, sendKeyed, settings, sleep, startKafka, waitFor } from './helpers.ts';
 
 let dep: Deployment;
+let stopKafka: () => Promise<void> = async () => {};
 
 before(async () => {
   const started = await startKafka();
   dep = started.dep;
+  stopKafka = started.stop;
   process.stderr.write(`  kafka single node up in ${started.ms} ms\n`);
 });
 
 after(async () => {
   const pid = dep?.nodes[0]?.pid();
   if (pid) process.stderr.write(`  kafka node peak RSS ${Math.round((peakRssKb(pid) ?? 0) / 1024)} MiB\n`);
-  await dep?.stop();
+  await stopKafka();
 });
 
 test('every client address is a Toxiproxy proxy: bootstrap and advertised listeners', async () => {
