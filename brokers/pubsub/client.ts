@@ -133,7 +133,7 @@ export class PubsubProducer implements ProducerClient {
       return { lane: ordered ? message.key : this.names.subscription };
     } catch (err) {
       const failure = toSendFailure(err);
-      if (ordered) this.afterFailure(message.key, failure.message);
+      if (ordered) this.afterFailure(message.key, failure.message.split('\n')[0]!.slice(0, 160));
       throw failure;
     }
   }
