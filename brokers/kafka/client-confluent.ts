@@ -171,6 +171,7 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
     'max.poll.interval.ms': Math.ceil((c.maxPollIntervalMs ?? 300_000) / 2),
     'enable.auto.commit': false,
     'auto.offset.reset': c.fromBeginning ? 'earliest' : 'latest',
+    'topic.metadata.refresh.interval.ms': c.metadataMaxAgeMs,
     'partition.assignment.strategy': 'roundrobin',
     'allow.auto.create.topics': false,
     debug: 'cgrp',

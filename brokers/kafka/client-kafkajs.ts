@@ -226,6 +226,7 @@ export async function kafkajsConsumer(endpoint: KafkaEndpoint, settings: KafkaSe
     sessionTimeout: c.sessionTimeoutMs,
     heartbeatInterval: c.heartbeatIntervalMs,
     rebalanceTimeout: Math.max(c.sessionTimeoutMs, 60_000),
+    metadataMaxAge: c.metadataMaxAgeMs,
     allowAutoTopicCreation: false,
     retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 2_000 },
   });

@@ -36,6 +36,8 @@ export interface ConsumerSettings {
   autoCommitIntervalMs: number;
   partitionsConsumedConcurrently: number;
   fromBeginning: boolean;
+  /** How often the consumer refreshes topic metadata: when it sees new partitions. */
+  metadataMaxAgeMs: number;
 }
 
 export interface KafkaSettings extends BrokerSettings {
@@ -99,6 +101,7 @@ export const settingsSchema: Record<string, unknown> = {
         autoCommitIntervalMs: int(1, 'default 5000', 3_600_000),
         partitionsConsumedConcurrently: int(1, 'partitions handled in parallel by one consumer (default 1)', 1000),
         fromBeginning: { type: 'boolean', description: 'a new group starts at the earliest offset (default true)' },
+        metadataMaxAgeMs: int(100, 'how often consumers refresh topic metadata, i.e. notice new partitions (default 300000, as the clients)', 86_400_000),
       },
     },
     brokerConfig: {
@@ -215,6 +218,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     autoCommitIntervalMs: c.autoCommitIntervalMs ?? 5_000,
     partitionsConsumedConcurrently: c.partitionsConsumedConcurrently ?? 1,
     fromBeginning: c.fromBeginning ?? true,
+    metadataMaxAgeMs: c.metadataMaxAgeMs ?? 300_000,
   };
   if (confluent) consumer.maxPollIntervalMs = c.maxPollIntervalMs ?? 300_000;
   if (consumer.heartbeatIntervalMs >= consumer.sessionTimeoutMs) {
