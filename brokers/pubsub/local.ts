@@ -232,6 +232,13 @@ function deploymentOf(parts: {
   };
 }
 
+/** Undo what an interrupted run may have left on a reused proxy: a disabled link, toxics. */
+async function resetProxy(api: ToxiproxyApi): Promise<void> {
+  const p = await api.describe(PROXY_NAME);
+  if (!p.enabled) await api.setEnabled(PROXY_NAME, true);
+  for (const t of p.toxics) await api.removeToxic(PROXY_NAME, t.name);
+}
+
 async function reuse(ctx: DeployContext, settings: PubsubSettings): Promise<PubsubDeployment | undefined> {
   const key = instanceKey();
   const rec = loadInstance(key);
@@ -242,6 +249,7 @@ async function reuse(ctx: DeployContext, settings: PubsubSettings): Promise<Pubs
     (await pstestHealthy(data.endpoint.controlUrl!, data.layout.grpcPort).catch(() => false)) &&
     (await api.healthy()) &&
     (await api.describe(PROXY_NAME).then(() => true, () => false));
+  if (ok) await resetProxy(api);
   if (!ok) {
     ctx.log(`pubsub: instance ${key} is recorded but not healthy; starting a new pstest-server`);
     return undefined;

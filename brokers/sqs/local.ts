@@ -291,6 +291,13 @@ function javaVersion(): string {
   return javaVersionCache;
 }
 
+/** Undo what an interrupted run may have left on a reused proxy: a disabled link, toxics. */
+async function resetProxy(api: ToxiproxyApi): Promise<void> {
+  const p = await api.describe(PROXY_NAME);
+  if (!p.enabled) await api.setEnabled(PROXY_NAME, true);
+  for (const t of p.toxics) await api.removeToxic(PROXY_NAME, t.name);
+}
+
 async function reuse(ctx: DeployContext, settings: SqsSettings): Promise<SqsDeployment | undefined> {
   const key = instanceKey(settings);
   const rec = loadInstance(key);
@@ -301,6 +308,7 @@ async function reuse(ctx: DeployContext, settings: SqsSettings): Promise<SqsDepl
     (await sqsHealthy(`http://127.0.0.1:${data.layout.port}`).catch(() => false)) &&
     (await api.healthy()) &&
     (await api.describe(PROXY_NAME).then(() => true, () => false));
+  if (ok) await resetProxy(api);
   if (!ok) {
     ctx.log(`sqs: instance ${key} is recorded but not healthy; starting a new ElasticMQ`);
     return undefined;
