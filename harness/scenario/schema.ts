@@ -10,6 +10,7 @@
  * one refer to #/$defs/duration (recognised by its $comment).
  */
 import { writeFileSync } from 'node:fs';
+import { ANOMALY_TYPES } from '../checker/types.ts';
 import { fileURLToPath } from 'node:url';
 
 export const DURATION_COMMENT = 'convoy:duration';
@@ -27,24 +28,9 @@ export const durationSchema = {
   pattern: DURATION_PATTERN,
 } as const;
 
-/** Anomaly types of the checker (issue 3), in its order. */
-export const ANOMALY_TYPES = [
-  'lost',
-  'abandoned',
-  'duplicate',
-  'reorder',
-  'regression',
-  'gap',
-  'overlap',
-  'split',
-  'phantom',
-  'ghost',
-  'unknown-delivered',
-  'retried',
-  'displaced',
-] as const;
+/** Anomaly types of the checker (issue 3), in its order: the checker owns the list. */
+export { ANOMALY_TYPES };
 
-/** Expected 0 when a scenario does not say otherwise (the checker's defaults). */
 /** Keys whose final state differs from the truth under the consumers' strategy. */
 export const FINAL_STATE_EXPECTATION = 'wrong-state';
 
