@@ -25,9 +25,12 @@ const killBroker: FaultKind = {
       async end() {
         if (ended) return undefined;
         ended = true;
+        // Leaders move and the ISR shrinks only once the cluster notices the loss (the
+        // broker session timeout): the state just before the restart shows it.
+        const whileDown = ctx.admin.describeReplication ? await ctx.admin.describeReplication().catch((e: Error) => ({ error: e.message })) : undefined;
         await node.start();
         const after = ctx.admin.describeReplication ? await ctx.admin.describeReplication().catch((e: Error) => ({ error: e.message })) : undefined;
-        return { node: node.id, pid: node.pid(), replication: after };
+        return { node: node.id, pid: node.pid(), whileDown, replication: after };
       },
     };
   },
