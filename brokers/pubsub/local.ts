@@ -33,8 +33,10 @@ const START_TIMEOUT_MS = 30_000;
 
 export const EMULATOR_NOTES =
   'pstest (cloud.google.com/go/pubsub/v2/pstest), a fake for tests: ordering keys hand out one message per key at a time, ' +
-  'so it cannot show the real service redelivering every later message of a key after a redelivery; without ordering it ' +
-  'delivers in random (Go map) order; no flow control on the server side; in memory. See brokers/pubsub/README.md.';
+  'so it cannot show the real service redelivering every later message of a key after a redelivery; a dead-lettered ' +
+  'message stays in the subscription (re-published to the dead-letter topic every 10 ms, and with ordering its key stays ' +
+  'blocked); without ordering it delivers in random (Go map) order; no flow control on the server side; in memory. ' +
+  'See brokers/pubsub/README.md.';
 
 /** Hash of the Go sources: the cache folder of the binary built from them. */
 export function sourceHash(dir = SOURCE_DIR): string {
