@@ -14,7 +14,7 @@ import { EMULATOR_NOTES, LOCAL_REGION, PROXY_NAME, sdkVersion, sqsHealthy, type 
 import type { SqsSettings } from './settings.ts';
 
 /** Host ports of the compose file, away from 9324/8474 a machine may already use. */
-export const CONTAINER_PORTS = { sqsViaProxy: 39324, sqsDirect: 39325, toxiproxyApi: 38475 } as const;
+export const CONTAINER_PORTS = { sqsViaProxy: 39324, sqsDirect: 39325, toxiproxyApi: 38477 } as const;
 /** The SQS port inside the elasticmq container, and the proxy's listen port inside toxiproxy's. */
 export const ELASTICMQ_PORT = 9324;
 export const PROXY_LISTEN_PORT = 9330;
