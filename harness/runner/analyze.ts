@@ -79,7 +79,9 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
   // what it never waited for. Its findings stay in the reasons; the verdict is unknown.
   if (incomplete.length > 0) verdict.status = 'unknown';
 
-  const measuredS = Math.max(0.001, (scenario.workload.durationMs ?? (record.endUs - record.measureStartUs) / 1000) / 1000);
+  // Over the time the sends really took: a producer that fell behind sent its plan late.
+  const plannedS = (scenario.workload.durationMs ?? 0) / 1000;
+  const measuredS = Math.max(0.001, plannedS, (m.lastSendUs - record.measureStartUs) / 1e6);
   const target = scenario.workload.rate.kind === 'fixed' ? scenario.workload.rate.perSecond : null;
   const occurrences = outcome.occurrences.list();
   const result = buildResult({

@@ -14,6 +14,8 @@ export interface Measurements {
   skew: ReturnType<typeof skewReport>;
   /** Sends in the measured phase, and the rate they reached. */
   sent: number;
+  /** When the last send of the measured phase happened (run clock, µs). */
+  lastSendUs: number;
   acked: number;
   truth: Map<string, VersionedState>;
   rebalances: number;
@@ -34,6 +36,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const marks: Measurements['marks'] = [];
   let rebalances = 0;
   let sent = 0;
+  let lastSendUs = 0;
   let acked = 0;
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   for await (const line of lines) {
@@ -47,7 +50,10 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
     collector.add(e);
     if (e.type === 'send') {
       sends.push({ key: e.key, seq: e.seq, producer: e.producer });
-      if ((e.intended ?? e.at) >= measureStartUs) sent++;
+      if ((e.intended ?? e.at) >= measureStartUs) {
+        sent++;
+        if (e.at > lastSendUs) lastSendUs = e.at;
+      }
     } else if (e.type === 'ack') {
       if (e.ok === false) failed.add(`${e.producer}\u0000${e.key}\u0000${e.seq}`);
       if (e.ok === true && e.at >= measureStartUs) acked++;
@@ -67,7 +73,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const traffic = collector.traffic();
   const skew = skewReport(traffic.keyCounts, { laneCounts: traffic.keyLaneCounts, configuredKeys: scenario.workload.keys.count });
   marks.sort((a, b) => a.at - b.at);
-  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, acked, truth: t, rebalances, marks, keyWrites };
+  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, rebalances, marks, keyWrites };
 }
 
 /** Final state per strategy against the truth; keys with a lost or abandoned message apart. */
