@@ -32,6 +32,7 @@ export function ensureDebianPackages(pkgs: string[], log: (l: string) => void): 
  * packages) or the shared cache (broker jars, built binaries). Idempotent and quick when done.
  */
 export async function setup(opts: { brokers?: string[]; withBrowser?: boolean; log: (l: string) => void }): Promise<void> {
+  const started = Date.now();
   const names = opts.brokers ?? brokerNames();
   const modules = await Promise.all(names.map((n) => loadBroker(n)));
   const debs = new Set<string>(opts.withBrowser ? HARNESS_DEBIAN_PACKAGES : []);
@@ -45,4 +46,5 @@ export async function setup(opts: { brokers?: string[]; withBrowser?: boolean; l
     await m.provision(opts.log);
     opts.log(`${m.name}: ready (${((Date.now() - t) / 1000).toFixed(1)} s)`);
   }
+  opts.log(`everything in place (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }

@@ -8,8 +8,6 @@ export function register(program: Command): void {
     .option('--broker <names...>', 'only these brokers')
     .option('--browser', 'also Chromium, for the report tests')
     .action(async (o: { broker?: string[]; browser?: boolean }) => {
-      const t = Date.now();
       await setup({ brokers: o.broker, withBrowser: o.browser, log: (l) => process.stderr.write(`setup: ${l}\n`) });
-      process.stderr.write(`setup: done in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
     });
 }
