@@ -3,6 +3,7 @@
  * duration and delivery limit, and how receivers renew their locks.
  */
 import { InputError } from '../../harness/errors.ts';
+import { settingsChecker } from '../../harness/broker/settings-check.ts';
 import type { BrokerSettings } from '../../harness/broker/contract.ts';
 
 export interface ServiceBusSettings extends BrokerSettings {
@@ -39,8 +40,11 @@ export const settingsSchema: Record<string, unknown> = {
   },
 };
 
+export const settingsErrors = settingsChecker(settingsSchema);
+
 export function resolveSettings(raw: BrokerSettings): ServiceBusSettings {
-  if (raw.kind !== 'servicebus') throw new InputError(`broker.kind: expected servicebus, got ${JSON.stringify(raw.kind)}`);
+  const errors = settingsErrors(raw);
+  if (errors.length) throw new InputError('invalid Service Bus broker settings', errors);
   const s = raw as Partial<ServiceBusSettings>;
   return {
     ...s,

@@ -3,7 +3,7 @@
  * Every field is optional in the YAML; resolveSettings() fills in the rest, and the result
  * records the resolved form.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { settingsChecker } from '../../harness/broker/settings-check.ts';
 import type { BrokerSettings } from '../../harness/broker/contract.ts';
 import { InputError } from '../../harness/errors.ts';
 
@@ -136,23 +136,8 @@ export const settingsSchema: Record<string, unknown> = {
   },
 };
 
-const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
-const validate = ajv.compile(settingsSchema);
-
 /** Schema errors as "broker.<path>: message" lines, naming unknown keys and allowed values. */
-export function settingsErrors(settings: unknown): string[] {
-  if (validate(settings)) return [];
-  return (validate.errors ?? []).map((e) => {
-    const path = `broker${e.instancePath.replace(/\//g, '.')}`;
-    if (e.keyword === 'additionalProperties') {
-      const extra = (e.params as { additionalProperty: string }).additionalProperty;
-      const allowed = Object.keys((e.parentSchema as { properties?: object }).properties ?? {});
-      return `${path}: unknown field "${extra}" (allowed: ${allowed.join(', ')})`;
-    }
-    if (e.keyword === 'enum') return `${path}: ${e.message} (${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')})`;
-    return `${path}: ${e.message}`;
-  });
-}
+export const settingsErrors = settingsChecker(settingsSchema);
 
 /** Validates against the schema, then fills in defaults. Throws InputError on bad input. */
 export function resolveSettings(input: BrokerSettings): SqsSettings {
