@@ -47,9 +47,10 @@ test('a cut link stops the client traffic, which resumes after it, and no acked 
   const s = r.timeline.series;
   const f = r.timeline.faults[0];
   const bucket = (us: number) => Math.floor((us - s.originUs) / (s.bucketMs * 1000));
-  // Whole seconds inside the window (one second of slack at each edge).
-  const inside = s.acked.slice(bucket(f.startUs) + 1, bucket(f.endUs));
-  assert.ok(inside.length >= 3 && inside.every((n: number) => n === 0), `acks per second while down: ${inside}`);
+  // Whole seconds inside the window, with slack at the edges (an ack already on its way when
+  // the proxy goes down, the proxy API call itself).
+  const inside = s.acked.slice(bucket(f.startUs) + 2, bucket(f.endUs));
+  assert.ok(inside.length >= 2 && inside.every((n: number) => n === 0), `acks per second while down: ${inside}`);
   assert.ok(s.acked.slice(bucket(f.endUs)).some((n: number) => n > 0), 'acks resume');
   assert.equal(f.evidence.proxies[0].enabled, false);
   assert.equal(f.endEvidence.proxies[0].enabled, true);
