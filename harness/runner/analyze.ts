@@ -8,6 +8,7 @@ import type { Window } from '../metrics/collector.ts';
 import { MessagePlan } from '../workload/schedule.ts';
 import { finalStateCheck, measureHistory } from './measure.ts';
 import { laneMoves } from '../metrics/lane-moves.ts';
+import { oldestUnprocessed } from '../metrics/oldest-unprocessed.ts';
 import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
@@ -51,6 +52,8 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
   const refreshMarks = m.marks.filter((k) => k.name === 'producer-metadata-refreshed').map((k) => k.at);
   const laneChanges = growth.map((f) => laneMoves({ name: f.name, startUs: f.startUs!, evidence: f.evidence }, m.keyWrites, refreshMarks));
 
+  const seriesLen = ((m.series as { sent: number[] }).sent ?? []).length;
+  const oldest = await oldestUnprocessed(record.historyFile, m.topKeys, record.measureStartUs, 1_000_000, seriesLen);
   const unreachable = new Set<string>();
   for (const o of outcome.occurrences.list()) if ((o.type === 'lost' || o.type === 'abandoned') && o.key !== null) unreachable.add(o.key);
   const finalState = existsSync(record.storeFile) ? finalStateCheck(record.storeFile, scenario, m.truth, unreachable) : null;
@@ -121,7 +124,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
         startUs: record.startUs,
         measureStartUs: record.measureStartUs,
         endUs: record.endUs,
-        series: m.series,
+        series: { ...m.series, oldestUnprocessedMs: oldest },
         faults: record.faults,
         settleMs: outcome.settleMs,
         anomalies: occurrences.slice(0, 5000).map((o) => ({ type: o.type, key: o.key, at: o.time })),

@@ -20,6 +20,8 @@ export interface Measurements {
   truth: Map<string, VersionedState>;
   rebalances: number;
   marks: { name: string; at: number; detail?: unknown }[];
+  /** The busiest keys of the measured phase, busiest first (at most 5). */
+  topKeys: string[];
   /** Acked writes per key ([sent, lane]), collected only when asked (partition changes). */
   keyWrites: KeyWrites;
 }
@@ -73,7 +75,8 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const traffic = collector.traffic();
   const skew = skewReport(traffic.keyCounts, { laneCounts: traffic.keyLaneCounts, configuredKeys: scenario.workload.keys.count });
   marks.sort((a, b) => a.at - b.at);
-  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, rebalances, marks, keyWrites };
+  const topKeys = [...traffic.keyCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([k]) => k);
+  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, rebalances, marks, keyWrites, topKeys };
 }
 
 /** Final state per strategy against the truth; keys with a lost or abandoned message apart. */
