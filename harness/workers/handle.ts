@@ -33,7 +33,8 @@ export class WorkerHandle {
     const out = openSync(logFile, 'a');
     try {
       this.child = fork(WORKER_MAIN, [], {
-        execArgv: ['--import', TSX_LOADER],
+        // CONVOY_WORKER_NODE_ARGS adds node flags to every worker, e.g. "--cpu-prof" to profile.
+        execArgv: ['--import', TSX_LOADER, ...(process.env.CONVOY_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)],
         stdio: ['ignore', out, out, 'ipc'],
         detached: true,
         serialization: 'advanced',
