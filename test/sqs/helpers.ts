@@ -1,4 +1,4 @@
-/** Shared pieces of the SQS integration tests: one private ElasticMQ per test file. */
+/** The SQS integration tests' pieces: one private ElasticMQ per test file, and runs on it. */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,153 +6,17 @@ import sqs from '../../brokers/sqs/index.ts';
 import type { SqsAdmin } from '../../brokers/sqs/admin.ts';
 import { deployLocal, type SqsDeployment } from '../../brokers/sqs/local.ts';
 import { resolveSettings, type SqsSettings } from '../../brokers/sqs/settings.ts';
-import { decodeMessage, encodeMessage } from '../../harness/workload/codec.ts';
-import type { ConsumerClient, Delivery, ProducerClient, RunNames, Settlement } from '../../harness/broker/contract.ts';
+import { BrokerRun, quiet } from '../helpers/broker-run.ts';
 
-export const quiet = (line: string) => {
-  if (process.env.CONVOY_TEST_VERBOSE) process.stderr.write(`  ${line}\n`);
-};
+export { payload, parse, sleep, waitFor, quiet, runNames, type Handled, type Handler } from '../helpers/broker-run.ts';
 
 export async function startElasticMQ(): Promise<SqsDeployment> {
   const workDir = mkdtempSync(join(tmpdir(), 'convoy-sqs-test-'));
   return deployLocal({ runtime: 'local', workDir, cacheDir: '', log: quiet, reuse: false }, resolveSettings({ kind: 'sqs' }));
 }
 
-let runCounter = 0;
-export function runNames(tag: string): RunNames {
-  const runId = `${tag}-${process.pid}-${++runCounter}-${Date.now().toString(36)}`;
-  return { runId, prefix: `convoy-${runId}` };
-}
-
-/** Real convoy payloads (binary header), so deduplication ids are producer.key.seq as in a run. */
-export const payload = (key: string, seq: number, producer = 'p1') => encodeMessage({ producer, key, seq, intendedUs: null, poison: false }, 64);
-export const parse = (d: Delivery) => {
-  const m = decodeMessage(d.payload);
-  if (!m) throw new Error('not a convoy payload');
-  return m;
+export type Run = BrokerRun<SqsSettings, SqsAdmin>;
+export const Run = {
+  create: (dep: SqsDeployment, over: Record<string, unknown>, tag: string): Promise<Run> =>
+    BrokerRun.open<SqsSettings, SqsAdmin>(sqs, dep.endpoint, resolveSettings({ kind: 'sqs', ...over }), tag),
 };
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
-/** One handling of a delivery: who, what, and when it started and ended. */
-export interface Handled {
-  consumer: string;
-  key: string;
-  seq: number;
-  lane?: string;
-  deliveryCount?: number;
-  start: number;
-  end?: number;
-  settled?: Settlement | 'none';
-}
-
-export type Handler = (h: Handled, d: Delivery) => Promise<Settlement | 'none'> | Settlement | 'none';
-
-/** A run's admin, producer and consumers, with every handling recorded in start order. */
-export class Run {
-  readonly handled: Handled[] = [];
-  /** What the clients logged (consumer id prefixed). */
-  readonly logs: string[] = [];
-  private readonly closers: (() => Promise<void>)[] = [];
-  admin!: SqsAdmin;
-
-  constructor(
-    readonly dep: SqsDeployment,
-    readonly settings: SqsSettings,
-    readonly names: RunNames,
-  ) {}
-
-  static async create(dep: SqsDeployment, over: Record<string, unknown>, tag: string): Promise<Run> {
-    const r = new Run(dep, resolveSettings({ kind: 'sqs', ...over }), runNames(tag));
-    r.admin = (await sqs.admin(dep.endpoint, r.settings, r.names)) as SqsAdmin;
-    await r.admin.createDestinations();
-    return r;
-  }
-
-  async producer(id = 'p1'): Promise<ProducerClient> {
-    const p = await sqs.producer(this.dep.endpoint, this.settings, this.names, { id, log: quiet });
-    this.closers.push(() => p.close());
-    return p;
-  }
-
-  /** Sends seq 1..n for each key, interleaved (k0#1, k1#1, ..., k0#2, ...), all at once. */
-  async sendAll(p: ProducerClient, keys: string[], perKey: number): Promise<void> {
-    const sends: Promise<unknown>[] = [];
-    for (let seq = 1; seq <= perKey; seq++) for (const key of keys) sends.push(p.send({ key, payload: payload(key, seq) }));
-    await Promise.all(sends);
-  }
-
-  /**
-   * handler decides the settlement and may take its time. With `early` the delivery is
-   * released to the client at once (as the harness's unordered mode does), so the client's
-   * one-at-a-time-per-lane rule does not serialize the handling.
-   */
-  async consumer(id: string, handler: Handler = () => 'ack', opts: { maxInFlight?: number; early?: boolean } = {}): Promise<ConsumerClient> {
-    const log = (line: string) => {
-      this.logs.push(line);
-      quiet(line);
-    };
-    const c = await sqs.consumer(this.dep.endpoint, this.settings, this.names, { id, maxInFlight: opts.maxInFlight ?? 10, log });
-    this.closers.push(() => c.close());
-    await c.start(async (d) => {
-      const m = parse(d);
-      const rec: Handled = { consumer: id, key: m.key, seq: m.seq, lane: d.lane, deliveryCount: d.deliveryCount, start: Date.now() };
-      this.handled.push(rec);
-      const work = (async () => {
-        const how = await handler(rec, d);
-        rec.end = Date.now();
-        rec.settled = how;
-        if (how !== 'none') await d.settle(how);
-      })();
-      if (!opts.early) await work;
-    });
-    await c.ready(15_000);
-    return c;
-  }
-
-  /** Handlings of one key, in start order. */
-  of(key: string): Handled[] {
-    return this.handled.filter((h) => h.key === key);
-  }
-
-  /** Keys whose handlings did not start in send order (a later seq before an earlier one). */
-  reorderedKeys(): string[] {
-    const out = new Set<string>();
-    const maxSeen = new Map<string, number>();
-    for (const h of this.handled) {
-      const m = maxSeen.get(h.key) ?? 0;
-      if (h.seq < m) out.add(h.key);
-      maxSeen.set(h.key, Math.max(m, h.seq));
-    }
-    return [...out];
-  }
-
-  /** Pairs of handlings of one key by different consumers that overlapped in time. */
-  overlaps(): [Handled, Handled][] {
-    const out: [Handled, Handled][] = [];
-    for (let i = 0; i < this.handled.length; i++) {
-      for (let j = i + 1; j < this.handled.length; j++) {
-        const a = this.handled[i]!;
-        const b = this.handled[j]!;
-        if (a.key !== b.key || a.consumer === b.consumer) continue;
-        const aEnd = a.end ?? Infinity;
-        const bEnd = b.end ?? Infinity;
-        if (a.start < bEnd && b.start < aEnd) out.push([a, b]);
-      }
-    }
-    return out;
-  }
-
-  async close(): Promise<void> {
-    for (const c of this.closers.reverse()) await c().catch(() => {});
-    await this.admin.deleteDestinations().catch(() => {});
-    await this.admin.close();
-  }
-}
