@@ -7,19 +7,13 @@ import { deployLocal, type RabbitDeployment } from '../../brokers/rabbitmq/local
 import { resolveSettings, type RabbitSettings } from '../../brokers/rabbitmq/settings.ts';
 import type { ConsumerClient, ConsumerGroupEvent, Delivery, ProducerClient, RunNames, Settlement } from '../../harness/broker/contract.ts';
 
-export const quiet = (line: string) => {
-  if (process.env.CONVOY_TEST_VERBOSE) process.stderr.write(`  ${line}\n`);
-};
+import { quiet, runNames } from '../helpers/broker-run.ts';
+
+export { quiet, runNames } from '../helpers/broker-run.ts';
 
 export async function startNode(): Promise<RabbitDeployment> {
   const workDir = mkdtempSync(join(tmpdir(), 'convoy-rmq-test-'));
   return deployLocal({ runtime: 'local', workDir, cacheDir: '', log: quiet, reuse: false }, resolveSettings({ kind: 'rabbitmq' }));
-}
-
-let runCounter = 0;
-export function runNames(tag: string): RunNames {
-  const runId = `${tag}-${process.pid}-${++runCounter}-${Date.now().toString(36)}`;
-  return { runId, prefix: `convoy-${runId}` };
 }
 
 /** Test settings: no metadata flush (a rabbitmqctl call) unless a test asks, to save time. */
