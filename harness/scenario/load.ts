@@ -10,6 +10,7 @@ import { parseDocument } from 'yaml';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { InputError } from '../errors.ts';
+import { deepMerge } from '../runner/merge.ts';
 import type { BrokerSettings } from '../broker/contract.ts';
 import type { ExpectationSpec, Scenario, TimeDistribution } from './types.ts';
 import {
@@ -171,6 +172,22 @@ export async function parseScenario(text: string, options: LoadOptions = {}): Pr
       throw new ScenarioError(file, lines);
     }
     resolved.broker = broker;
+    // A producer's own settings (and each process's) must make valid broker settings too.
+    const problems: string[] = [];
+    (resolved.workload?.producers ?? []).forEach((p: { broker?: Record<string, unknown>; processBroker?: Record<string, unknown>[] }, i: number) => {
+      const forProducer = p.broker ? deepMerge(broker as Record<string, unknown>, p.broker) : broker;
+      const overrides: [string, Record<string, unknown>][] = p.broker ? [[`workload.producers[${i}].broker`, forProducer as Record<string, unknown>]] : [];
+      (p.processBroker ?? []).forEach((o, j) => overrides.push([`workload.producers[${i}].processBroker[${j}]`, deepMerge(forProducer as Record<string, unknown>, o)]));
+      for (const [where, merged] of overrides) {
+        try {
+          brokerModule!.resolveSettings!(merged as BrokerSettings);
+        } catch (err) {
+          const lines = err instanceof InputError && err.detail.length ? err.detail : [(err as Error).message];
+          problems.push(...lines.map((l) => `${where}: ${l}`));
+        }
+      }
+    });
+    if (problems.length) throw new ScenarioError(file, problems);
   }
   warnings.push(...durationWarnings(resolved as Scenario, raw));
   return { scenario: orderScenario(resolved as Scenario), warnings };

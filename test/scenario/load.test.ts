@@ -287,3 +287,26 @@ test('expectations: a list per type, each entry checked, and wrong-state takes n
   assert.doesNotMatch(listError, /expected a list/);
   assert.match(await problems(`${base}expect:\n  wrong-state: { expect: 0, during: f1 }\n`), /wrong-state\.during: the final state has no time/);
 });
+
+test('a producer\'s broker overrides, per producer and per process, must make valid broker settings', async () => {
+  const strict = {
+    settingsSchema: { type: 'object', properties: { kind: { const: 'strict' }, acks: { enum: ['all', 'leader'] } } },
+    resolveSettings: (s: Record<string, unknown>) => {
+      if (s.acks !== undefined && s.acks !== 'all' && s.acks !== 'leader') throw new InputError('bad settings', [`broker.acks: ${String(s.acks)} is not all or leader`]);
+      return { acks: 'all', ...s } as never;
+    },
+  };
+  const text = `broker: { kind: strict }
+workload:
+  rate: { kind: fixed, perSecond: 10 }
+  durationMs: 1s
+  producers:
+    - { name: w, processes: 2, processBroker: [{ acks: leader }, { acks: sometimes }] }
+`;
+  await assert.rejects(parseScenario(text, { ...options, broker: async () => strict }), (e: InputError) => {
+    assert.deepEqual(e.detail, ['workload.producers[0].processBroker[1]: broker.acks: sometimes is not all or leader']);
+    return true;
+  });
+  const ok = await parseScenario(text.replace('sometimes', 'all'), { ...options, broker: async () => strict });
+  assert.equal(ok.scenario.workload.producers[0].processBroker?.length, 2);
+});
