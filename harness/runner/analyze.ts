@@ -18,6 +18,8 @@ import type { RunRecord } from './run.ts';
 const MAX_PUBLISH_DELAY_P99_US = 1_000_000;
 const MAX_PRODUCER_LOOP_LAG_MS = 1_000;
 const MIN_SENT_SHARE = 0.99;
+/** A fixed-rate run that reached less than this share of its target rate did not keep it. */
+const MIN_RATE_SHARE = 0.9;
 
 export type Result = Record<string, unknown> & {
   runId: string;
@@ -68,6 +70,14 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
   if (scenario.workload.rate.kind !== 'unlimited' && quietDelay.count > 0 && quietDelay.p99 > MAX_PUBLISH_DELAY_P99_US) {
     incomplete.push(`the harness could not keep the target rate: publish delay p99 ${(quietDelay.p99 / 1000).toFixed(0)} ms outside fault windows`);
   }
+  // Over the time the sends really took: a producer that fell behind sent its plan late.
+  const plannedS = (scenario.workload.durationMs ?? 0) / 1000;
+  const measuredS = Math.max(0.001, plannedS, (m.lastSendUs - record.measureStartUs) / 1e6);
+  const target = scenario.workload.rate.kind === 'fixed' ? scenario.workload.rate.perSecond : null;
+  const achievedRate = Math.round(m.sent / measuredS);
+  if (target && m.sent > 0 && achievedRate < target * MIN_RATE_SHARE) {
+    incomplete.push(`the harness could not keep the target rate: reached ${achievedRate}/s of ${target}/s`);
+  }
   if (producerLag > MAX_PRODUCER_LOOP_LAG_MS) incomplete.push(`a producer's event loop lagged ${producerLag} ms (CPU saturated?)`);
   if (!record.drain.drained && record.drain.reason === 'interrupted') incomplete.push('the drain was interrupted');
 
@@ -82,10 +92,6 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
   // what it never waited for. Its findings stay in the reasons; the verdict is unknown.
   if (incomplete.length > 0) verdict.status = 'unknown';
 
-  // Over the time the sends really took: a producer that fell behind sent its plan late.
-  const plannedS = (scenario.workload.durationMs ?? 0) / 1000;
-  const measuredS = Math.max(0.001, plannedS, (m.lastSendUs - record.measureStartUs) / 1e6);
-  const target = scenario.workload.rate.kind === 'fixed' ? scenario.workload.rate.perSecond : null;
   const occurrences = outcome.occurrences.list();
   const result = buildResult({
     run: {
@@ -114,7 +120,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
         sentMeasured: m.sent,
         ackedMeasured: m.acked,
         targetRate: target,
-        achievedRate: Math.round(m.sent / measuredS),
+        achievedRate,
         skew: m.skew,
         finalState,
         laneChanges,

@@ -25,7 +25,9 @@ run: { drainTimeoutMs: 30s }
   assert.equal(r.code, 3, r.stdout + r.stderr);
   const result = JSON.parse(readFileSync(join(onlyRunDir(dir), 'result.json'), 'utf8')) as Record<string, any>;
   assert.equal(result.verdict.status, 'unknown');
-  assert.ok(result.verdict.reasons.some((x: string) => /could not keep the target rate: publish delay p99/.test(x)), result.verdict.reasons.join('; '));
-  // Coordinated omission is shown, not hidden: the delay is in the figures.
-  assert.ok(result.latency.whole.publishDelay.p99 > 1_000_000);
+  assert.ok(result.verdict.reasons.some((x: string) => /could not keep the target rate/.test(x)), result.verdict.reasons.join("; "));
+  // Coordinated omission is shown, not hidden: the delay is in the figures, and the achieved
+  // rate is the real one.
+  assert.ok(result.latency.whole.publishDelay.p99 > 100_000);
+  assert.ok(result.workload.achievedRate < 45_000, `achieved ${result.workload.achievedRate}/s`);
 });
