@@ -7,12 +7,17 @@ export interface ProgressState {
   sentRate: number;
   processedRate: number;
   backlog: number;
+  /** Handler errors so far (retries, poison). */
   errors: number;
+  /** Stale applies so far (duplicates and late messages, seen by the shared versioned store). */
+  stale: number;
 }
 
 /**
  * A progress bar on a terminal; plain periodic lines otherwise (CI logs). Both show the
- * phase, elapsed time, send and processing rates, and the backlog.
+ * phase, elapsed time, send and processing rates, the backlog, and the anomalies so far: stale
+ * applies (a live estimate of duplicates and reorders; the checker's count after the run is
+ * the real one) and handler errors.
  */
 export class Progress {
   private bar?: cliProgress.SingleBar;
@@ -31,7 +36,7 @@ export class Progress {
         this.bar = new cliProgress.SingleBar(
           {
             stream: process.stderr,
-            format: `${this.label} {phase} [{bar}] {elapsed}/{total}s | sent {sent}/s | processed {processed}/s | backlog {backlog} | errors {errors}`,
+            format: `${this.label} {phase} [{bar}] {elapsed}/{total}s | sent {sent}/s | processed {processed}/s | backlog {backlog} | anomalies so far: {stale} stale, {errors} errors`,
             hideCursor: true,
             clearOnComplete: false,
           },
@@ -42,7 +47,7 @@ export class Progress {
       this.bar.setTotal(Math.max(1, Math.round(s.totalS)));
       this.bar.update(Math.min(Math.round(s.elapsedS), Math.round(s.totalS)), {
         phase: s.phase.padEnd(8), elapsed: Math.round(s.elapsedS), total: Math.round(s.totalS),
-        sent: Math.round(s.sentRate), processed: Math.round(s.processedRate), backlog: s.backlog, errors: s.errors,
+        sent: Math.round(s.sentRate), processed: Math.round(s.processedRate), backlog: s.backlog, errors: s.errors, stale: s.stale,
       });
       return;
     }
@@ -50,7 +55,7 @@ export class Progress {
     if (now - this.lastLine < 5_000) return;
     this.lastLine = now;
     process.stderr.write(
-      `${this.label} ${s.phase} ${Math.round(s.elapsedS)}s/${Math.round(s.totalS)}s sent ${Math.round(s.sentRate)}/s processed ${Math.round(s.processedRate)}/s backlog ${s.backlog} errors ${s.errors}\n`,
+      `${this.label} ${s.phase} ${Math.round(s.elapsedS)}s/${Math.round(s.totalS)}s sent ${Math.round(s.sentRate)}/s processed ${Math.round(s.processedRate)}/s backlog ${s.backlog} anomalies so far: ${s.stale} stale, ${s.errors} errors\n`,
     );
   }
 

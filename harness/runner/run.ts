@@ -125,7 +125,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
 
   try {
     // 1. Broker.
-    progress.update({ phase: 'deploy', elapsedS: 0, totalS: 1, sentRate: 0, processedRate: 0, backlog: 0, errors: 0 });
+    progress.update({ phase: 'deploy', elapsedS: 0, totalS: 1, sentRate: 0, processedRate: 0, backlog: 0, errors: 0, stale: 0 });
     deployment = opts.deployment
       ? { ...opts.deployment, stop: async () => {} }
       : await broker.deploy(
@@ -200,6 +200,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       progress.update({
         phase, elapsedS: (nowMicros() - startUs) / 1e6, totalS: plannedS, sentRate: (sent - lastSent) / dt,
         processedRate: (applied - lastApplied) / dt, backlog: Math.max(0, sum(producers, 'acked') - applied), errors: sum([...consumers, ...retired], 'errors'),
+        stale: sum([...consumers, ...retired], 'stale'),
       });
       lastSent = sent;
       lastApplied = applied;

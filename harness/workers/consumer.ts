@@ -9,7 +9,7 @@ import { handlerTimeSampler } from '../consumer/handler-time.ts';
 import { PoisonTracker } from '../consumer/poison.ts';
 import { openStore } from '../consumer/store.ts';
 import { Dispatcher } from './dispatcher.ts';
-import type { FromWorker, WorkerInit, WorkerStats } from './protocol.ts';
+import { emptyStats, type FromWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
 import type { Inbox } from './main.ts';
 import { loopLagMeter } from './loop-lag.ts';
 
@@ -49,7 +49,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const history = new HistoryWriter(init.historyFile);
   const log = (line: string) => send({ type: 'log', line });
   const lag = loopLagMeter();
-  const stats: WorkerStats = { sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, finished: false };
+  const stats: WorkerStats = emptyStats();
   const store = openStore(init.storeFile, { entity: scenario.workload.entity.kind });
   const rng = Rng.from(scenario.seed).fork(`consumer-${init.id}`);
   const handlerSpec = spec.overrides?.[init.id]?.handler ?? spec.handler;
@@ -117,7 +117,8 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         // the scenario's strategy is the one this consumer "is" and whose effect is recorded.
         const other = spec.strategy === 'naive' ? 'versioned' : 'naive';
         ev.effect = store.apply(spec.strategy, msg.key, msg.seq, msg.producer);
-        store.apply(other, msg.key, msg.seq, msg.producer);
+        const otherEffect = store.apply(other, msg.key, msg.seq, msg.producer);
+        if ((spec.strategy === 'versioned' ? ev.effect : otherEffect) === 'skipped-stale') stats.stale++;
         ev.end = nowMicros();
         stats.applied++;
         history.write(ev);

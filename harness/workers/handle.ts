@@ -4,15 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { InfraError } from '../errors.ts';
 import { ownProcessGroup } from '../runtime/cleanup.ts';
 import { tailFile } from '../runtime/process.ts';
-import type { FromWorker, ToWorker, WorkerInit, WorkerStats } from './protocol.ts';
+import { emptyStats, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
 
 const WORKER_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 /** tsx's loader, by absolute URL so workers start from any working directory. */
 const TSX_LOADER = import.meta.resolve('tsx');
-
-export const EMPTY_STATS: WorkerStats = {
-  sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, finished: false,
-};
 
 /**
  * The runner's side of one worker process: its own process group (so a kill -9 fault and the
@@ -20,7 +16,7 @@ export const EMPTY_STATS: WorkerStats = {
  */
 export class WorkerHandle {
   readonly child: ChildProcess;
-  stats: WorkerStats = { ...EMPTY_STATS };
+  stats: WorkerStats = emptyStats();
   exited = false;
   exitCode: number | null = null;
   /** Set by a fault that kills this worker on purpose: its death is not a harness failure. */

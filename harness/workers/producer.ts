@@ -4,7 +4,7 @@ import { nowMicros, sleep } from '../clock.ts';
 import { HistoryWriter } from '../history/writer.ts';
 import { MessagePlan, type PlannedMessage } from '../workload/schedule.ts';
 import { encodeMessage } from '../workload/codec.ts';
-import type { FromWorker, WorkerInit, WorkerStats } from './protocol.ts';
+import { emptyStats, type FromWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
 import type { Inbox } from './main.ts';
 import { loopLagMeter } from './loop-lag.ts';
 
@@ -20,7 +20,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   const log = (line: string) => send({ type: 'log', line });
   const client: ProducerClient = await broker.producer(init.endpoint, init.settings, init.names, { id: init.id, log });
   const lag = loopLagMeter();
-  const stats: WorkerStats = { sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, finished: false };
+  const stats: WorkerStats = emptyStats();
 
   let startUs: number | undefined;
   let stopping = false;

@@ -49,6 +49,13 @@ export interface WorkerStats {
   /** Process events with outcome ok (consumers). */
   applied: number;
   errors: number;
+  /**
+   * Consumers: applies the versioned store skipped because the key already held that version
+   * or a newer one (a duplicate, or a message overtaken by a later one). The store is shared
+   * by every consumer, so this is a live, group-wide count of order anomalies; the checker's
+   * count after the run is the authoritative one.
+   */
+  stale: number;
   inFlight: number;
   /** Producers: how far behind the open-loop schedule the last send was, ms. */
   behindMs: number;
@@ -56,6 +63,11 @@ export interface WorkerStats {
   loopLagMs: number;
   /** Producers: every planned message has been sent (and settled). */
   finished: boolean;
+}
+
+/** Every counter at zero. */
+export function emptyStats(): WorkerStats {
+  return { sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, stale: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, finished: false };
 }
 
 export type FromWorker =
