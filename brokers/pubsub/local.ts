@@ -13,16 +13,15 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BrokerNode, DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import type { DeployContext, Deployment } from '../../harness/broker/contract.ts';
 import { InfraError } from '../../harness/errors.ts';
-import { sleep } from '../../harness/clock.ts';
-import { onCleanup } from '../../harness/runtime/cleanup.ts';
 import { cacheDir } from '../../harness/runtime/cache.ts';
-import { loadInstance, removeInstance, saveInstance, type InstanceRecord } from '../../harness/runtime/instances.ts';
 import { freePort, isListening } from '../../harness/runtime/ports.ts';
-import { LocalProcess, pidAlive, signalGroup, tailFile } from '../../harness/runtime/process.ts';
+import { tailFile } from '../../harness/runtime/process.ts';
+import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
+import { findProxied, startProxied } from '../../harness/runtime/proxied-node.ts';
 import { requireCommand, run } from '../../harness/runtime/tools.ts';
-import { startToxiproxy, ToxiproxyApi, TOXIPROXY_VERSION, type ToxiproxyServer } from '../../harness/net/toxiproxy.ts';
+import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { clientVersion, type PubsubEndpoint } from './connection.ts';
 import type { PubsubSettings } from './settings.ts';
 
@@ -84,18 +83,6 @@ export async function pstestVersion(controlUrl: string): Promise<{ pstest: strin
   return (await res.json()) as { pstest: string; go: string };
 }
 
-/** VmRSS / VmHWM (peak) of a process, in bytes. */
-export function processMemory(pid: number | undefined): { rssBytes: number; peakRssBytes: number } | undefined {
-  if (!pid) return undefined;
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0);
-    return { rssBytes: kb('VmRSS') * 1024, peakRssBytes: kb('VmHWM') * 1024 };
-  } catch {
-    return undefined;
-  }
-}
-
 export interface NodeLayout {
   grpcPort: number;
   controlPort: number;
@@ -105,86 +92,35 @@ export interface NodeLayout {
   binary: string;
 }
 
-/** pstest-server as a BrokerNode: SIGKILL / SIGTERM and start again on the same ports (empty again). */
-export class PstestNode implements BrokerNode {
-  readonly id = 'node-1';
-  private proc?: LocalProcess;
-  private adoptedPid?: number;
-  startupMs = 0;
+export function controlUrl(layout: NodeLayout): string {
+  return `http://127.0.0.1:${layout.controlPort}`;
+}
 
-  constructor(
-    readonly layout: NodeLayout,
-    private readonly persistent: boolean,
-    private readonly log: (line: string) => void,
-    private readonly onStarted: () => void = () => {},
-  ) {}
+/** pstest-server as a broker node: SIGKILL / SIGTERM and start again on the same ports (empty again). */
+export function pstestNode(layout: NodeLayout, persistent: boolean, log: (line: string) => void): ProcessNode {
+  return new ProcessNode(pstestProcess(layout), persistent, log);
+}
 
-  static adopt(layout: NodeLayout, log: (line: string) => void, onStarted: () => void): PstestNode {
-    const node = new PstestNode(layout, true, log, onStarted);
-    const pid = Number(readFileSync(layout.pidFile, 'utf8').trim());
-    node.adoptedPid = pid > 0 ? pid : undefined;
-    return node;
-  }
-
-  get controlUrl(): string {
-    return `http://127.0.0.1:${this.layout.controlPort}`;
-  }
-
-  pid(): number | undefined {
-    if (this.proc?.running) return this.proc.pid;
-    return this.adoptedPid && pidAlive(this.adoptedPid) ? this.adoptedPid : undefined;
-  }
-
-  memory(): { rssBytes: number; peakRssBytes: number } | undefined {
-    return processMemory(this.pid());
-  }
-
-  async start(): Promise<void> {
-    if (this.pid()) return;
-    const t0 = Date.now();
-    const proc = LocalProcess.start({
-      name: `pstest-server on ${this.layout.grpcPort}`,
-      command: this.layout.binary,
-      args: ['-host', '127.0.0.1', '-port', String(this.layout.grpcPort), '-control-port', String(this.layout.controlPort)],
-      cwd: this.layout.dir,
-      logFile: this.layout.logFile,
-      pidFile: this.layout.pidFile,
-      persistent: this.persistent,
-    });
-    this.proc = proc;
-    this.adoptedPid = undefined;
-    try {
-      await proc.waitHealthy(() => pstestHealthy(this.controlUrl, this.layout.grpcPort), START_TIMEOUT_MS, 50);
-    } catch (err) {
-      await proc.stop('SIGKILL', 5_000);
-      this.proc = undefined;
-      throw new InfraError(
-        `pstest-server did not start (gRPC 127.0.0.1:${this.layout.grpcPort}, control ${this.layout.controlPort}; log ${this.layout.logFile}): ${(err as Error).message}`,
-        tailFile(this.layout.logFile, 12),
+function pstestProcess(layout: NodeLayout): NodeProcess {
+  return {
+    name: `pstest-server on ${layout.grpcPort}`,
+    command: () => layout.binary,
+    args: ['-host', '127.0.0.1', '-port', String(layout.grpcPort), '-control-port', String(layout.controlPort)],
+    cwd: layout.dir,
+    logFile: layout.logFile,
+    pidFile: layout.pidFile,
+    healthy: () => pstestHealthy(controlUrl(layout), layout.grpcPort),
+    startTimeoutMs: START_TIMEOUT_MS,
+    pollMs: 50,
+    stopGraceMs: 5_000,
+    startFailure: (err) =>
+      new InfraError(
+        `pstest-server did not start (gRPC 127.0.0.1:${layout.grpcPort}, control ${layout.controlPort}; log ${layout.logFile}): ${err.message}`,
+        tailFile(layout.logFile, 12),
         { cause: err },
-      );
-    }
-    this.startupMs = Date.now() - t0;
-    this.log(`pstest-server healthy in ${this.startupMs} ms (gRPC 127.0.0.1:${this.layout.grpcPort})`);
-    this.onStarted();
-  }
-
-  async stop(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
-    if (this.proc) {
-      await this.proc.stop(signal, 5_000);
-      this.proc = undefined;
-      return;
-    }
-    const pid = this.pid();
-    if (!pid) return;
-    signalGroup(pid, signal);
-    const deadline = Date.now() + 5_000;
-    while (pidAlive(pid) && Date.now() < deadline) await sleep(50);
-    if (pidAlive(pid)) signalGroup(pid, 'SIGKILL');
-    while (pidAlive(pid)) await sleep(50);
-    this.adoptedPid = undefined;
-    rmSync(this.layout.pidFile, { force: true });
-  }
+      ),
+    started: (ms) => `pstest-server healthy in ${ms} ms (gRPC 127.0.0.1:${layout.grpcPort})`,
+  };
 }
 
 export interface PubsubDeployment extends Deployment {
@@ -192,13 +128,12 @@ export interface PubsubDeployment extends Deployment {
   startupMs: number;
   reused: boolean;
   memory(): { rssBytes: number; peakRssBytes: number } | undefined;
-  node?: PstestNode;
+  node?: ProcessNode;
 }
 
+/** What the instance record keeps (besides the proxy's ports). */
 interface RecordData {
   layout: NodeLayout;
-  toxiproxyPort: number;
-  proxyPort: number;
   endpoint: PubsubEndpoint;
   version: { pstest: string; go: string };
 }
@@ -208,7 +143,7 @@ export function instanceKey(): string {
 }
 
 function deploymentOf(parts: {
-  node: PstestNode;
+  node: ProcessNode;
   endpoint: PubsubEndpoint;
   toxiproxyUrl: string;
   version: { pstest: string; go: string };
@@ -234,33 +169,22 @@ function deploymentOf(parts: {
   };
 }
 
-/** Undo what an interrupted run may have left on a reused proxy: a disabled link, toxics. */
-async function resetProxy(api: ToxiproxyApi): Promise<void> {
-  const p = await api.describe(PROXY_NAME);
-  if (!p.enabled) await api.setEnabled(PROXY_NAME, true);
-  for (const t of p.toxics) await api.removeToxic(PROXY_NAME, t.name);
-}
-
 async function reuse(ctx: DeployContext, settings: PubsubSettings): Promise<PubsubDeployment | undefined> {
-  const key = instanceKey();
-  const rec = loadInstance(key);
-  if (!rec) return undefined;
-  const data = rec.data as unknown as RecordData;
-  const api = new ToxiproxyApi(`http://127.0.0.1:${data.toxiproxyPort}`);
-  const ok =
-    (await pstestHealthy(data.endpoint.controlUrl!, data.layout.grpcPort).catch(() => false)) &&
-    (await api.healthy()) &&
-    (await api.describe(PROXY_NAME).then(() => true, () => false));
-  if (ok) await resetProxy(api);
-  if (!ok) {
-    ctx.log(`pubsub: instance ${key} is recorded but not healthy; starting a new pstest-server`);
-    return undefined;
-  }
+  const found = await findProxied<RecordData>({
+    key: instanceKey(),
+    proxyName: PROXY_NAME,
+    log: ctx.log,
+    what: 'pubsub (pstest-server)',
+    healthy: (data) => pstestHealthy(controlUrl(data.layout), data.layout.grpcPort),
+  });
+  if (!found) return undefined;
+  const { data } = found;
   ctx.log(`pubsub: reusing pstest-server on 127.0.0.1:${data.layout.grpcPort} (clients through ${data.endpoint.emulatorHost})`);
-  const node = PstestNode.adopt(data.layout, ctx.log, () => saveInstance({ ...rec, pids: [node.pid()!, ...rec.pids.slice(1)] }));
+  const node = ProcessNode.adopt(pstestProcess(data.layout), ctx.log);
+  node.onStarted = () => found.rememberPid(node.pid());
   // pstest takes any project name: the run's own goes in the endpoint.
   const endpoint = { ...data.endpoint, projectId: settings.projectId };
-  return deploymentOf({ node, endpoint, toxiproxyUrl: api.url, version: data.version, logFiles: [data.layout.logFile], reused: true, stop: async () => {} });
+  return deploymentOf({ node, endpoint, toxiproxyUrl: found.toxiproxyUrl, version: data.version, logFiles: [data.layout.logFile], reused: true, stop: async () => {} });
 }
 
 export async function deployLocal(ctx: DeployContext, settings: PubsubSettings): Promise<PubsubDeployment> {
@@ -274,57 +198,28 @@ export async function deployLocal(ctx: DeployContext, settings: PubsubSettings):
   mkdirSync(dir, { recursive: true });
   const [grpcPort, controlPort, proxyPort] = [await freePort(), await freePort(), await freePort()];
   const layout: NodeLayout = { grpcPort, controlPort, dir, logFile: join(dir, 'pstest.log'), pidFile: join(dir, 'pstest.pid'), binary };
-  const key = instanceKey();
-
-  let toxi: ToxiproxyServer | undefined;
-  let recordRef: InstanceRecord | undefined;
-  const node = new PstestNode(layout, persistent, ctx.log, () => {
-    if (recordRef && node.pid()) {
-      recordRef = { ...recordRef, pids: [node.pid()!, ...recordRef.pids.slice(1)] };
-      saveInstance(recordRef);
-    }
-  });
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    unregister();
-    await toxi?.stop().catch(() => {});
-    await node.stop('SIGTERM');
-    if (persistent) removeInstance(key);
-  };
-  const unregister = persistent ? () => {} : onCleanup(`pstest-server on ${grpcPort}`, stop);
-
-  try {
-    const results = await Promise.allSettled([node.start(), startToxiproxy({ workDir: dir, persistent, log: ctx.log })]);
-    if (results[1].status === 'fulfilled') toxi = results[1].value;
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
-    const t = toxi!;
-    await t.api.createProxy(PROXY_NAME, proxyPort, `127.0.0.1:${grpcPort}`);
-    if (!(await isListening(proxyPort))) throw new InfraError(`the Toxiproxy proxy for pstest does not listen on ${proxyPort}`, tailFile(join(dir, 'toxiproxy.log')));
-    const endpoint: PubsubEndpoint = {
-      projectId: settings.projectId,
-      emulatorHost: `127.0.0.1:${proxyPort}`,
-      adminHost: `127.0.0.1:${grpcPort}`,
-      controlUrl: node.controlUrl,
-    };
-    const version = await pstestVersion(node.controlUrl);
-    if (persistent) {
-      const data: RecordData = { layout, toxiproxyPort: t.port, proxyPort, endpoint, version };
-      recordRef = {
-        key,
-        broker: 'pubsub',
-        pids: [node.pid()!, t.process.pid!],
-        pidFiles: [layout.pidFile, join(dir, 'toxiproxy.pid')],
-        startedAt: new Date().toISOString(),
-        data: data as unknown as Record<string, unknown>,
+  const node = pstestNode(layout, persistent, ctx.log);
+  const started = await startProxied<RecordData>({
+    broker: 'pubsub',
+    key: instanceKey(),
+    name: `pstest-server on ${grpcPort}`,
+    node,
+    nodePid: () => node.pid(),
+    nodePidFile: layout.pidFile,
+    dir,
+    ctx,
+    proxy: { name: PROXY_NAME, port: proxyPort, upstream: grpcPort },
+    ready: async () => {
+      if (!(await isListening(proxyPort))) throw new InfraError(`the Toxiproxy proxy for pstest does not listen on ${proxyPort}`, tailFile(join(dir, 'toxiproxy.log')));
+      const endpoint: PubsubEndpoint = {
+        projectId: settings.projectId,
+        emulatorHost: `127.0.0.1:${proxyPort}`,
+        adminHost: `127.0.0.1:${grpcPort}`,
+        controlUrl: controlUrl(layout),
       };
-      saveInstance(recordRef);
-    }
-    return deploymentOf({ node, endpoint, toxiproxyUrl: t.api.url, version, logFiles: [layout.logFile, join(dir, 'toxiproxy.log')], reused: false, stop });
-  } catch (err) {
-    await stop().catch(() => {});
-    throw err;
-  }
+      return { layout, endpoint, version: await pstestVersion(controlUrl(layout)) };
+    },
+  });
+  const { endpoint, version } = started.data;
+  return deploymentOf({ node, endpoint, toxiproxyUrl: started.toxiproxyUrl, version, logFiles: [layout.logFile, started.toxiproxyLog], reused: false, stop: started.stop });
 }

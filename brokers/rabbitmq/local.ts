@@ -12,15 +12,14 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import * as amqp from 'amqplib';
-import type { BrokerNode, DeployContext, Deployment, NetworkLink } from '../../harness/broker/contract.ts';
+import type { BrokerNode, DeployContext, Deployment } from '../../harness/broker/contract.ts';
 import { InfraError, InputError } from '../../harness/errors.ts';
 import { sleep } from '../../harness/clock.ts';
-import { onCleanup } from '../../harness/runtime/cleanup.ts';
-import { loadInstance, removeInstance, saveInstance, type InstanceRecord } from '../../harness/runtime/instances.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
-import { LocalProcess, pidAlive, signalGroup, tailFile, type ProcessSpec } from '../../harness/runtime/process.ts';
+import { LocalProcess, pidAlive, processMemory, signalGroup, tailFile, type ProcessSpec } from '../../harness/runtime/process.ts';
+import { findProxied, startProxied } from '../../harness/runtime/proxied-node.ts';
 import { requireCommand } from '../../harness/runtime/tools.ts';
-import { startToxiproxy, ToxiproxyApi, TOXIPROXY_VERSION, type ToxiproxyServer } from '../../harness/net/toxiproxy.ts';
+import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import type { RabbitEndpoint } from './connection.ts';
 import type { RabbitSettings } from './settings.ts';
 
@@ -141,18 +140,6 @@ export async function amqpHealthy(url: string): Promise<boolean> {
   }
 }
 
-/** VmRSS / VmHWM (peak) of a process, in bytes. */
-export function processMemory(pid: number | undefined): { rssBytes: number; peakRssBytes: number } | undefined {
-  if (!pid) return undefined;
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string) => Number(/^(\w+):\s+(\d+) kB$/m.exec(status.split('\n').find((l) => l.startsWith(field + ':')) ?? '')?.[2] ?? 0);
-    return { rssBytes: kb('VmRSS') * 1024, peakRssBytes: kb('VmHWM') * 1024 };
-  } catch {
-    return undefined;
-  }
-}
-
 /** Log lines worth putting in an error: errors and boot failures first, then the tail. */
 export function startFailureLines(logFile: string): string[] {
   const all = tailFile(logFile, 400);
@@ -172,12 +159,13 @@ export class LocalRabbitNode implements BrokerNode {
     readonly layout: NodeLayout,
     private readonly persistent: boolean,
     private readonly log: (line: string) => void,
-    private readonly onStarted: () => void = () => {},
+    /** Called after every start (an owner updates its instance record with the new pid). */
+    public onStarted: () => void = () => {},
   ) {}
 
   /** A node started by an earlier convoy process (`brokers up`), known by its pid file. */
-  static adopt(layout: NodeLayout, log: (line: string) => void, onStarted: () => void): LocalRabbitNode {
-    return new LocalRabbitNode(layout, true, log, onStarted);
+  static adopt(layout: NodeLayout, log: (line: string) => void): LocalRabbitNode {
+    return new LocalRabbitNode(layout, true, log);
   }
 
   private pidFromFile(): number | undefined {
@@ -290,11 +278,9 @@ export interface RabbitDeployment extends Deployment {
   node?: LocalRabbitNode;
 }
 
+/** What the instance record keeps (besides the proxy's ports). */
 interface RecordData {
   layout: NodeLayout;
-  toxiproxyPort: number;
-  toxiproxyPidFile: string;
-  proxyPort: number;
   endpoint: RabbitEndpoint;
 }
 
@@ -320,36 +306,36 @@ function checkVersion(settings: RabbitSettings): void {
 
 /** A node left running by `convoy brokers up` with the same setup, if it is healthy. */
 async function reuse(ctx: DeployContext, settings: RabbitSettings): Promise<RabbitDeployment | undefined> {
-  const key = instanceKey(settings);
-  const rec = loadInstance(key);
-  if (!rec) return undefined;
-  const data = rec.data as unknown as RecordData;
-  const api = new ToxiproxyApi(`http://127.0.0.1:${data.toxiproxyPort}`);
-  const ok =
-    (await amqpHealthy(`amqp://guest:guest@127.0.0.1:${data.layout.amqpPort}`).catch(() => false)) &&
-    (await api.healthy()) &&
-    (await api.describe(PROXY_NAME).then(() => true, () => false));
-  if (!ok) {
-    ctx.log(`rabbitmq: instance ${key} is recorded but not healthy; starting a new node`);
-    return undefined;
-  }
-  ctx.log(`rabbitmq: reusing ${data.layout.nodeName} (AMQP through 127.0.0.1:${data.proxyPort})`);
-  const node = LocalRabbitNode.adopt(data.layout, ctx.log, () => {
-    saveInstance({ ...rec, pids: [node.groupPid!, ...rec.pids.slice(1)] });
+  const found = await findProxied<RecordData>({
+    key: instanceKey(settings),
+    proxyName: PROXY_NAME,
+    log: ctx.log,
+    what: 'rabbitmq',
+    healthy: (data) => amqpHealthy(`amqp://guest:guest@127.0.0.1:${data.layout.amqpPort}`),
   });
+  if (!found) return undefined;
+  const { data } = found;
+  ctx.log(`rabbitmq: reusing ${data.layout.nodeName} (AMQP through 127.0.0.1:${data.proxyPort})`);
+  const node = LocalRabbitNode.adopt(data.layout, ctx.log);
+  node.onStarted = () => found.rememberPid(node.groupPid);
+  return deploymentOf({ node, endpoint: data.endpoint, toxiproxyUrl: found.toxiproxyUrl, logFiles: [data.layout.logFile], reused: true, stop: async () => {} });
+}
+
+function deploymentOf(parts: { node: LocalRabbitNode; endpoint: RabbitEndpoint; toxiproxyUrl: string; logFiles: string[]; reused: boolean; stop: () => Promise<void> }): RabbitDeployment {
+  const { node } = parts;
   return {
     broker: 'rabbitmq',
     runtime: 'local',
-    endpoint: data.endpoint as unknown as Record<string, unknown>,
+    endpoint: parts.endpoint as unknown as Record<string, unknown>,
     versions: versions(),
-    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: api.url }],
+    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: parts.toxiproxyUrl }],
     nodes: [node],
-    logFiles: [data.layout.logFile],
-    startupMs: 0,
-    reused: true,
+    logFiles: parts.logFiles,
+    startupMs: parts.reused ? 0 : node.startupMs,
+    reused: parts.reused,
     node,
     memory: () => node.memory(),
-    stop: async () => {},
+    stop: parts.stop,
   };
 }
 
@@ -372,76 +358,30 @@ export async function deployLocal(ctx: DeployContext, settings: RabbitSettings, 
   const proxyPort = opts.ports?.proxy ?? (await freePort());
   const layout = nodeLayout(dir, amqpPort, distPort);
   writeNodeFiles(layout);
-  const key = instanceKey(settings);
-
-  let toxi: ToxiproxyServer | undefined;
-  let recordRef: InstanceRecord | undefined;
-  const node = new LocalRabbitNode(layout, persistent, ctx.log, () => {
-    if (recordRef && node.groupPid) {
-      recordRef = { ...recordRef, pids: [node.groupPid, ...recordRef.pids.slice(1)] };
-      saveInstance(recordRef);
-    }
-  });
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    unregister();
-    await toxi?.stop().catch(() => {});
-    await node.stop('SIGTERM');
-    if (persistent) removeInstance(key);
-    rmSync(layout.dataDir, { recursive: true, force: true });
-  };
-  const unregister = persistent ? () => {} : onCleanup(`rabbitmq node ${layout.nodeName}`, stop);
-
-  try {
-    const started = node.start();
-    const toxiStarted = startToxiproxy({ workDir: dir, persistent, log: ctx.log });
-    const [, t] = await Promise.allSettled([started, toxiStarted]).then((r) => {
-      if (r[1].status === 'fulfilled') toxi = r[1].value;
-      const failed = r.find((x): x is PromiseRejectedResult => x.status === 'rejected');
-      if (failed) throw failed.reason;
-      return [undefined, toxi!] as const;
-    });
-    await t.api.createProxy(PROXY_NAME, proxyPort, `127.0.0.1:${amqpPort}`);
-    const endpoint: RabbitEndpoint = {
-      url: `amqp://guest:guest@127.0.0.1:${proxyPort}`,
-      adminUrl: node.url,
-      node: layout.nodeName,
-      rabbitmqctl: join(RABBITMQ_BIN_DIR, 'rabbitmqctl'),
-    };
-    if (!(await amqpHealthy(endpoint.url).catch(() => false))) {
-      throw new InfraError(`RabbitMQ answers on ${amqpPort} but not through the Toxiproxy proxy on ${proxyPort}`, tailFile(join(dir, 'toxiproxy.log')));
-    }
-    const link: NetworkLink = { name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: t.api.url };
-    if (persistent) {
-      const data: RecordData = { layout, toxiproxyPort: t.port, toxiproxyPidFile: join(dir, 'toxiproxy.pid'), proxyPort, endpoint };
-      recordRef = {
-        key,
-        broker: 'rabbitmq',
-        pids: [node.groupPid!, t.process.pid!],
-        pidFiles: [layout.pidFile, join(dir, 'toxiproxy.pid')],
-        startedAt: new Date().toISOString(),
-        data: data as unknown as Record<string, unknown>,
+  const node = new LocalRabbitNode(layout, persistent, ctx.log);
+  const started = await startProxied<RecordData>({
+    broker: 'rabbitmq',
+    key: instanceKey(settings),
+    name: `rabbitmq node ${layout.nodeName}`,
+    node,
+    nodePid: () => node.groupPid,
+    nodePidFile: layout.pidFile,
+    dir,
+    ctx,
+    proxy: { name: PROXY_NAME, port: proxyPort, upstream: amqpPort },
+    ready: async () => {
+      const endpoint: RabbitEndpoint = {
+        url: `amqp://guest:guest@127.0.0.1:${proxyPort}`,
+        adminUrl: node.url,
+        node: layout.nodeName,
+        rabbitmqctl: join(RABBITMQ_BIN_DIR, 'rabbitmqctl'),
       };
-      saveInstance(recordRef);
-    }
-    return {
-      broker: 'rabbitmq',
-      runtime: 'local',
-      endpoint: endpoint as unknown as Record<string, unknown>,
-      versions: versions(),
-      links: [link],
-      nodes: [node],
-      logFiles: [layout.logFile, join(dir, 'toxiproxy.log')],
-      startupMs: node.startupMs,
-      reused: false,
-      node,
-      memory: () => node.memory(),
-      stop,
-    };
-  } catch (err) {
-    await stop().catch(() => {});
-    throw err;
-  }
+      if (!(await amqpHealthy(endpoint.url).catch(() => false))) {
+        throw new InfraError(`RabbitMQ answers on ${amqpPort} but not through the Toxiproxy proxy on ${proxyPort}`, tailFile(join(dir, 'toxiproxy.log')));
+      }
+      return { layout, endpoint };
+    },
+    afterStop: () => rmSync(layout.dataDir, { recursive: true, force: true }),
+  });
+  return deploymentOf({ node, endpoint: started.data.endpoint, toxiproxyUrl: started.toxiproxyUrl, logFiles: [layout.logFile, started.toxiproxyLog], reused: false, stop: started.stop });
 }

@@ -9,7 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import rabbitmq from './index.ts';
-import { deployLocal, processMemory } from './local.ts';
+import { deployLocal } from './local.ts';
+import { processMemory } from '../../harness/runtime/process.ts';
 import { runCleanup } from '../../harness/runtime/cleanup.ts';
 
 const messages = Number(process.argv[2] ?? 20_000);

@@ -1,16 +1,18 @@
 /**
  * The local runtime: convoy's Service Bus emulator (brokers/servicebus/emulator/) as its own
  * process, behind a private Toxiproxy, so a cut link really cuts the SDK's AMQP connection.
+ * The emulator keeps its entities in memory: a killed node comes back empty.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DeployContext, Deployment, BrokerNode } from '../../harness/broker/contract.ts';
-import { startToxiproxy, TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
-import { onCleanup } from '../../harness/runtime/cleanup.ts';
-import { loadInstance, saveInstance, removeInstance } from '../../harness/runtime/instances.ts';
+import type { DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import { InfraError } from '../../harness/errors.ts';
+import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
-import { LocalProcess } from '../../harness/runtime/process.ts';
+import { tailFile } from '../../harness/runtime/process.ts';
+import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
+import { findProxied, startProxied } from '../../harness/runtime/proxied-node.ts';
 import { connectionStringFor } from './emulator/index.ts';
 import type { ServiceBusEndpoint } from './endpoint.ts';
 
@@ -20,81 +22,97 @@ const INSTANCE_KEY = 'servicebus-emulator';
 export const PROXY_NAME = 'servicebus';
 export const EMULATOR = { name: 'convoy servicebus emulator', version: '1', notes: 'AMQP 1.0 on rhea, driven by the unmodified @azure/service-bus SDK; see brokers/servicebus/README.md for what it leaves out' };
 
-interface Saved {
-  endpoint: ServiceBusEndpoint;
-  toxiproxyUrl: string;
+interface Layout {
+  amqpPort: number;
+  adminPort: number;
+  dir: string;
+  logFile: string;
+  pidFile: string;
 }
 
-export async function deployLocal(ctx: DeployContext): Promise<Deployment> {
-  const versions = { emulator: EMULATOR.version, toxiproxy: TOXIPROXY_VERSION };
-  if (ctx.reuse !== false) {
-    const rec = loadInstance(INSTANCE_KEY);
-    if (rec) {
-      const saved = rec.data as unknown as Saved;
-      ctx.log(`servicebus: reusing the emulator started by \`convoy brokers up\``);
-      return {
-        broker: 'servicebus', runtime: 'local', endpoint: saved.endpoint as unknown as Record<string, unknown>, versions, emulator: EMULATOR,
-        links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: saved.toxiproxyUrl }], nodes: [], logFiles: [], stop: async () => {},
-      };
-    }
-  }
-  const dir = join(ctx.workDir, 'servicebus');
-  mkdirSync(dir, { recursive: true });
-  const [amqpPort, adminPort] = [await freePort(), await freePort()];
-  const persistent = ctx.persistent === true;
-  const start = () =>
-    LocalProcess.start({
-      name: 'servicebus emulator',
-      command: process.execPath,
-      args: ['--import', TSX_LOADER, EMULATOR_MAIN, '--port', String(amqpPort), '--admin-port', String(adminPort)],
-      logFile: join(dir, 'emulator.log'),
-      pidFile: join(dir, 'emulator.pid'),
-      persistent,
-    });
-  const adminUrl = `http://127.0.0.1:${adminPort}`;
-  const healthy = async () => (await fetch(`${adminUrl}/health`)).ok;
-  let proc = start();
-  const t0 = Date.now();
-  await proc.waitHealthy(healthy, 30_000, 100);
-  const toxi = await startToxiproxy({ workDir: dir, persistent, log: ctx.log });
-  const proxyPort = await freePort();
-  await toxi.api.createProxy(PROXY_NAME, proxyPort, `127.0.0.1:${amqpPort}`);
-  ctx.log(`servicebus emulator up in ${((Date.now() - t0) / 1000).toFixed(1)} s (AMQP through Toxiproxy 127.0.0.1:${proxyPort})`);
-  const endpoint: ServiceBusEndpoint = { connectionString: connectionStringFor('127.0.0.1', proxyPort), adminUrl };
-  const node: BrokerNode = {
-    id: 'emulator',
-    pid: () => (proc.running ? proc.pid : undefined),
-    stop: (signal) => proc.stop(signal, 5_000),
-    async start() {
-      proc = start();
-      await proc.waitHealthy(healthy, 30_000, 100);
-    },
+/** What the instance record keeps (besides the proxy's ports). */
+interface RecordData {
+  layout: Layout;
+  endpoint: ServiceBusEndpoint;
+}
+
+const adminUrl = (layout: Layout) => `http://127.0.0.1:${layout.adminPort}`;
+
+async function emulatorHealthy(layout: Layout): Promise<boolean> {
+  const res = await fetch(`${adminUrl(layout)}/health`, { signal: AbortSignal.timeout(1_000) });
+  await res.arrayBuffer();
+  return res.ok;
+}
+
+function emulatorProcess(layout: Layout): NodeProcess {
+  return {
+    name: `servicebus emulator on ${layout.amqpPort}`,
+    command: () => process.execPath,
+    args: ['--import', TSX_LOADER, EMULATOR_MAIN, '--port', String(layout.amqpPort), '--admin-port', String(layout.adminPort)],
+    cwd: layout.dir,
+    logFile: layout.logFile,
+    pidFile: layout.pidFile,
+    healthy: () => emulatorHealthy(layout),
+    startTimeoutMs: 30_000,
+    pollMs: 100,
+    stopGraceMs: 5_000,
+    startFailure: (err) => new InfraError(`the Service Bus emulator did not start on 127.0.0.1:${layout.amqpPort} (log ${layout.logFile}): ${err.message}`, tailFile(layout.logFile, 12), { cause: err }),
+    started: (ms) => `servicebus emulator healthy in ${(ms / 1000).toFixed(1)} s (AMQP 127.0.0.1:${layout.amqpPort})`,
   };
-  const stopAll = async () => {
-    await toxi.stop();
-    await proc.stop('SIGTERM', 5_000);
-    if (persistent) removeInstance(INSTANCE_KEY);
-  };
-  if (persistent) {
-    saveInstance({
-      key: INSTANCE_KEY, broker: 'servicebus', pids: [proc.pid!, toxi.process.pid!], pidFiles: [join(dir, 'emulator.pid'), join(dir, 'toxiproxy.pid')],
-      startedAt: new Date().toISOString(), data: { endpoint, toxiproxyUrl: toxi.api.url } as unknown as Record<string, unknown>,
-    });
-  }
-  const unregister = persistent ? () => {} : onCleanup('servicebus emulator', stopAll);
+}
+
+function deploymentOf(parts: { node: ProcessNode; endpoint: ServiceBusEndpoint; toxiproxyUrl: string; logFiles: string[]; stop: () => Promise<void> }): Deployment {
   return {
     broker: 'servicebus',
     runtime: 'local',
-    endpoint: endpoint as unknown as Record<string, unknown>,
-    versions,
+    endpoint: parts.endpoint as unknown as Record<string, unknown>,
+    versions: { emulator: EMULATOR.version, toxiproxy: TOXIPROXY_VERSION },
     emulator: EMULATOR,
-    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: toxi.api.url }],
-    nodes: [node],
-    logFiles: [join(dir, 'emulator.log'), join(dir, 'toxiproxy.log')],
-    async stop() {
-      if (persistent) return;
-      unregister();
-      await stopAll();
-    },
+    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: parts.toxiproxyUrl }],
+    nodes: [parts.node],
+    logFiles: parts.logFiles,
+    stop: parts.stop,
   };
+}
+
+async function reuse(ctx: DeployContext): Promise<Deployment | undefined> {
+  const found = await findProxied<RecordData>({
+    key: INSTANCE_KEY,
+    proxyName: PROXY_NAME,
+    log: ctx.log,
+    what: 'servicebus',
+    healthy: (data) => emulatorHealthy(data.layout),
+  });
+  if (!found) return undefined;
+  const { data } = found;
+  ctx.log(`servicebus: reusing the emulator started by \`convoy brokers up\` (AMQP through 127.0.0.1:${data.proxyPort})`);
+  const node = ProcessNode.adopt(emulatorProcess(data.layout), ctx.log);
+  node.onStarted = () => found.rememberPid(node.pid());
+  return deploymentOf({ node, endpoint: data.endpoint, toxiproxyUrl: found.toxiproxyUrl, logFiles: [data.layout.logFile], stop: async () => {} });
+}
+
+export async function deployLocal(ctx: DeployContext): Promise<Deployment> {
+  if (ctx.reuse !== false) {
+    const reused = await reuse(ctx);
+    if (reused) return reused;
+  }
+  const dir = join(ctx.workDir, 'servicebus');
+  mkdirSync(dir, { recursive: true });
+  const [amqpPort, adminPort, proxyPort] = [await freePort(), await freePort(), await freePort()];
+  const layout: Layout = { amqpPort, adminPort, dir, logFile: join(dir, 'emulator.log'), pidFile: join(dir, 'emulator.pid') };
+  const persistent = ctx.persistent === true;
+  const node = new ProcessNode(emulatorProcess(layout), persistent, ctx.log);
+  const started = await startProxied<RecordData>({
+    broker: 'servicebus',
+    key: INSTANCE_KEY,
+    name: `servicebus emulator on ${amqpPort}`,
+    node,
+    nodePid: () => node.pid(),
+    nodePidFile: layout.pidFile,
+    dir,
+    ctx,
+    proxy: { name: PROXY_NAME, port: proxyPort, upstream: amqpPort },
+    ready: async () => ({ layout, endpoint: { connectionString: connectionStringFor('127.0.0.1', proxyPort), adminUrl: adminUrl(layout) } }),
+  });
+  return deploymentOf({ node, endpoint: started.data.endpoint, toxiproxyUrl: started.toxiproxyUrl, logFiles: [layout.logFile, started.toxiproxyLog], stop: started.stop });
 }

@@ -13,16 +13,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { BrokerNode, DeployContext, Deployment, NetworkLink } from '../../harness/broker/contract.ts';
+import type { DeployContext, Deployment, NetworkLink } from '../../harness/broker/contract.ts';
 import { InfraError } from '../../harness/errors.ts';
-import { onCleanup } from '../../harness/runtime/cleanup.ts';
 import { cacheDir } from '../../harness/runtime/cache.ts';
-import { loadInstance, removeInstance, saveInstance, type InstanceRecord } from '../../harness/runtime/instances.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
-import { LocalProcess, pidAlive, signalGroup, tailFile } from '../../harness/runtime/process.ts';
+import { tailFile } from '../../harness/runtime/process.ts';
+import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
+import { findProxied, startProxied } from '../../harness/runtime/proxied-node.ts';
 import { requireCommand, run } from '../../harness/runtime/tools.ts';
-import { sleep } from '../../harness/clock.ts';
-import { startToxiproxy, ToxiproxyApi, TOXIPROXY_VERSION, type ToxiproxyServer } from '../../harness/net/toxiproxy.ts';
+import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { DUMMY_CREDENTIALS, type SqsEndpoint } from './connection.ts';
 import type { SqsSettings } from './settings.ts';
 
@@ -119,18 +118,6 @@ export function loggedVersion(logFile: string): string | undefined {
   return line ? /\(([^)]+)\)/.exec(line.slice(line.indexOf('Starting ElasticMQ')))?.[1] : undefined;
 }
 
-/** VmRSS / VmHWM (peak) of a process, in bytes. */
-export function processMemory(pid: number | undefined): { rssBytes: number; peakRssBytes: number } | undefined {
-  if (!pid) return undefined;
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0);
-    return { rssBytes: kb('VmRSS') * 1024, peakRssBytes: kb('VmHWM') * 1024 };
-  } catch {
-    return undefined;
-  }
-}
-
 export function sdkVersion(): string {
   try {
     const require = createRequire(import.meta.url);
@@ -152,88 +139,35 @@ export interface NodeLayout {
   libDir: string;
 }
 
-/** ElasticMQ as a BrokerNode: SIGKILL / SIGTERM and start again on the same port (empty again). */
-export class ElasticNode implements BrokerNode {
-  readonly id = 'node-1';
-  private proc?: LocalProcess;
-  private adoptedPid?: number;
-  startupMs = 0;
+/** ElasticMQ as a broker node: SIGKILL / SIGTERM and start again on the same port (empty again). */
+export function elasticNode(layout: NodeLayout, persistent: boolean, log: (line: string) => void): ProcessNode {
+  return new ProcessNode(elasticProcess(layout), persistent, log);
+}
 
-  constructor(
-    readonly layout: NodeLayout,
-    private readonly persistent: boolean,
-    private readonly log: (line: string) => void,
-    private readonly onStarted: () => void = () => {},
-  ) {}
+function elasticUrl(layout: NodeLayout): string {
+  return `http://127.0.0.1:${layout.port}`;
+}
 
-  static adopt(layout: NodeLayout, log: (line: string) => void, onStarted: () => void): ElasticNode {
-    const node = new ElasticNode(layout, true, log, onStarted);
-    const pid = Number(readFileSync(layout.pidFile, 'utf8').trim());
-    node.adoptedPid = pid > 0 ? pid : undefined;
-    return node;
-  }
-
-  pid(): number | undefined {
-    if (this.proc?.running) return this.proc.pid;
-    return this.adoptedPid && pidAlive(this.adoptedPid) ? this.adoptedPid : undefined;
-  }
-
-  memory(): { rssBytes: number; peakRssBytes: number } | undefined {
-    return processMemory(this.pid());
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.layout.port}`;
-  }
-
-  async start(): Promise<void> {
-    if (this.pid()) return;
-    const java = requireCommand('java', 'to run ElasticMQ');
-    const t0 = Date.now();
-    const proc = LocalProcess.start({
-      name: `elasticmq on ${this.layout.port}`,
-      command: java,
-      args: [...JVM_OPTIONS, `-Dconfig.file=${this.layout.confFile}`, '-cp', `${this.layout.libDir}/*`, ELASTICMQ_MAIN],
-      cwd: this.layout.dir,
-      logFile: this.layout.logFile,
-      pidFile: this.layout.pidFile,
-      persistent: this.persistent,
-    });
-    this.proc = proc;
-    this.adoptedPid = undefined;
-    try {
-      await proc.waitHealthy(() => sqsHealthy(this.url), START_TIMEOUT_MS, 100);
-    } catch (err) {
-      await proc.stop('SIGKILL', 5_000);
-      this.proc = undefined;
-      const lines = tailFile(this.layout.logFile, 30).filter((l) => /ERROR|Exception|BindException|Address already in use|Caused by/.test(l));
-      throw new InfraError(`ElasticMQ did not start on 127.0.0.1:${this.layout.port} (log ${this.layout.logFile}): ${(err as Error).message}`, lines.length ? lines : tailFile(this.layout.logFile, 12), { cause: err });
-    }
-    this.startupMs = Date.now() - t0;
-    this.log(`elasticmq healthy in ${(this.startupMs / 1000).toFixed(1)} s (127.0.0.1:${this.layout.port})`);
-    this.onStarted();
-  }
-
-  /**
-   * ElasticMQ's shutdown hook sometimes never finishes after long polls were aborted ("server
-   * stopping ..." and nothing more); it keeps nothing on disk, so SIGTERM gets a short grace.
-   */
-  async stop(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
-    if (this.proc) {
-      await this.proc.stop(signal, STOP_GRACE_MS);
-      this.proc = undefined;
-      return;
-    }
-    const pid = this.pid();
-    if (!pid) return;
-    signalGroup(pid, signal);
-    const deadline = Date.now() + STOP_GRACE_MS;
-    while (pidAlive(pid) && Date.now() < deadline) await sleep(50);
-    if (pidAlive(pid)) signalGroup(pid, 'SIGKILL');
-    while (pidAlive(pid)) await sleep(50);
-    this.adoptedPid = undefined;
-    rmSync(this.layout.pidFile, { force: true });
-  }
+function elasticProcess(layout: NodeLayout): NodeProcess {
+  return {
+    name: `elasticmq on ${layout.port}`,
+    command: () => requireCommand('java', 'to run ElasticMQ'),
+    args: [...JVM_OPTIONS, `-Dconfig.file=${layout.confFile}`, '-cp', `${layout.libDir}/*`, ELASTICMQ_MAIN],
+    cwd: layout.dir,
+    logFile: layout.logFile,
+    pidFile: layout.pidFile,
+    healthy: () => sqsHealthy(elasticUrl(layout)),
+    startTimeoutMs: START_TIMEOUT_MS,
+    pollMs: 100,
+    // ElasticMQ's shutdown hook sometimes never finishes after long polls were aborted
+    // ("server stopping ..." and nothing more); it keeps nothing on disk: a short grace.
+    stopGraceMs: STOP_GRACE_MS,
+    startFailure: (err) => {
+      const lines = tailFile(layout.logFile, 30).filter((l) => /ERROR|Exception|BindException|Address already in use|Caused by/.test(l));
+      return new InfraError(`ElasticMQ did not start on 127.0.0.1:${layout.port} (log ${layout.logFile}): ${err.message}`, lines.length ? lines : tailFile(layout.logFile, 12), { cause: err });
+    },
+    started: (ms) => `elasticmq healthy in ${(ms / 1000).toFixed(1)} s (127.0.0.1:${layout.port})`,
+  };
 }
 
 export interface SqsDeployment extends Deployment {
@@ -241,13 +175,12 @@ export interface SqsDeployment extends Deployment {
   startupMs: number;
   reused: boolean;
   memory(): { rssBytes: number; peakRssBytes: number } | undefined;
-  node?: ElasticNode;
+  node?: ProcessNode;
 }
 
+/** What the instance record keeps (besides the proxy's ports). */
 interface RecordData {
   layout: NodeLayout;
-  toxiproxyPort: number;
-  proxyPort: number;
   endpoint: SqsEndpoint;
   emulatorVersion: string;
 }
@@ -261,7 +194,7 @@ export const EMULATOR_NOTES =
   'not implemented: high-throughput FIFO (FifoThroughputLimit, DeduplicationScope); in memory only.';
 
 function deploymentOf(
-  parts: { node: ElasticNode; endpoint: SqsEndpoint; toxiproxyUrl: string; version: string; logFiles: string[]; reused: boolean; stop: () => Promise<void> },
+  parts: { node: ProcessNode; endpoint: SqsEndpoint; toxiproxyUrl: string; version: string; logFiles: string[]; reused: boolean; stop: () => Promise<void> },
 ): SqsDeployment {
   const { node } = parts;
   return {
@@ -292,30 +225,20 @@ function javaVersion(): string {
 }
 
 /** Undo what an interrupted run may have left on a reused proxy: a disabled link, toxics. */
-async function resetProxy(api: ToxiproxyApi): Promise<void> {
-  const p = await api.describe(PROXY_NAME);
-  if (!p.enabled) await api.setEnabled(PROXY_NAME, true);
-  for (const t of p.toxics) await api.removeToxic(PROXY_NAME, t.name);
-}
-
 async function reuse(ctx: DeployContext, settings: SqsSettings): Promise<SqsDeployment | undefined> {
-  const key = instanceKey(settings);
-  const rec = loadInstance(key);
-  if (!rec) return undefined;
-  const data = rec.data as unknown as RecordData;
-  const api = new ToxiproxyApi(`http://127.0.0.1:${data.toxiproxyPort}`);
-  const ok =
-    (await sqsHealthy(`http://127.0.0.1:${data.layout.port}`).catch(() => false)) &&
-    (await api.healthy()) &&
-    (await api.describe(PROXY_NAME).then(() => true, () => false));
-  if (ok) await resetProxy(api);
-  if (!ok) {
-    ctx.log(`sqs: instance ${key} is recorded but not healthy; starting a new ElasticMQ`);
-    return undefined;
-  }
+  const found = await findProxied<RecordData>({
+    key: instanceKey(settings),
+    proxyName: PROXY_NAME,
+    log: ctx.log,
+    what: 'sqs (ElasticMQ)',
+    healthy: (data) => sqsHealthy(elasticUrl(data.layout)),
+  });
+  if (!found) return undefined;
+  const { data } = found;
   ctx.log(`sqs: reusing ElasticMQ on 127.0.0.1:${data.layout.port} (clients through 127.0.0.1:${data.proxyPort})`);
-  const node = ElasticNode.adopt(data.layout, ctx.log, () => saveInstance({ ...rec, pids: [node.pid()!, ...rec.pids.slice(1)] }));
-  return deploymentOf({ node, endpoint: data.endpoint, toxiproxyUrl: api.url, version: data.emulatorVersion, logFiles: [data.layout.logFile], reused: true, stop: async () => {} });
+  const node = ProcessNode.adopt(elasticProcess(data.layout), ctx.log);
+  node.onStarted = () => found.rememberPid(node.pid());
+  return deploymentOf({ node, endpoint: data.endpoint, toxiproxyUrl: found.toxiproxyUrl, version: data.emulatorVersion, logFiles: [data.layout.logFile], reused: true, stop: async () => {} });
 }
 
 /** Fixed ports instead of free ones (tests). */
@@ -343,59 +266,25 @@ export async function deployLocal(ctx: DeployContext, settings: SqsSettings, opt
     libDir,
   };
   writeFileSync(layout.confFile, elasticmqConfig(port));
-  const key = instanceKey(settings);
-
-  let toxi: ToxiproxyServer | undefined;
-  let recordRef: InstanceRecord | undefined;
-  const node = new ElasticNode(layout, persistent, ctx.log, () => {
-    if (recordRef && node.pid()) {
-      recordRef = { ...recordRef, pids: [node.pid()!, ...recordRef.pids.slice(1)] };
-      saveInstance(recordRef);
-    }
+  const node = elasticNode(layout, persistent, ctx.log);
+  const started = await startProxied<RecordData>({
+    broker: 'sqs',
+    key: instanceKey(settings),
+    name: `elasticmq on ${port}`,
+    node,
+    nodePid: () => node.pid(),
+    nodePidFile: layout.pidFile,
+    dir,
+    ctx,
+    proxy: { name: PROXY_NAME, port: proxyPort, upstream: port },
+    ready: async () => {
+      const endpoint: SqsEndpoint = { url: `http://127.0.0.1:${proxyPort}`, adminUrl: elasticUrl(layout), region: LOCAL_REGION, credentials: { ...DUMMY_CREDENTIALS } };
+      if (!(await sqsHealthy(endpoint.url!).catch(() => false))) {
+        throw new InfraError(`ElasticMQ answers on ${port} but not through the Toxiproxy proxy on ${proxyPort}`, tailFile(join(dir, 'toxiproxy.log')));
+      }
+      return { layout, endpoint, emulatorVersion: loggedVersion(layout.logFile) ?? settings.version };
+    },
   });
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    unregister();
-    await toxi?.stop().catch(() => {});
-    await node.stop('SIGTERM');
-    if (persistent) removeInstance(key);
-  };
-  const unregister = persistent ? () => {} : onCleanup(`elasticmq on ${port}`, stop);
-
-  try {
-    const results = await Promise.allSettled([node.start(), startToxiproxy({ workDir: dir, persistent, log: ctx.log })]);
-    if (results[1].status === 'fulfilled') toxi = results[1].value;
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
-    const t = toxi!;
-    await t.api.createProxy(PROXY_NAME, proxyPort, `127.0.0.1:${port}`);
-    const endpoint: SqsEndpoint = {
-      url: `http://127.0.0.1:${proxyPort}`,
-      adminUrl: node.url,
-      region: LOCAL_REGION,
-      credentials: { ...DUMMY_CREDENTIALS },
-    };
-    if (!(await sqsHealthy(endpoint.url!).catch(() => false))) {
-      throw new InfraError(`ElasticMQ answers on ${port} but not through the Toxiproxy proxy on ${proxyPort}`, tailFile(join(dir, 'toxiproxy.log')));
-    }
-    const version = loggedVersion(layout.logFile) ?? settings.version;
-    if (persistent) {
-      const data: RecordData = { layout, toxiproxyPort: t.port, proxyPort, endpoint, emulatorVersion: version };
-      recordRef = {
-        key,
-        broker: 'sqs',
-        pids: [node.pid()!, t.process.pid!],
-        pidFiles: [layout.pidFile, join(dir, 'toxiproxy.pid')],
-        startedAt: new Date().toISOString(),
-        data: data as unknown as Record<string, unknown>,
-      };
-      saveInstance(recordRef);
-    }
-    return deploymentOf({ node, endpoint, toxiproxyUrl: t.api.url, version, logFiles: [layout.logFile, join(dir, 'toxiproxy.log')], reused: false, stop });
-  } catch (err) {
-    await stop().catch(() => {});
-    throw err;
-  }
+  const { endpoint, emulatorVersion } = started.data;
+  return deploymentOf({ node, endpoint, toxiproxyUrl: started.toxiproxyUrl, version: emulatorVersion, logFiles: [layout.logFile, started.toxiproxyLog], reused: false, stop: started.stop });
 }

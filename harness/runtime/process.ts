@@ -166,3 +166,15 @@ export async function stopByPidFile(pidFile: string, graceMs = 15_000): Promise<
   rmSync(pidFile, { force: true });
   return true;
 }
+
+/** VmRSS / VmHWM (peak) of a process, in bytes; undefined when it is gone. */
+export function processMemory(pid: number | undefined): { rssBytes: number; peakRssBytes: number } | undefined {
+  if (!pid) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0);
+    return { rssBytes: kb('VmRSS') * 1024, peakRssBytes: kb('VmHWM') * 1024 };
+  } catch {
+    return undefined;
+  }
+}
