@@ -7,10 +7,10 @@
  * UNTESTED there; only what containerServices() generates is unit-tested.
  */
 import type { ContainerService, DeployContext } from '../../harness/broker/contract.ts';
-import { InfraError } from '../../harness/errors.ts';
 import { sleep } from '../../harness/clock.ts';
 import { isListening } from '../../harness/runtime/ports.ts';
-import { ToxiproxyApi, TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
+import { startBehindToxiproxy, toxiproxyService } from '../../harness/runtime/containers.ts';
+import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { clientVersion, type PubsubEndpoint } from './connection.ts';
 import { PROXY_NAME, type PubsubDeployment } from './local.ts';
 import type { PubsubSettings } from './settings.ts';
@@ -30,74 +30,47 @@ export function containerServices(settings: PubsubSettings): ContainerService[] 
       ports: [{ container: EMULATOR_PORT, host: CONTAINER_PORTS.grpcDirect }],
       healthcheck: { test: ['CMD-SHELL', `curl -sf http://localhost:${EMULATOR_PORT}/ || exit 1`], intervalSeconds: 2, retries: 60 },
     },
-    {
-      name: 'pubsub-toxiproxy',
-      image: `ghcr.io/shopify/toxiproxy:${TOXIPROXY_VERSION}`,
-      command: ['-host=0.0.0.0', '-port=8474'],
-      ports: [
-        { container: 8474, host: CONTAINER_PORTS.toxiproxyApi },
-        { container: PROXY_LISTEN_PORT, host: CONTAINER_PORTS.grpcViaProxy },
-      ],
-      dependsOn: ['pubsub-emulator'],
-    },
+    toxiproxyService('pubsub-toxiproxy', 'pubsub-emulator', { api: CONTAINER_PORTS.toxiproxyApi, listen: PROXY_LISTEN_PORT, listenOnHost: CONTAINER_PORTS.grpcViaProxy }),
   ];
 }
 
 /** Starts both services with testcontainers and creates the proxy (untested here: no images). */
 export async function deployContainers(ctx: DeployContext, settings: PubsubSettings): Promise<PubsubDeployment> {
-  let tc: typeof import('testcontainers');
-  try {
-    tc = await import('testcontainers');
-  } catch (err) {
-    throw new InfraError('the containers runtime needs the testcontainers package', [], { cause: err });
-  }
-  const [emuSvc, toxiSvc] = containerServices(settings) as [ContainerService, ContainerService];
-  const network = await new tc.Network().start();
-  const started: { stop(): Promise<unknown> }[] = [network];
-  const stop = async () => {
-    for (const s of started.reverse()) await s.stop().catch(() => {});
+  const [node, toxiproxy] = containerServices(settings) as [ContainerService, ContainerService];
+  const { endpoint, toxiproxyUrl, stop } = await startBehindToxiproxy<PubsubEndpoint>({
+    broker: 'pubsub',
+    node,
+    toxiproxy,
+    exposed: [EMULATOR_PORT],
+    readyLog: /Server started, listening on/,
+    startupTimeoutMs: 120_000,
+    proxy: { name: PROXY_NAME, listen: PROXY_LISTEN_PORT, upstreamPort: EMULATOR_PORT },
+    ready: async (c) => {
+      const deadline = Date.now() + 30_000;
+      while (!(await isListening(c.proxy.port, c.proxy.host))) {
+        if (Date.now() > deadline) throw new Error('the Toxiproxy proxy does not listen');
+        await sleep(250);
+      }
+      return {
+        projectId: settings.projectId,
+        emulatorHost: `${c.proxy.host}:${c.proxy.port}`,
+        adminHost: `${c.node.host}:${c.node.port(EMULATOR_PORT)}`,
+      };
+    },
+  });
+  ctx.log(`pubsub (containers): gcloud emulator through ${endpoint.emulatorHost}`);
+  return {
+    broker: 'pubsub',
+    runtime: 'containers',
+    endpoint: endpoint as unknown as Record<string, unknown>,
+    versions: { emulator: EMULATOR_IMAGE, '@google-cloud/pubsub': clientVersion(), toxiproxy: TOXIPROXY_VERSION },
+    emulator: { name: 'gcloud Pub/Sub emulator', version: EMULATOR_IMAGE.split(':')[1]!, notes: 'Google\'s Pub/Sub emulator from the gcloud CLI image; no publish-failure injection.' },
+    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl }],
+    nodes: [],
+    logFiles: [],
+    startupMs: 0,
+    reused: false,
+    memory: () => undefined,
+    stop,
   };
-  try {
-    const emu = await new tc.GenericContainer(emuSvc.image)
-      .withCommand(emuSvc.command!)
-      .withNetwork(network)
-      .withNetworkAliases('pubsub-emulator')
-      .withExposedPorts(EMULATOR_PORT)
-      .withWaitStrategy(tc.Wait.forLogMessage(/Server started, listening on/))
-      .withStartupTimeout(120_000)
-      .start();
-    started.unshift(emu);
-    const toxi = await new tc.GenericContainer(toxiSvc.image).withCommand(toxiSvc.command!).withNetwork(network).withExposedPorts(8474, PROXY_LISTEN_PORT).start();
-    started.unshift(toxi);
-    const api = new ToxiproxyApi(`http://${toxi.getHost()}:${toxi.getMappedPort(8474)}`);
-    await api.client.createProxy({ name: PROXY_NAME, listen: `0.0.0.0:${PROXY_LISTEN_PORT}`, upstream: `pubsub-emulator:${EMULATOR_PORT}`, enabled: true });
-    const endpoint: PubsubEndpoint = {
-      projectId: settings.projectId,
-      emulatorHost: `${toxi.getHost()}:${toxi.getMappedPort(PROXY_LISTEN_PORT)}`,
-      adminHost: `${emu.getHost()}:${emu.getMappedPort(EMULATOR_PORT)}`,
-    };
-    const deadline = Date.now() + 30_000;
-    while (!(await isListening(toxi.getMappedPort(PROXY_LISTEN_PORT), toxi.getHost()))) {
-      if (Date.now() > deadline) throw new Error('the Toxiproxy proxy does not listen');
-      await sleep(250);
-    }
-    ctx.log(`pubsub (containers): gcloud emulator through ${endpoint.emulatorHost}`);
-    return {
-      broker: 'pubsub',
-      runtime: 'containers',
-      endpoint: endpoint as unknown as Record<string, unknown>,
-      versions: { emulator: EMULATOR_IMAGE, '@google-cloud/pubsub': clientVersion(), toxiproxy: TOXIPROXY_VERSION },
-      emulator: { name: 'gcloud Pub/Sub emulator', version: EMULATOR_IMAGE.split(':')[1]!, notes: 'Google\'s Pub/Sub emulator from the gcloud CLI image; no publish-failure injection.' },
-      links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: api.url }],
-      nodes: [],
-      logFiles: [],
-      startupMs: 0,
-      reused: false,
-      memory: () => undefined,
-      stop,
-    };
-  } catch (err) {
-    await stop();
-    throw new InfraError(`pubsub containers did not start: ${(err as Error).message}`, [], { cause: err });
-  }
 }

@@ -6,8 +6,8 @@
  * containerServices() generates is unit-tested.
  */
 import type { ContainerService, DeployContext } from '../../harness/broker/contract.ts';
-import { InfraError } from '../../harness/errors.ts';
-import { ToxiproxyApi, TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
+import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
+import { startBehindToxiproxy, toxiproxyService } from '../../harness/runtime/containers.ts';
 import type { RabbitEndpoint } from './connection.ts';
 import { PROXY_NAME, type RabbitDeployment } from './local.ts';
 import type { RabbitSettings } from './settings.ts';
@@ -27,72 +27,38 @@ export function containerServices(settings: RabbitSettings): ContainerService[] 
       ports: [{ container: 15672, host: CONTAINER_PORTS.management }],
       healthcheck: { test: ['CMD', 'rabbitmq-diagnostics', '-q', 'check_port_connectivity'], intervalSeconds: 5, retries: 30 },
     },
-    {
-      name: 'rabbitmq-toxiproxy',
-      image: `ghcr.io/shopify/toxiproxy:${TOXIPROXY_VERSION}`,
-      command: ['-host=0.0.0.0', '-port=8474'],
-      ports: [
-        { container: 8474, host: CONTAINER_PORTS.toxiproxyApi },
-        { container: PROXY_LISTEN_PORT, host: CONTAINER_PORTS.amqpViaProxy },
-      ],
-      dependsOn: ['rabbitmq'],
-    },
+    toxiproxyService('rabbitmq-toxiproxy', 'rabbitmq', { api: CONTAINER_PORTS.toxiproxyApi, listen: PROXY_LISTEN_PORT, listenOnHost: CONTAINER_PORTS.amqpViaProxy }),
   ];
 }
 
 /** Starts both services with testcontainers and creates the proxy (untested here: no images). */
 export async function deployContainers(ctx: DeployContext, settings: RabbitSettings): Promise<RabbitDeployment> {
-  let tc: typeof import('testcontainers');
-  try {
-    tc = await import('testcontainers');
-  } catch (err) {
-    throw new InfraError('the containers runtime needs the testcontainers package', [], { cause: err });
-  }
-  const [rabbitSvc, toxiSvc] = containerServices(settings) as [ContainerService, ContainerService];
-  const network = await new tc.Network().start();
-  const started: { stop(): Promise<unknown> }[] = [network];
-  const stop = async () => {
-    for (const s of started.reverse()) await s.stop().catch(() => {});
+  const [node, toxiproxy] = containerServices(settings) as [ContainerService, ContainerService];
+  const { endpoint, toxiproxyUrl, stop } = await startBehindToxiproxy<RabbitEndpoint>({
+    broker: 'rabbitmq',
+    node,
+    toxiproxy,
+    exposed: [5672, 15672],
+    readyLog: /Server startup complete/,
+    startupTimeoutMs: 120_000,
+    proxy: { name: PROXY_NAME, listen: PROXY_LISTEN_PORT, upstreamPort: 5672 },
+    ready: async (c) => ({
+      url: `amqp://guest:guest@${c.proxy.host}:${c.proxy.port}`,
+      adminUrl: `amqp://guest:guest@${c.node.host}:${c.node.port(5672)}`,
+    }),
+  });
+  ctx.log(`rabbitmq (containers): AMQP through ${endpoint.url.replace(/guest:guest@/, '')}`);
+  return {
+    broker: 'rabbitmq',
+    runtime: 'containers',
+    endpoint: endpoint as unknown as Record<string, unknown>,
+    versions: { rabbitmq: node.image, toxiproxy: TOXIPROXY_VERSION },
+    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl }],
+    nodes: [],
+    logFiles: [],
+    startupMs: 0,
+    reused: false,
+    memory: () => undefined,
+    stop,
   };
-  try {
-    const rabbit = await new tc.GenericContainer(rabbitSvc.image)
-      .withCommand(rabbitSvc.command!)
-      .withEnvironment(rabbitSvc.environment!)
-      .withNetwork(network)
-      .withNetworkAliases('rabbitmq')
-      .withExposedPorts(5672, 15672)
-      .withWaitStrategy(tc.Wait.forLogMessage(/Server startup complete/))
-      .withStartupTimeout(120_000)
-      .start();
-    started.unshift(rabbit);
-    const toxi = await new tc.GenericContainer(toxiSvc.image)
-      .withCommand(toxiSvc.command!)
-      .withNetwork(network)
-      .withExposedPorts(8474, PROXY_LISTEN_PORT)
-      .start();
-    started.unshift(toxi);
-    const api = new ToxiproxyApi(`http://${toxi.getHost()}:${toxi.getMappedPort(8474)}`);
-    await api.client.createProxy({ name: PROXY_NAME, listen: `0.0.0.0:${PROXY_LISTEN_PORT}`, upstream: 'rabbitmq:5672', enabled: true });
-    const endpoint: RabbitEndpoint = {
-      url: `amqp://guest:guest@${toxi.getHost()}:${toxi.getMappedPort(PROXY_LISTEN_PORT)}`,
-      adminUrl: `amqp://guest:guest@${rabbit.getHost()}:${rabbit.getMappedPort(5672)}`,
-    };
-    ctx.log(`rabbitmq (containers): AMQP through ${endpoint.url.replace(/guest:guest@/, '')}`);
-    return {
-      broker: 'rabbitmq',
-      runtime: 'containers',
-      endpoint: endpoint as unknown as Record<string, unknown>,
-      versions: { rabbitmq: rabbitSvc.image, toxiproxy: TOXIPROXY_VERSION },
-      links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: api.url }],
-      nodes: [],
-      logFiles: [],
-      startupMs: 0,
-      reused: false,
-      memory: () => undefined,
-      stop,
-    };
-  } catch (err) {
-    await stop();
-    throw new InfraError(`rabbitmq containers did not start: ${(err as Error).message}`, [], { cause: err });
-  }
 }
