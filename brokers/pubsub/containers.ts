@@ -9,7 +9,7 @@
 import type { ContainerService, DeployContext } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { isListening } from '../../harness/runtime/ports.ts';
-import { startBehindToxiproxy, toxiproxyService } from '../../harness/runtime/containers.ts';
+import { containersDeployment, startBehindToxiproxy, toxiproxyService } from '../../harness/runtime/containers.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { clientVersion, type PubsubEndpoint } from './connection.ts';
 import { PROXY_NAME, type PubsubDeployment } from './local.ts';
@@ -59,18 +59,13 @@ export async function deployContainers(ctx: DeployContext, settings: PubsubSetti
     },
   });
   ctx.log(`pubsub (containers): gcloud emulator through ${endpoint.emulatorHost}`);
-  return {
+  return containersDeployment({
     broker: 'pubsub',
-    runtime: 'containers',
-    endpoint: endpoint as unknown as Record<string, unknown>,
+    endpoint,
     versions: { emulator: EMULATOR_IMAGE, '@google-cloud/pubsub': clientVersion(), toxiproxy: TOXIPROXY_VERSION },
     emulator: { name: 'gcloud Pub/Sub emulator', version: EMULATOR_IMAGE.split(':')[1]!, notes: 'Google\'s Pub/Sub emulator from the gcloud CLI image; no publish-failure injection.' },
-    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl }],
-    nodes: [],
-    logFiles: [],
-    startupMs: 0,
-    reused: false,
-    memory: () => undefined,
+    proxyName: PROXY_NAME,
+    toxiproxyUrl,
     stop,
-  };
+  });
 }

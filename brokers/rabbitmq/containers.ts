@@ -7,7 +7,7 @@
  */
 import type { ContainerService, DeployContext } from '../../harness/broker/contract.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
-import { startBehindToxiproxy, toxiproxyService } from '../../harness/runtime/containers.ts';
+import { containersDeployment, startBehindToxiproxy, toxiproxyService } from '../../harness/runtime/containers.ts';
 import type { RabbitEndpoint } from './connection.ts';
 import { PROXY_NAME, type RabbitDeployment } from './local.ts';
 import type { RabbitSettings } from './settings.ts';
@@ -48,17 +48,12 @@ export async function deployContainers(ctx: DeployContext, settings: RabbitSetti
     }),
   });
   ctx.log(`rabbitmq (containers): AMQP through ${endpoint.url.replace(/guest:guest@/, '')}`);
-  return {
+  return containersDeployment({
     broker: 'rabbitmq',
-    runtime: 'containers',
-    endpoint: endpoint as unknown as Record<string, unknown>,
+    endpoint,
     versions: { rabbitmq: node.image, toxiproxy: TOXIPROXY_VERSION },
-    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl }],
-    nodes: [],
-    logFiles: [],
-    startupMs: 0,
-    reused: false,
-    memory: () => undefined,
+    proxyName: PROXY_NAME,
+    toxiproxyUrl,
     stop,
-  };
+  });
 }

@@ -8,7 +8,7 @@
 import type { ContainerService, DeployContext } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
-import { startBehindToxiproxy, toxiproxyService } from '../../harness/runtime/containers.ts';
+import { containersDeployment, startBehindToxiproxy, toxiproxyService } from '../../harness/runtime/containers.ts';
 import { DUMMY_CREDENTIALS, type SqsEndpoint } from './connection.ts';
 import { EMULATOR_NOTES, LOCAL_REGION, PROXY_NAME, sdkVersion, sqsHealthy, type SqsDeployment } from './local.ts';
 import type { SqsSettings } from './settings.ts';
@@ -60,18 +60,13 @@ export async function deployContainers(ctx: DeployContext, settings: SqsSettings
     },
   });
   ctx.log(`sqs (containers): ElasticMQ through ${endpoint.url}`);
-  return {
+  return containersDeployment({
     broker: 'sqs',
-    runtime: 'containers',
-    endpoint: endpoint as unknown as Record<string, unknown>,
+    endpoint,
     versions: { elasticmq: node.image, '@aws-sdk/client-sqs': sdkVersion(), toxiproxy: TOXIPROXY_VERSION },
     emulator: { name: 'ElasticMQ (native image)', version: settings.version, notes: EMULATOR_NOTES },
-    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl }],
-    nodes: [],
-    logFiles: [],
-    startupMs: 0,
-    reused: false,
-    memory: () => undefined,
+    proxyName: PROXY_NAME,
+    toxiproxyUrl,
     stop,
-  };
+  });
 }

@@ -5,7 +5,7 @@
  * from the same ContainerService list. No image can be pulled on the machines convoy is
  * developed on, so startBehindToxiproxy() is UNTESTED there; toxiproxyService() is.
  */
-import type { ContainerService } from '../broker/contract.ts';
+import type { ContainerService, Deployment } from '../broker/contract.ts';
 import { InfraError } from '../errors.ts';
 import { TOXIPROXY_VERSION, ToxiproxyApi } from '../net/toxiproxy.ts';
 
@@ -79,4 +79,30 @@ export async function startBehindToxiproxy<E>(o: BehindToxiproxyOptions<E>): Pro
     await stop();
     throw new InfraError(`${o.broker} containers did not start: ${(err as Error).message}`, [], { cause: err });
   }
+}
+
+/** The Deployment of a broker started by startBehindToxiproxy: no local nodes or logs to offer. */
+export function containersDeployment(parts: {
+  broker: string;
+  endpoint: object;
+  versions: Record<string, string>;
+  emulator?: Deployment['emulator'];
+  proxyName: string;
+  toxiproxyUrl: string;
+  stop: () => Promise<void>;
+}): Deployment & { startupMs: number; reused: boolean; memory(): undefined } {
+  return {
+    broker: parts.broker,
+    runtime: 'containers',
+    endpoint: parts.endpoint as Record<string, unknown>,
+    versions: parts.versions,
+    emulator: parts.emulator,
+    links: [{ name: 'clients', proxies: [parts.proxyName], toxiproxyUrl: parts.toxiproxyUrl }],
+    nodes: [],
+    logFiles: [],
+    startupMs: 0,
+    reused: false,
+    memory: () => undefined,
+    stop: parts.stop,
+  };
 }
