@@ -7,6 +7,7 @@ import { InputError } from '../errors.ts';
 import { FinalPass } from './analysis.ts';
 import { renderAnomalies } from './examples.ts';
 import { DEFAULT_SETTLE_MS, faultWindows } from './faults.ts';
+import { parseBytes } from './byteParser.ts';
 import { Fields, parseFast } from './lineParser.ts';
 import { Occurrences } from './occurrences.ts';
 import { HistoryStore } from './store.ts';
@@ -64,6 +65,8 @@ export class Checker {
   private readonly badLineSamples: BadLine[] = [];
   private pending = '';
   private decoder: StringDecoder | null = null;
+  /** Byte mode (see write): the bytes of an unfinished line, in pieces. */
+  private tail: Buffer[] = [];
   private judged: { anomalies: Anomalies; occurrences: Occurrences } | null = null;
 
   constructor(options: CheckerOptions = {}) {
@@ -94,8 +97,12 @@ export class Checker {
   write(chunk: string | Uint8Array): void {
     this.assertOpen();
     let text: string;
-    if (typeof chunk === 'string') text = chunk;
-    else text = (this.decoder ??= new StringDecoder('utf8')).write(chunk as Buffer);
+    if (typeof chunk === 'string') {
+      if (this.tail.length > 0) this.leaveByteMode();
+      text = chunk;
+    } else if (this.pending.length === 0 && this.decoder === null) {
+      return this.writeBytes(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    } else text = (this.decoder ??= new StringDecoder('utf8')).write(chunk as Buffer);
     if (this.pending.length > 0) {
       text = this.pending + text;
       this.pending = '';
@@ -111,9 +118,54 @@ export class Checker {
     if (from < text.length) this.pending = text.slice(from);
   }
 
+  /**
+   * Byte mode: lines are split and parsed as bytes, and only a line outside the fast subset
+   * is decoded (to the text the string path would have seen: the decoder restarts cleanly
+   * after each newline byte). Used while no text is pending; the chunk may be reused by the
+   * caller afterwards (an unfinished line is copied).
+   */
+  private writeBytes(chunk: Buffer): void {
+    let from = 0;
+    if (this.tail.length > 0) {
+      const nl = chunk.indexOf(10);
+      if (nl < 0) {
+        this.tail.push(Buffer.from(chunk));
+        return;
+      }
+      this.tail.push(chunk.subarray(0, nl));
+      const line = Buffer.concat(this.tail);
+      this.tail = [];
+      this.lines++;
+      this.consumeBytes(line, 0, line.length, this.lines);
+      from = nl + 1;
+    }
+    for (;;) {
+      const nl = chunk.indexOf(10, from);
+      if (nl < 0) break;
+      this.lines++;
+      this.consumeBytes(chunk, from, nl, this.lines);
+      from = nl + 1;
+    }
+    if (from < chunk.length) this.tail.push(Buffer.from(chunk.subarray(from)));
+  }
+
+  /** Text after bytes: hands the unfinished line to the decoder, as if it had decoded all along. */
+  private leaveByteMode(): void {
+    const rest = Buffer.concat(this.tail);
+    this.tail = [];
+    this.decoder ??= new StringDecoder('utf8');
+    this.pending += this.decoder.write(rest);
+  }
+
   /** Flushes a last line without a newline. */
   end(): void {
     this.assertOpen();
+    if (this.tail.length > 0) {
+      const line = Buffer.concat(this.tail);
+      this.tail = [];
+      this.lines++;
+      this.consumeBytes(line, 0, line.length, this.lines);
+    }
     if (this.decoder) {
       const rest = this.decoder.end();
       this.decoder = null;
@@ -132,7 +184,7 @@ export class Checker {
    * the anomalies are computed once, and no events may be added after the first call.
    */
   finish(options: FinishOptions = {}): CheckOutcome {
-    if (this.pending.length > 0 || this.decoder) this.end();
+    if (this.pending.length > 0 || this.decoder || this.tail.length > 0) this.end();
     if (!this.judged) {
       const pass = new FinalPass(this.store, this.maxExamples);
       pass.run();
@@ -157,6 +209,16 @@ export class Checker {
         processEvents: s.events,
       },
     };
+  }
+
+  private consumeBytes(buf: Buffer, from: number, to: number, lineNo: number): void {
+    if (parseBytes(buf, from, to, this.fields)) {
+      const reason = this.store.ingest(this.fields);
+      if (reason !== null) this.bad(lineNo, reason);
+    } else {
+      const text = buf.toString('utf8', from, to);
+      this.consume(text, 0, text.length, lineNo);
+    }
   }
 
   private consume(text: string, from: number, to: number, lineNo: number): void {

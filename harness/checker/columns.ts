@@ -148,21 +148,24 @@ function hash(a: number, b: number): number {
 }
 
 /**
- * Maps (producer id, key id) to dense stream ids. A key has few producers, so each key keeps a
- * short chain of its streams in compact arrays (a few bytes per key) that stay in cache,
- * where a hash table over all pairs would not. Same columns as PairIndex: `a` = producer,
- * `b` = key.
+ * Maps (producer id, key id) to dense stream ids. A key has few producers, so each key keeps
+ * its first stream and that stream's producer side by side (one cache line to check the
+ * usual case), and a short chain of any further streams. Same columns as PairIndex:
+ * `a` = producer, `b` = key.
  */
 export class StreamIndex {
   a = new Int32Array(1024);
   b = new Int32Array(1024);
   size = 0;
   private next = new Int32Array(1024); // next stream of the same key, -1 = none
-  private head = new Int32Array(1024); // per key: first stream + 1, 0 = none
+  private head = new Int32Array(2048); // per key: [first stream + 1 (0 = none), its producer]
 
   intern(producer: number, key: number): number {
-    if (key >= this.head.length) this.head = resized(this.head, nextCapacity(this.head.length, key + 1));
-    let s = this.head[key] - 1;
+    let head = this.head;
+    if (key * 2 >= head.length) head = this.head = resized(head, nextCapacity(head.length, key * 2 + 2));
+    const first = head[key * 2] - 1;
+    if (first >= 0 && head[key * 2 + 1] === producer) return first;
+    let s = first;
     while (s >= 0) {
       if (this.a[s] === producer) return s;
       s = this.next[s];
@@ -176,8 +179,15 @@ export class StreamIndex {
     }
     this.a[id] = producer;
     this.b[id] = key;
-    this.next[id] = this.head[key] - 1;
-    this.head[key] = id + 1;
+    // The new stream goes after the first (which stays in `head`).
+    if (first < 0) {
+      this.next[id] = -1;
+      head[key * 2] = id + 1;
+      head[key * 2 + 1] = producer;
+    } else {
+      this.next[id] = this.next[first];
+      this.next[first] = id;
+    }
     return id;
   }
 }

@@ -5,6 +5,7 @@
  * anything else it returns false and the caller falls back to JSON.parse, so the outcome is
  * always exactly what JSON.parse would give.
  */
+import type { Interner } from './interner.ts';
 
 /** Field ids of the members the checker reads (0: any other member). */
 export const F_OTHER = 0;
@@ -24,6 +25,10 @@ export const F_NAME = 13;
 export const F_KIND = 14;
 export const F_PHASE = 15;
 const FIELD_COUNT = 16;
+
+export const SRC_STRING = 0;
+export const SRC_BYTES = 1;
+const EMPTY = Buffer.alloc(0);
 
 /** What a member holds. */
 export const K_ABSENT = 0;
@@ -45,17 +50,31 @@ export class Fields {
   readonly str: string[] = new Array<string>(FIELD_COUNT).fill('');
   /** Member spellings learnt from earlier lines (see parseFast). */
   readonly shapes = new Shapes();
+  /**
+   * Where a string field's text is: `str`, or (SRC_BYTES, from the byte-level parser) the
+   * ASCII bytes buf[from, to), so the store can intern it without making a string.
+   */
+  readonly src = new Uint8Array(FIELD_COUNT);
+  readonly from = new Int32Array(FIELD_COUNT);
+  readonly to = new Int32Array(FIELD_COUNT);
+  buf: Buffer = EMPTY;
+
+  /** The id of string field `f` in `table` (interning it). */
+  intern(f: number, table: Interner): number {
+    return this.src[f] === SRC_BYTES ? table.idBytes(this.buf, this.from[f], this.to[f]) : table.id(this.str[f]);
+  }
 
   reset(): void {
-    this.kind.fill(K_ABSENT);
+    const kind = this.kind;
+    for (let f = 0; f < FIELD_COUNT; f++) kind[f] = K_ABSENT; // a loop: fill() is a call
   }
 
   /**
    * Loads the fields of an event object (the in-process path and the JSON.parse fallback):
-   * the type, then only the members that type uses.
+   * the type, then only the members that type uses. Fields of other members keep stale
+   * values: the store reads only the fields of the event's type, all of which are set here.
    */
   fromObject(o: Record<string, unknown>): void {
-    this.kind.fill(K_ABSENT);
     const type = o.type;
     this.set(F_TYPE, type);
     if (type === 'process') {
@@ -82,25 +101,20 @@ export class Fields {
     }
   }
 
+  // An if-chain, not `switch (typeof v)`: about twice as fast in the in-process loop.
   private set(f: number, v: unknown): void {
-    switch (typeof v) {
-      case 'number':
-        this.kind[f] = K_NUMBER;
-        this.num[f] = v;
-        return;
-      case 'string':
-        this.kind[f] = K_STRING;
-        this.str[f] = v;
-        return;
-      case 'undefined':
-        this.kind[f] = K_ABSENT;
-        return;
-      case 'boolean':
-        this.kind[f] = v ? K_TRUE : K_FALSE;
-        return;
-      default:
-        this.kind[f] = v === null ? K_NULL : K_OTHER;
-    }
+    if (typeof v === 'string') {
+      this.kind[f] = K_STRING;
+      this.str[f] = v;
+      this.src[f] = SRC_STRING;
+    } else if (typeof v === 'number') {
+      this.kind[f] = K_NUMBER;
+      this.num[f] = v;
+    } else if (v === undefined) this.kind[f] = K_ABSENT;
+    else if (v === null) this.kind[f] = K_NULL;
+    else if (v === true) this.kind[f] = K_TRUE;
+    else if (v === false) this.kind[f] = K_FALSE;
+    else this.kind[f] = K_OTHER;
   }
 }
 
@@ -209,6 +223,7 @@ export function parseFast(s: string, from: number, to: number, out: Fields): boo
       i = j + 1;
       if (field !== F_OTHER) {
         out.kind[field] = K_STRING;
+        out.src[field] = SRC_STRING;
         if (field === F_TYPE || field === F_OUTCOME || field === F_PHASE) {
           const v = knownValue(s, vStart, j);
           out.str[field] = v;
@@ -235,7 +250,6 @@ export function parseFast(s: string, from: number, to: number, out: Fields): boo
         neg = true;
         i++;
       }
-      const intStart = i;
       if (i >= to) return false;
       let d = s.charCodeAt(i);
       let int = 0;
@@ -249,7 +263,6 @@ export function parseFast(s: string, from: number, to: number, out: Fields): boo
           i++;
         }
       } else return false;
-      const intDigits = i - intStart;
       let simple = true;
       if (i < to && s.charCodeAt(i) === DOT) {
         simple = false;
@@ -268,9 +281,9 @@ export function parseFast(s: string, from: number, to: number, out: Fields): boo
       }
       if (field !== F_OTHER) {
         out.kind[field] = K_NUMBER;
-        // Up to 15 digits the running value is exact; otherwise let the engine convert (the
-        // same conversion JSON.parse uses).
-        out.num[field] = simple && intDigits <= 15 ? (neg ? -int : int) : Number(s.slice(nStart, i));
+        // The running value is exact while it stays a safe integer (each step is below the
+        // result); otherwise let the engine convert (the same conversion JSON.parse uses).
+        out.num[field] = simple && int <= 9007199254740991 ? (neg ? -int : int) : Number(s.slice(nStart, i));
       }
     } else if (c === 116 /* t */ && s.startsWith('true', i) && i + 4 <= to) {
       out.kind[field] = K_TRUE;

@@ -81,7 +81,7 @@ export class HistoryStore {
   }
 
   private ingestSendOrAck(f: Fields, isSend: boolean): string | null {
-    const { kind, num, str } = f;
+    const { kind, num } = f;
     if (kind[F_KEY] !== K_STRING) return '"key" must be a string';
     if (kind[F_PRODUCER] !== K_STRING) return '"producer" must be a string';
     const seq = num[F_SEQ];
@@ -95,7 +95,7 @@ export class HistoryStore {
       else if (ok === K_NULL || ok === K_ABSENT) flag = ACK_ANY_UNKNOWN;
       else if (ok !== K_FALSE) return '"ok" must be true, false or null';
     }
-    const m = this.messageId(str[F_KEY], str[F_PRODUCER], seq);
+    const m = this.messageId(f, seq);
     if (isSend) {
       this.sendCount[m]++;
       if (!(this.firstSend[m] <= at)) this.firstSend[m] = at;
@@ -135,11 +135,11 @@ export class HistoryStore {
     } else if (kOutcome !== K_NULL && kOutcome !== K_ABSENT) return '"outcome" must be "ok", "error" or null';
     let consumerId = -1;
     const kConsumer = kind[F_CONSUMER];
-    if (kConsumer === K_STRING) consumerId = this.consumers.id(str[F_CONSUMER]);
+    if (kConsumer === K_STRING) consumerId = f.intern(F_CONSUMER, this.consumers);
     else if (kConsumer !== K_NULL && kConsumer !== K_ABSENT) return '"consumer" must be a string';
     let laneId = -1;
     const kLane = kind[F_LANE];
-    if (kLane === K_STRING) laneId = this.lanes.id(str[F_LANE]);
+    if (kLane === K_STRING) laneId = f.intern(F_LANE, this.lanes);
     else if (kLane === K_NUMBER && Number.isFinite(num[F_LANE])) laneId = this.lanes.id(String(num[F_LANE]));
     else if (kLane !== K_NULL && kLane !== K_ABSENT) return '"lane" must be a string or a number';
     let offset = NaN;
@@ -151,12 +151,12 @@ export class HistoryStore {
     let msg: number;
     const seq = kSeq === K_NUMBER ? num[F_SEQ] : NaN;
     if (kKey === K_STRING && kProducer === K_STRING && Number.isInteger(seq) && seq >= 1 && seq <= MAX_SEQ) {
-      msg = this.messageId(str[F_KEY], str[F_PRODUCER], seq);
+      msg = this.messageId(f, seq);
     } else {
       // No send can have this identity: a phantom whatever else the history holds.
       const row = this.phKey.length;
-      this.phKey.push(kKey === K_STRING ? this.keys.id(str[F_KEY]) : -1);
-      this.phProducer.push(kProducer === K_STRING ? this.producers.id(str[F_PRODUCER]) : -1);
+      this.phKey.push(kKey === K_STRING ? f.intern(F_KEY, this.keys) : -1);
+      this.phProducer.push(kProducer === K_STRING ? f.intern(F_PRODUCER, this.producers) : -1);
       this.phSeq.push(Number.isFinite(seq) ? seq : NaN);
       msg = -(row + 1);
     }
@@ -193,8 +193,8 @@ export class HistoryStore {
     return null;
   }
 
-  private messageId(key: string, producer: string, seq: number): number {
-    const stream = this.streams.intern(this.producers.id(producer), this.keys.id(key));
+  private messageId(f: Fields, seq: number): number {
+    const stream = this.streams.intern(f.intern(F_PRODUCER, this.producers), f.intern(F_KEY, this.keys));
     const before = this.messages.capacity;
     const m = this.messages.intern(stream, seq);
     if (this.messages.capacity !== before) this.growMessages(this.messages.capacity);
