@@ -20,6 +20,9 @@ const MAX_PRODUCER_LOOP_LAG_MS = 1_000;
 const MIN_SENT_SHARE = 0.99;
 /** A fixed-rate run that reached less than this share of its target rate did not keep it. */
 const MIN_RATE_SHARE = 0.9;
+/** A producer process using this share of a core on average (over at least MIN_CPU_SAMPLES half-seconds) is saturated. */
+const MAX_PRODUCER_CPU_PERCENT = 95;
+const MIN_CPU_SAMPLES = 4;
 
 export type Result = Record<string, unknown> & {
   runId: string;
@@ -79,6 +82,14 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
     incomplete.push(`the harness could not keep the target rate: reached ${achievedRate}/s of ${target}/s`);
   }
   if (producerLag > MAX_PRODUCER_LOOP_LAG_MS) incomplete.push(`a producer's event loop lagged ${producerLag} ms (CPU saturated?)`);
+  // A producer that used a whole core while sending could not take its timestamps on time.
+  if (scenario.workload.rate.kind !== 'unlimited') {
+    for (const [id, c] of Object.entries(record.cpu?.workers ?? {})) {
+      if (id in record.producerStats && c.samples >= MIN_CPU_SAMPLES && c.meanPercent >= MAX_PRODUCER_CPU_PERCENT) {
+        incomplete.push(`producer ${id} was CPU-bound: ${c.meanPercent}% of a core while sending`);
+      }
+    }
+  }
   if (!record.drain.drained && record.drain.reason === 'interrupted') incomplete.push('the drain was interrupted');
 
   const { [FINAL_STATE_EXPECTATION]: stateSpec, ...anomalySpecs } = scenario.expect;
@@ -142,6 +153,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
         incomplete,
         drain: record.drain,
         worstLoopLagMs: record.worstLoopLagMs,
+        cpu: record.cpu ?? null,
         producers: record.producerStats,
         consumers: record.consumerStats,
       },

@@ -13,6 +13,7 @@ import type { ProducerSpec, Scenario } from '../scenario/types.ts';
 import { WorkerHandle } from '../workers/handle.ts';
 import type { WorkerInit, WorkerStats } from '../workers/protocol.ts';
 import { Progress } from './progress.ts';
+import { CpuWatch, type CpuFigures } from './cpu-watch.ts';
 import { newRunId } from './run-id.ts';
 import { deepMerge } from './merge.ts';
 
@@ -51,6 +52,8 @@ export interface RunRecord {
   incomplete: string[];
   /** Worst event-loop lag any worker reported, ms. */
   worstLoopLagMs: number;
+  /** CPU use of the host and of each worker while the producers sent. */
+  cpu?: CpuFigures;
   drain: { drained: boolean; waitedMs: number; reason: string };
   interrupted: boolean;
   /** The error that stopped the run, if one did. */
@@ -212,10 +215,13 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
         }
       }
     };
+    const cpuWatch = new CpuWatch();
     while (!abort.signal.aborted && !producers.every((p) => p.stats.finished || p.exited)) {
       await sleep(500, abort.signal);
       tick('produce');
+      cpuWatch.sample([...producers, ...consumers]);
     }
+    record.cpu = cpuWatch.figures();
     mark('producers-finished');
 
     // 6. Let the fault windows close, then drain.

@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import type { Result } from './analyze.ts';
+import type { CpuFigures } from './cpu-watch.ts';
 
 interface Row {
   type: string;
@@ -37,6 +38,11 @@ export function printSummary(result: Result, runDir: string): void {
   if (w.finalState) {
     const parts = Object.values(w.finalState).map((f) => `${f.strategy}${f.primary ? '*' : ''} ${f.wrong}/${f.keys} keys wrong`);
     out.push(`  final state: ${parts.join(', ')}${Object.values(w.finalState)[0]?.unreachable ? ` (${Object.values(w.finalState)[0].unreachable} keys unreachable)` : ''}`);
+  }
+  const cpu = (result.harness as { cpu?: CpuFigures | null } | undefined)?.cpu;
+  if (cpu && cpu.host.samples > 0) {
+    const busiest = Object.entries(cpu.workers).sort((a, b) => b[1].meanPercent - a[1].meanPercent)[0];
+    out.push(`  harness CPU while sending: host ${cpu.host.meanPercent}% of ${cpu.host.cpus} CPUs${busiest ? `, busiest worker ${busiest[0]} ${busiest[1].meanPercent}% of a core` : ''}`);
   }
   process.stdout.write(out.join('\n') + '\n');
 }

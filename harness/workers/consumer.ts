@@ -12,6 +12,7 @@ import { Dispatcher } from './dispatcher.ts';
 import { emptyStats, type FromWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
 import type { Inbox } from './main.ts';
 import { loopLagMeter } from './loop-lag.ts';
+import { cpuMeter } from './cpu-meter.ts';
 
 /** A pause in every handler of this process: the `stall` fault. */
 class StallGate {
@@ -49,6 +50,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const history = new HistoryWriter(init.historyFile);
   const log = (line: string) => send({ type: 'log', line });
   const lag = loopLagMeter();
+  const cpu = cpuMeter();
   const stats: WorkerStats = emptyStats();
   const store = openStore(init.storeFile, { entity: scenario.workload.entity.kind });
   const rng = Rng.from(scenario.seed).fork(`consumer-${init.id}`);
@@ -153,7 +155,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   send({ type: 'ready' });
   const timer = setInterval(() => {
     stats.inFlight = dispatcher.inFlight;
-    send({ type: 'stats', stats: { ...stats, loopLagMs: lag() } });
+    send({ type: 'stats', stats: { ...stats, loopLagMs: lag(), cpuPercent: cpu() } });
   }, 500);
 
   while (!stopping) await new Promise<void>((r) => (wakeStop = r));

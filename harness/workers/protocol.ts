@@ -61,13 +61,15 @@ export interface WorkerStats {
   behindMs: number;
   /** Worst event-loop delay seen since the last report, ms. */
   loopLagMs: number;
+  /** CPU use since the last report, in percent of one core. */
+  cpuPercent: number;
   /** Producers: every planned message has been sent (and settled). */
   finished: boolean;
 }
 
 /** Every counter at zero. */
 export function emptyStats(): WorkerStats {
-  return { sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, stale: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, finished: false };
+  return { sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, stale: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, cpuPercent: 0, finished: false };
 }
 
 export type FromWorker =
