@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment } from '../harness/broker/contract.ts';
 import { loadBroker } from '../harness/broker/registry.ts';
@@ -10,6 +12,17 @@ import { provision, toolCommand, PRODUCER_PERFORMANCE } from '../brokers/kafka/p
 
 const RECORDS = 200_000;
 const SIZE = 256;
+/**
+ * Sends awaiting their ack per producer process: the scenario default (10000), so the figure
+ * is what a run gets. The Java tool's counterpart is its 32 MB buffer.memory. With 100000 and
+ * an unlimited rate the librdkafka client spends most of a 200k-message run with ~100k sends
+ * in flight (its binding hands JavaScript at most 100 delivery reports per event-loop turn,
+ * the producer loop sends 256 per turn), and GC over that backlog makes the figure erratic.
+ * CONVOY_BENCH_MAX_IN_FLIGHT overrides it.
+ */
+const MAX_IN_FLIGHT = Number(process.env.CONVOY_BENCH_MAX_IN_FLIGHT ?? 10_000);
+/** CONVOY_BENCH_CLIENTS=confluent measures one client only (quicker while tuning). */
+const CLIENTS = (process.env.CONVOY_BENCH_CLIENTS ?? 'confluent,kafkajs').split(',').filter(Boolean);
 
 async function withKafka<T>(resultsDir: string, fn: (d: Deployment) => Promise<T>): Promise<T> {
   const kafka = await loadBroker('kafka');
@@ -29,7 +42,7 @@ function scenario(name: string, client: string, rate: Scenario['workload']['rate
     workload: {
       keys: { count: opts.keys ?? 10_000, distribution: { kind: 'uniform' }, prefix: 'k' },
       entity: { kind: 'counter' }, rate, size: { kind: 'fixed', bytes: SIZE },
-      messages: opts.messages, durationMs: opts.durationMs, warmupMs: 0, maxInFlight: 100_000,
+      messages: opts.messages, durationMs: opts.durationMs, warmupMs: 0, maxInFlight: MAX_IN_FLIGHT,
       producers: [{ name: 'bench', processes: 1, sharedKeys: false }],
     },
     // No consumer: the Java tool has none either, and on 2 cores one would take half the CPU.
@@ -54,43 +67,188 @@ function sustained(acks: number[]): number {
   return busy.length ? Math.round(busy.reduce((a, b) => a + b, 0) / busy.length) : Math.max(0, ...acks);
 }
 
+/** CPU seconds (user + system) of a process, or of its reaped children with `children`. */
+function cpuSeconds(pid: number | 'self', children = false): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14-17 of proc(5) (utime, stime, cutime, cstime) are at 11-14 here.
+    const ticks = children ? Number(f[13]) + Number(f[14]) : Number(f[11]) + Number(f[12]);
+    return ticks / 100; // USER_HZ
+  } catch {
+    return 0;
+  }
+}
+
+/** This process's descendants whose command line matches, by pid (the broker and Toxiproxy this bench started). */
+function descendants(match: RegExp): number[] {
+  const parent = new Map<number, number>();
+  const cmd = new Map<number, string>();
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      parent.set(Number(e), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      cmd.set(Number(e), readFileSync(`/proc/${e}/cmdline`, 'utf8').replaceAll('\0', ' '));
+    } catch {
+      /* gone */
+    }
+  }
+  const mine = (pid: number): boolean => {
+    for (let p = pid, n = 0; p > 1 && n < 50; p = parent.get(p) ?? 0, n++) if (p === process.pid) return true;
+    return false;
+  };
+  return [...cmd].filter(([pid, c]) => pid !== process.pid && match.test(c) && mine(pid)).map(([pid]) => pid);
+}
+
+/**
+ * CPU seconds spent during fn: by the client (this process's children that exited: the Java
+ * tool, or convoy's producer worker with its librdkafka threads), by the broker and by
+ * Toxiproxy (both clients reach the broker through it).
+ */
+async function withCpu<T>(fn: () => Promise<T> | T): Promise<{ value: T; client: number; broker: number; proxy: number; wallS: number }> {
+  const broker = descendants(/kafka\.Kafka /);
+  const proxy = descendants(/toxiproxy/);
+  const sum = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0);
+  const before = { client: cpuSeconds('self', true), broker: sum(broker), proxy: sum(proxy), t: Date.now() };
+  const value = await fn();
+  return {
+    value,
+    client: cpuSeconds('self', true) - before.client,
+    broker: sum(broker) - before.broker,
+    proxy: sum(proxy) - before.proxy,
+    wallS: (Date.now() - before.t) / 1000,
+  };
+}
+
+type Cpu = { client: number; broker: number; proxy: number };
+/** CPU ms per 1000 messages beyond a 1-message run's (start-up, connection, shutdown). */
+function perThousand(run: Cpu, base: Cpu, messages: number): string {
+  const f = (k: keyof Cpu) => (Math.max(0, run[k] - base[k]) * 1e6) / (messages - 1);
+  return `CPU ms per 1k msgs: client ${f('client').toFixed(1)}, broker ${f('broker').toFixed(1)}, proxy ${f('proxy').toFixed(1)}; 1-message run: client ${base.client.toFixed(1)} s`;
+}
+
+const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} CPUs)`;
+
 export async function producerThroughput(opts: { resultsDir: string }): Promise<string[]> {
-  const lines: string[] = [];
+  const lines: string[] = [`at start: ${load()}`];
   const inst = provision(undefined, { tools: true });
   await withKafka(opts.resultsDir, async (d) => {
     const bootstrap = (d.endpoint as { bootstrapServers: string[] }).bootstrapServers.join(',');
-    // The Java tool, through the same Toxiproxy path as convoy's clients. It has no keys.
+    // The Java tool, through the same Toxiproxy path as convoy's clients.
     // The broker does not create topics on first use: make the tool's topic like a run's.
     const names = { runId: 'bench-perf', prefix: 'convoy-bench-perf' };
     const kafka = await loadBroker('kafka');
     const admin = await kafka.admin(d.endpoint, kafka.resolveSettings({ kind: 'kafka', topic: { partitions: 3 } }), names);
     await admin.createDestinations();
     const topic = names.prefix;
-    const cmd = toolCommand(inst, PRODUCER_PERFORMANCE, [
-      '--topic', topic, '--num-records', String(RECORDS), '--record-size', String(SIZE), '--throughput', '-1',
-      '--producer-props', `bootstrap.servers=${bootstrap}`, 'acks=all',
-    ]);
-    const t0 = Date.now();
-    const r = spawnSync(cmd.command, cmd.args, { encoding: 'utf8', timeout: 180_000 });
-    const summary = (r.stdout ?? '').trim().split('\n').filter((l) => /records sent/.test(l)).pop() ?? `failed: ${(r.stderr ?? '').split('\n').slice(-3).join(' ')}`;
-    const javaRate = Number(/([\d.]+) records\/sec/.exec(summary)?.[1] ?? 0);
-    lines.push(`kafka-producer-perf-test (unkeyed, ${SIZE} B, acks=all): ${summary}  [${((Date.now() - t0) / 1000).toFixed(0)} s]`);
+    const javaTool = (records: number, props: string[]) => {
+      const cmd = toolCommand(inst, PRODUCER_PERFORMANCE, [
+        '--topic', topic, '--num-records', String(records), '--record-size', String(SIZE), '--throughput', '-1',
+        '--producer-props', `bootstrap.servers=${bootstrap}`, 'acks=all', ...props,
+      ]);
+      const r = spawnSync(cmd.command, cmd.args, { encoding: 'utf8', timeout: 180_000 });
+      const summary = (r.stdout ?? '').trim().split('\n').filter((l) => /records sent/.test(l)).pop() ?? `failed: ${(r.stderr ?? '').split('\n').slice(-3).join(' ')}`;
+      return { summary, rate: Number(/([\d.]+) records\/sec/.exec(summary)?.[1] ?? 0) };
+    };
+    // kafka-producer-perf-test has no key option. Its unkeyed records go to one partition
+    // per batch (sticky partitioner, the fullest batches); the round-robin partitioner
+    // spreads them over all partitions in turn, as convoy's 10k uniform keys do: the fairer
+    // match for keyed traffic, though still without the keys' bytes and hashing.
+    const javaBase = await withCpu(() => javaTool(1, []));
+    let javaRate = 0;
+    for (const [label, props] of [
+      ['unkeyed, sticky partitioner', []],
+      ['unkeyed, round-robin partitioner', ['partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner']],
+    ] as const) {
+      const r = await withCpu(() => javaTool(RECORDS, [...props]));
+      if (!javaRate) javaRate = r.value.rate;
+      lines.push(`kafka-producer-perf-test (${label}, ${SIZE} B, acks=all): ${r.value.summary}  [${r.wallS.toFixed(0)} s]`);
+      lines.push(`    ${perThousand(r, javaBase, RECORDS)}`);
+    }
     await admin.deleteDestinations();
     await admin.close();
-    for (const client of ['confluent', 'kafkajs']) {
-      const { result, acks, lat } = await convoyRun(d, opts.resultsDir, scenario(`bench-${client}`, client, { kind: 'unlimited' }, { messages: RECORDS }));
+    for (const client of CLIENTS) {
+      const base = await withCpu(() => convoyRun(d, opts.resultsDir, scenario(`bench-${client}-base`, client, { kind: 'unlimited' }, { messages: 1 })));
+      const profileDir = process.env.CONVOY_BENCH_PROFILE ? mkdtempSync(join(opts.resultsDir, `prof-${client}-`)) : undefined;
+      const run = await withWorkerArgs(profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : undefined, () =>
+        withCpu(() => convoyRun(d, opts.resultsDir, scenario(`bench-${client}`, client, { kind: 'unlimited' }, { messages: RECORDS }))),
+      );
+      const { acks, lat } = run.value;
       const rate = sustained(acks);
       lines.push(
-        `convoy ${client.padEnd(9)} (keyed, 10k keys, ${SIZE} B, acks=all): ${rate} msg/s sustained, publish p50 ${(lat.publish.p50 / 1000).toFixed(1)} ms p99 ${(lat.publish.p99 / 1000).toFixed(1)} ms` +
+        `convoy ${client.padEnd(9)} (keyed, 10k keys, ${SIZE} B, acks=all, maxInFlight ${MAX_IN_FLIGHT}): ${rate} msg/s sustained, publish p50 ${(lat.publish.p50 / 1000).toFixed(1)} ms p99 ${(lat.publish.p99 / 1000).toFixed(1)} ms` +
           `  ratio to the Java tool ${javaRate ? (rate / javaRate).toFixed(2) : '-'}`,
       );
+      lines.push(`    ${perThousand(run, base, RECORDS)}`);
+      if (profileDir) for (const l of profileSummary(profileDir, client === 'confluent' ? 'client-confluent' : 'client-kafkajs')) lines.push(`    ${l}`);
     }
   });
+  lines.push(`at end: ${load()}`);
   return lines;
 }
 
+/** Runs fn with extra node args for convoy's worker processes (CONVOY_WORKER_NODE_ARGS). */
+async function withWorkerArgs<T>(args: string | undefined, fn: () => Promise<T>): Promise<T> {
+  if (!args) return fn();
+  const saved = process.env.CONVOY_WORKER_NODE_ARGS;
+  process.env.CONVOY_WORKER_NODE_ARGS = args;
+  try {
+    return await fn();
+  } finally {
+    if (saved === undefined) delete process.env.CONVOY_WORKER_NODE_ARGS;
+    else process.env.CONVOY_WORKER_NODE_ARGS = saved;
+  }
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/**
+ * Where the producer worker's main thread spent its time (CONVOY_BENCH_PROFILE=1): self time
+ * over the busy window, from the first to the last sample inside the client adapter.
+ */
+function profileSummary(dir: string, mark: string): string[] {
+  const file = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
+  if (!file) return ['(no profile written)'];
+  const p = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const marked = new Map<number, boolean>();
+  const inAdapter = (id: number): boolean => {
+    let r = marked.get(id);
+    if (r === undefined) {
+      r = false;
+      for (let x: number | undefined = id; x !== undefined; x = parent.get(x)) if (byId.get(x)!.callFrame.url.includes(mark)) r = true;
+      marked.set(id, r);
+    }
+    return r;
+  };
+  const first = p.samples.findIndex(inAdapter);
+  let last = p.samples.length - 1;
+  while (last > first && !inAdapter(p.samples[last]!)) last--;
+  const self = new Map<string, number>();
+  let total = 0;
+  for (let i = Math.max(0, first); i <= last; i++) {
+    const d = p.timeDeltas[i + 1] ?? 0;
+    const cf = byId.get(p.samples[i]!)!.callFrame;
+    const name = cf.url ? `${cf.functionName || '(anonymous)'} ${cf.url.split('/').slice(-2).join('/')}` : cf.functionName;
+    self.set(name, (self.get(name) ?? 0) + d);
+    total += d;
+  }
+  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 12);
+  return [
+    `producer worker main thread, busy window ${(total / 1e6).toFixed(1)} s (profile ${file}):`,
+    ...top.map(([n, t]) => `  ${((100 * t) / total).toFixed(1).padStart(5)}%  ${n}`),
+  ];
+}
+
 export async function rateAccuracy(opts: { resultsDir: string }): Promise<string[]> {
-  const lines: string[] = [];
+  const lines: string[] = [`at start: ${load()}`];
   await withKafka(opts.resultsDir, async (d) => {
     for (const target of [1_000, 10_000, 50_000]) {
       const { result, lat } = await convoyRun(d, opts.resultsDir, scenario(`rate-${target}`, 'confluent', { kind: 'fixed', perSecond: target }, { durationMs: 10_000 }));
@@ -100,6 +258,7 @@ export async function rateAccuracy(opts: { resultsDir: string }): Promise<string
       );
     }
   });
+  lines.push(`at end: ${load()}`);
   return lines;
 }
 
