@@ -21,6 +21,18 @@ const SIZE = 256;
  * CONVOY_BENCH_MAX_IN_FLIGHT overrides it.
  */
 const MAX_IN_FLIGHT = Number(process.env.CONVOY_BENCH_MAX_IN_FLIGHT ?? 10_000);
+/** Rounds of back-to-back measurements (CONVOY_BENCH_ROUNDS, default 3): the median ratio is reported. */
+const ROUNDS = Math.max(1, Number(process.env.CONVOY_BENCH_ROUNDS ?? 3));
+/**
+ * kafka-producer-perf-test has no key option. Its unkeyed records go to one partition per
+ * batch (sticky partitioner, the fullest batches); the round-robin partitioner spreads them
+ * over all partitions in turn, as convoy's 10k uniform keys do: the closer match for keyed
+ * traffic, though still without the keys' bytes and hashing.
+ */
+const JAVA_VARIANTS = [
+  ['unkeyed, sticky partitioner', []],
+  ['unkeyed, round-robin partitioner', ['partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner']],
+] as const;
 /** CONVOY_BENCH_CLIENTS=confluent measures one client only (quicker while tuning). */
 const CLIENTS = (process.env.CONVOY_BENCH_CLIENTS ?? 'confluent,kafkajs').split(',').filter(Boolean);
 
@@ -128,6 +140,14 @@ function perThousand(run: Cpu, base: Cpu, messages: number): string {
   return `CPU ms per 1k msgs: client ${f('client').toFixed(1)}, broker ${f('broker').toFixed(1)}, proxy ${f('proxy').toFixed(1)}; 1-message run: client ${base.client.toFixed(1)} s`;
 }
 
+function fmtMedian(xs: number[]): string {
+  if (xs.length === 0) return '-';
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return `${median.toFixed(2)} [${xs.map((x) => x.toFixed(2)).join(', ')}]`;
+}
+
 const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} CPUs)`;
 
 export async function producerThroughput(opts: { resultsDir: string }): Promise<string[]> {
@@ -151,37 +171,46 @@ export async function producerThroughput(opts: { resultsDir: string }): Promise<
       const summary = (r.stdout ?? '').trim().split('\n').filter((l) => /records sent/.test(l)).pop() ?? `failed: ${(r.stderr ?? '').split('\n').slice(-3).join(' ')}`;
       return { summary, rate: Number(/([\d.]+) records\/sec/.exec(summary)?.[1] ?? 0) };
     };
-    // kafka-producer-perf-test has no key option. Its unkeyed records go to one partition
-    // per batch (sticky partitioner, the fullest batches); the round-robin partitioner
-    // spreads them over all partitions in turn, as convoy's 10k uniform keys do: the fairer
-    // match for keyed traffic, though still without the keys' bytes and hashing.
     const javaBase = await withCpu(() => javaTool(1, []));
-    let javaRate = 0;
-    for (const [label, props] of [
-      ['unkeyed, sticky partitioner', []],
-      ['unkeyed, round-robin partitioner', ['partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner']],
-    ] as const) {
-      const r = await withCpu(() => javaTool(RECORDS, [...props]));
-      if (!javaRate) javaRate = r.value.rate;
-      lines.push(`kafka-producer-perf-test (${label}, ${SIZE} B, acks=all): ${r.value.summary}  [${r.wallS.toFixed(0)} s]`);
-      lines.push(`    ${perThousand(r, javaBase, RECORDS)}`);
+    const bases = new Map<string, Cpu>();
+    for (const client of CLIENTS) {
+      bases.set(client, await withCpu(() => convoyRun(d, opts.resultsDir, scenario(`bench-${client}-base`, client, { kind: 'unlimited' }, { messages: 1 }))));
+    }
+    // Rounds, each measuring every tool back to back: the host's load drifts between minutes,
+    // so each convoy figure is compared with the Java figures of its own round, and the
+    // median of the rounds' ratios is the result.
+    const ratios = new Map<string, { sticky: number[]; roundRobin: number[] }>(CLIENTS.map((c) => [c, { sticky: [], roundRobin: [] }]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      lines.push(`round ${round} of ${ROUNDS} (${load()})`);
+      const java: number[] = [];
+      for (const [label, props] of JAVA_VARIANTS) {
+        const r = await withCpu(() => javaTool(RECORDS, [...props]));
+        java.push(r.value.rate);
+        lines.push(`  kafka-producer-perf-test (${label}, ${SIZE} B, acks=all): ${r.value.summary}  [${r.wallS.toFixed(0)} s]`);
+        lines.push(`      ${perThousand(r, javaBase, RECORDS)}`);
+      }
+      for (const client of CLIENTS) {
+        const profileDir = process.env.CONVOY_BENCH_PROFILE && round === 1 ? mkdtempSync(join(opts.resultsDir, `prof-${client}-`)) : undefined;
+        const run = await withWorkerArgs(profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : undefined, () =>
+          withCpu(() => convoyRun(d, opts.resultsDir, scenario(`bench-${client}`, client, { kind: 'unlimited' }, { messages: RECORDS }))),
+        );
+        const { acks, lat } = run.value;
+        const rate = sustained(acks);
+        const r = ratios.get(client)!;
+        if (java[0]) r.sticky.push(rate / java[0]);
+        if (java[1]) r.roundRobin.push(rate / java[1]);
+        lines.push(
+          `  convoy ${client.padEnd(9)} (keyed, 10k keys, ${SIZE} B, acks=all, maxInFlight ${MAX_IN_FLIGHT}): ${rate} msg/s sustained, publish p50 ${(lat.publish.p50 / 1000).toFixed(1)} ms p99 ${(lat.publish.p99 / 1000).toFixed(1)} ms` +
+            `  ratio to the Java tool ${java[0] ? (rate / java[0]).toFixed(2) : '-'} (round-robin ${java[1] ? (rate / java[1]).toFixed(2) : '-'})`,
+        );
+        lines.push(`      ${perThousand(run, bases.get(client)!, RECORDS)}`);
+        if (profileDir) for (const l of profileSummary(profileDir, client === 'confluent' ? 'client-confluent' : 'client-kafkajs')) lines.push(`      ${l}`);
+      }
     }
     await admin.deleteDestinations();
     await admin.close();
-    for (const client of CLIENTS) {
-      const base = await withCpu(() => convoyRun(d, opts.resultsDir, scenario(`bench-${client}-base`, client, { kind: 'unlimited' }, { messages: 1 })));
-      const profileDir = process.env.CONVOY_BENCH_PROFILE ? mkdtempSync(join(opts.resultsDir, `prof-${client}-`)) : undefined;
-      const run = await withWorkerArgs(profileDir ? `--cpu-prof --cpu-prof-dir=${profileDir}` : undefined, () =>
-        withCpu(() => convoyRun(d, opts.resultsDir, scenario(`bench-${client}`, client, { kind: 'unlimited' }, { messages: RECORDS }))),
-      );
-      const { acks, lat } = run.value;
-      const rate = sustained(acks);
-      lines.push(
-        `convoy ${client.padEnd(9)} (keyed, 10k keys, ${SIZE} B, acks=all, maxInFlight ${MAX_IN_FLIGHT}): ${rate} msg/s sustained, publish p50 ${(lat.publish.p50 / 1000).toFixed(1)} ms p99 ${(lat.publish.p99 / 1000).toFixed(1)} ms` +
-          `  ratio to the Java tool ${javaRate ? (rate / javaRate).toFixed(2) : '-'}`,
-      );
-      lines.push(`    ${perThousand(run, base, RECORDS)}`);
-      if (profileDir) for (const l of profileSummary(profileDir, client === 'confluent' ? 'client-confluent' : 'client-kafkajs')) lines.push(`    ${l}`);
+    for (const [client, r] of ratios) {
+      lines.push(`median ratio over ${ROUNDS} rounds, convoy ${client} / kafka-producer-perf-test: ${fmtMedian(r.sticky)} (sticky partitioner), ${fmtMedian(r.roundRobin)} (round-robin partitioner)`);
     }
   });
   lines.push(`at end: ${load()}`);

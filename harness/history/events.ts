@@ -27,6 +27,8 @@ export interface AckEvent {
   lane?: string;
   offset?: number;
   error?: string;
+  /** When the send was made (publish latency = at - sent). */
+  sent?: number;
 }
 
 export interface ProcessEvent {

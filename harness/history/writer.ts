@@ -18,9 +18,13 @@ export class HistoryWriter {
   }
 
   write(event: HistoryEvent): void {
-    const line = JSON.stringify(event) + '\n';
-    this.buf.push(line);
-    this.bytes += line.length;
+    this.writeLine(JSON.stringify(event));
+  }
+
+  /** Appends one event already written as JSON (one line, no newline). */
+  writeLine(json: string): void {
+    this.buf.push(json, '\n');
+    this.bytes += json.length + 1;
     if (this.bytes >= this.flushBytes) this.flush();
   }
 
