@@ -283,7 +283,7 @@ export async function rateAccuracy(opts: { resultsDir: string }): Promise<string
       const { result, lat } = await convoyRun(d, opts.resultsDir, scenario(`rate-${target}`, 'confluent', { kind: 'fixed', perSecond: target }, { durationMs: 10_000 }));
       const w = result.workload as { achievedRate: number };
       lines.push(
-        `target ${String(target).padStart(6)}/s: achieved ${String(w.achievedRate).padStart(6)}/s (${((w.achievedRate / target) * 100).toFixed(1)}%), publish delay p50 ${(lat.publishDelay.p50 / 1000).toFixed(2)} ms p99 ${(lat.publishDelay.p99 / 1000).toFixed(1)} ms, harness verdict on its own rate: ${rateVerdict(result)}`,
+        `target ${String(target).padStart(6)}/s: achieved ${String(w.achievedRate).padStart(6)}/s (${((w.achievedRate / target) * 100).toFixed(1)}%), publish delay p50 ${(lat.publishDelay.p50 / 1000).toFixed(2)} ms p99 ${(lat.publishDelay.p99 / 1000).toFixed(1)} ms (publish latency p99 ${(lat.publish.p99 / 1000).toFixed(1)} ms), harness verdict on its own rate: ${rateVerdict(result)}`,
       );
     }
   });
