@@ -3,7 +3,11 @@
  * for 10M events over 1M keys. Each measurement runs in its own child process so that heap
  * and RSS figures are the checker's alone.
  *
- *   node --import tsx bench/checker.ts [--events 10000000] [--keys 1000000] [--in-process-events 10000000]
+ *   node --import tsx bench/checker.ts [--events 10000000] [--keys 1000000] [--in-process-events 10000000] [--typical-keys 10000]
+ *   node --import tsx bench/checker.ts --child in-process <events> <keys>   (one figure, as JSON)
+ *
+ * In-process figures include the synthetic generator's CPU; `checkerOnlyPerCpuSecond` takes
+ * out the generator's own CPU time, measured alone in the same child.
  *
  * Targets: >= 3M events/s in-process, >= 1M lines/s offline, peak RSS < 1 GiB.
  */
@@ -22,6 +26,8 @@ export interface CheckerBenchOptions {
   keys?: number;
   /** Events fed in-process (default: as many as `events`). */
   inProcessEvents?: number;
+  /** Distinct keys of the second in-process figure, a typical run's count (default 10k). */
+  typicalKeys?: number;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
 }
@@ -30,6 +36,8 @@ export interface CheckerBenchResult {
   /** 1-minute load average and CPU count when the bench ran: figures from a busy host are low. */
   host: { loadAverage: number; cpus: number; jsonParseNsPerLine: number };
   inProcess: ChildFigures;
+  /** In-process again, over `typicalKeys` keys (as many events). */
+  inProcessTypicalKeys: ChildFigures & { keys: number };
   offline: ChildFigures & { bytes: number };
   targets: { inProcessEventsPerSecond: number; offlineLinesPerSecond: number; peakRssBytes: number };
   met: { inProcess: boolean; offline: boolean; memory: boolean };
@@ -46,6 +54,12 @@ interface ChildFigures {
   perSecond: number;
   peakRssBytes: number;
   anomalies: Record<string, number>;
+  /**
+   * In-process only: CPU seconds of the synthetic generator alone (same events, a no-op sink,
+   * same child), and the checker's own rate: events / (cpuSeconds - generatorCpuSeconds).
+   */
+  generatorCpuSeconds?: number;
+  checkerOnlyPerCpuSecond?: number;
 }
 
 const TARGETS = { inProcessEventsPerSecond: 3e6, offlineLinesPerSecond: 1e6, peakRssBytes: 1024 ** 3 };
@@ -185,6 +199,8 @@ function childInProcess(events: number, keys: number): ChildFigures {
   const t2 = performance.now();
   const seconds = (t2 - t0) / 1000;
   const cpuSeconds = cpuSince(c0);
+  const peakRssBytes = process.resourceUsage().maxRSS * 1024; // before the generator runs alone
+  const generatorCpuSeconds = generatorAlone(events, keys);
   return {
     events: r.input.events,
     seconds,
@@ -192,9 +208,30 @@ function childInProcess(events: number, keys: number): ChildFigures {
     perCpuSecond: r.input.events / cpuSeconds,
     finishSeconds: (t2 - t1) / 1000,
     perSecond: r.input.events / seconds,
-    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    peakRssBytes,
     anomalies: anomalyCounts(r.anomalies),
+    generatorCpuSeconds,
+    checkerOnlyPerCpuSecond: r.input.events / (cpuSeconds - generatorCpuSeconds),
   };
+}
+
+/** CPU seconds the generator takes for `events` events into a sink that only reads a field. */
+function generatorAlone(events: number, keys: number): number {
+  const gen = new SyntheticHistory(keys);
+  let sink = 0;
+  const c0 = process.cpuUsage();
+  for (let n = 0; n < events; ) {
+    const count = gen.next();
+    sink += gen.send.seq + gen.ack.seq + gen.process.seq;
+    n += 3;
+    if (count === 4) {
+      sink += gen.redelivery().seq;
+      n++;
+    }
+  }
+  const cpu = cpuSince(c0);
+  if (sink < 0) throw new Error('unreachable');
+  return cpu;
 }
 
 /** Child: checks a history file. */
@@ -233,10 +270,13 @@ export async function runCheckerBench(opts: CheckerBenchOptions = {}): Promise<C
   const events = opts.events ?? 10_000_000;
   const keys = opts.keys ?? 1_000_000;
   const inProcessEvents = opts.inProcessEvents ?? events;
+  const typicalKeys = opts.typicalKeys ?? 10_000;
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
 
   log(`checker bench: in-process, ${inProcessEvents.toLocaleString('en-US')} events over ${keys.toLocaleString('en-US')} keys`);
   const inProcess = runChild(['--child', 'in-process', String(inProcessEvents), String(keys)]);
+  log(`checker bench: in-process, ${inProcessEvents.toLocaleString('en-US')} events over ${typicalKeys.toLocaleString('en-US')} keys`);
+  const inProcessTypicalKeys = { ...runChild(['--child', 'in-process', String(inProcessEvents), String(typicalKeys)]), keys: typicalKeys };
 
   const file = join(tmpdir(), `convoy-checker-bench-${process.pid}.jsonl`);
   try {
@@ -248,6 +288,7 @@ export async function runCheckerBench(opts: CheckerBenchOptions = {}): Promise<C
     return {
       host: { loadAverage: loadavg()[0], cpus: cpus().length, jsonParseNsPerLine: calibrate() },
       inProcess,
+      inProcessTypicalKeys,
       offline,
       targets: TARGETS,
       met: {
@@ -281,9 +322,13 @@ export function formatCheckerBench(r: CheckerBenchResult): string {
   const m = (x: number) => `${(x / 1e6).toFixed(2)}M`;
   const mib = (x: number) => `${(x / 1024 ** 2).toFixed(0)} MiB`;
   const ok = (b: boolean) => (b ? 'ok' : 'BELOW TARGET');
+  const own = (f: ChildFigures) =>
+    `checker alone ${m(f.checkerOnlyPerCpuSecond ?? NaN)} events per CPU second (synthetic generator ${(f.generatorCpuSeconds ?? NaN).toFixed(2)} CPU s excluded)`;
   return [
     `host: load average ${r.host.loadAverage.toFixed(1)} on ${r.host.cpus} CPUs; JSON.parse of one process line ${r.host.jsonParseNsPerLine.toFixed(0)} ns`,
     `in-process: ${m(r.inProcess.events)} events, ${r.inProcess.cpuSeconds.toFixed(2)} CPU s (wall ${r.inProcess.seconds.toFixed(2)} s, final pass ${r.inProcess.finishSeconds.toFixed(2)} s) = ${m(r.inProcess.perCpuSecond)} events per CPU second (wall ${m(r.inProcess.perSecond)}/s) [target 3M/s: ${ok(r.met.inProcess)}], peak RSS ${mib(r.inProcess.peakRssBytes)}`,
+    `            ${own(r.inProcess)}`,
+    `in-process at ${r.inProcessTypicalKeys.keys.toLocaleString('en-US')} keys: ${r.inProcessTypicalKeys.cpuSeconds.toFixed(2)} CPU s (final pass ${r.inProcessTypicalKeys.finishSeconds.toFixed(2)} s) = ${m(r.inProcessTypicalKeys.perCpuSecond)} events per CPU second; ${own(r.inProcessTypicalKeys)}`,
     `offline:    ${m(r.offline.events)} lines (${mib(r.offline.bytes)}), ${r.offline.cpuSeconds.toFixed(2)} CPU s (wall ${r.offline.seconds.toFixed(2)} s) = ${m(r.offline.perCpuSecond)} lines per CPU second (wall ${m(r.offline.perSecond)}/s) [target 1M/s: ${ok(r.met.offline)}], peak RSS ${mib(r.offline.peakRssBytes)} [target < 1 GiB: ${ok(r.met.memory)}]`,
     `anomalies found (offline): ${JSON.stringify(r.offline.anomalies)}`,
   ].join('\n');
@@ -299,7 +344,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       const i = args.indexOf(name);
       return i >= 0 ? Number(args[i + 1]) : undefined;
     };
-    const r = await runCheckerBench({ events: flag('--events'), keys: flag('--keys'), inProcessEvents: flag('--in-process-events') });
+    const r = await runCheckerBench({ events: flag('--events'), keys: flag('--keys'), inProcessEvents: flag('--in-process-events'), typicalKeys: flag('--typical-keys') });
     process.stdout.write(formatCheckerBench(r) + '\n');
   }
 }

@@ -109,6 +109,11 @@ export class FinalPass {
     );
   }
 
+  /** Apply order, then example order (a total order on what an example shows). */
+  cmpApplyThenEvent(a: number, b: number): number {
+    return this.cmpApply(a, b) || this.cmpEvent(a, b);
+  }
+
   /** Example order for events: start, end, consumer, lane, offset, then identity. */
   cmpEvent(a: number, b: number): number {
     const s = this.store;
@@ -177,14 +182,28 @@ export class FinalPass {
   }
 
   private groupEventsByMessage(): void {
-    const { start, order } = countingSort(this.eventCount, this.messageCount, this.store.evMsg);
-    this.evByMsgStart = start;
-    this.evByMsg = order;
+    // Built with the message table, as a counting sort of events by message would give them.
+    this.evByMsgStart = this.store.evByMsgStart;
+    this.evByMsg = this.store.evByMsg;
   }
 
   private judgeMessages(): void {
     const s = this.store;
     const { evByMsgStart: starts, evByMsg: order, status, firstApply } = this;
+    // Gathered in message order first (see judgeStreams): each event's time, outcome, and
+    // end if it is an apply (NaN if not), so the walk below reads memory in order.
+    const n = order.length;
+    const gTime = new Float64Array(n);
+    const gApplyEnd = new Float64Array(n);
+    const gOutcome = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const ev = order[i];
+      const end = s.evEnd[ev];
+      const out = s.evOutcome[ev];
+      gTime[i] = end === end ? end : s.evStart[ev];
+      gApplyEnd[i] = out === OUT_OK ? end : NaN;
+      gOutcome[i] = out;
+    }
     for (let m = 0; m < this.messageCount; m++) {
       const lo = starts[m];
       const hi = starts[m + 1];
@@ -192,8 +211,7 @@ export class FinalPass {
       const key = this.keyOfMessage(m);
       if (st === ST_UNSENT) {
         for (let i = lo; i < hi; i++) {
-          const ev = order[i];
-          this.record(T.phantom, eventTime(s, ev), key, ev);
+          this.record(T.phantom, gTime[i], key, order[i]);
         }
         continue;
       }
@@ -206,10 +224,10 @@ export class FinalPass {
       let lastTime = -Infinity;
       for (let i = lo; i < hi; i++) {
         const ev = order[i];
-        const t = eventTime(s, ev);
+        const t = gTime[i];
         if (t > lastTime) lastTime = t;
-        if (s.evOutcome[ev] === OUT_ERROR) this.record(T.retried, t, key, ev);
-        if (this.isApply(ev) && (first < 0 || this.cmpApply(ev, first) < 0)) first = ev;
+        if (gOutcome[i] === OUT_ERROR) this.record(T.retried, t, key, ev);
+        if (gApplyEnd[i] === gApplyEnd[i] && (first < 0 || this.cmpApply(ev, first) < 0)) first = ev;
       }
       firstApply[m] = first;
       if (first < 0) {
@@ -218,9 +236,9 @@ export class FinalPass {
       }
       this.msgFlags[m] |= MF_APPLIED | MF_COVERS;
       for (let i = lo; i < hi; i++) {
+        const end = gApplyEnd[i];
+        if (end !== end) continue;
         const ev = order[i];
-        if (!this.isApply(ev)) continue;
-        const end = s.evEnd[ev];
         if (ev !== first) {
           this.msgFlags[m] |= MF_REPEATED;
           this.record(T.duplicate, end, key, ev, first);
@@ -242,12 +260,11 @@ export class FinalPass {
   // ---- Per stream (producer, key) ----------------------------------------------------------
 
   private groupMessagesByStream(): void {
+    // The store numbers messages by stream, then seq (messageTable.ts): the order is the ids.
     const s = this.store;
-    const { start, order } = countingSort(this.messageCount, s.streams.size, s.messages.a);
-    const seqs = s.messages.b;
-    const bySeq = (a: number, b: number) => seqs[a] - seqs[b];
-    for (let st = 0; st < s.streams.size; st++) sortRange(order, start[st], start[st + 1], bySeq);
-    this.msgByStreamStart = start;
+    const order = new Int32Array(this.messageCount);
+    for (let m = 0; m < this.messageCount; m++) order[m] = m;
+    this.msgByStreamStart = s.messages.streamStart;
     this.msgByStream = order;
   }
 
@@ -364,16 +381,42 @@ export class FinalPass {
 
   // ---- Per key -----------------------------------------------------------------------------
 
+  /**
+   * Events of sent messages grouped by key, in event order (what a counting sort of events by
+   * key gives). Message ids run key by key (messageTable.ts), so one walk over the messages'
+   * events groups them; each key's events are then put back in event order.
+   */
   private groupEventsByKey(): void {
     const s = this.store;
-    const keyIds = new Int32Array(this.eventCount);
-    for (let ev = 0; ev < this.eventCount; ev++) {
-      const m = s.evMsg[ev];
-      keyIds[ev] = m >= 0 && this.status[m] !== ST_UNSENT ? s.streams.b[s.messages.a[m]] : -1;
+    const keyCount = s.keys.size;
+    const mStart = this.evByMsgStart;
+    const byMsg = this.evByMsg;
+    const start = new Int32Array(keyCount + 1);
+    const order = new Int32Array(byMsg.length);
+    let n = 0;
+    let key = 0; // keys below this have their start set
+    for (let m = 0; m < this.messageCount; m++) {
+      if (this.status[m] === ST_UNSENT) continue;
+      const lo = mStart[m];
+      const hi = mStart[m + 1];
+      if (lo === hi) continue;
+      const k = this.keyOfMessage(m);
+      while (key <= k) start[key++] = n;
+      for (let i = lo; i < hi; i++) order[n++] = byMsg[i];
     }
-    const { start, order } = countingSort(this.eventCount, s.keys.size, keyIds);
+    while (key <= keyCount) start[key++] = n;
+    for (let k = 0; k < keyCount; k++) {
+      const lo = start[k];
+      const hi = start[k + 1];
+      for (let i = lo + 1; i < hi; i++) {
+        if (order[i - 1] > order[i]) {
+          order.subarray(lo, hi).sort();
+          break;
+        }
+      }
+    }
     this.evByKeyStart = start;
-    this.evByKey = order;
+    this.evByKey = order.subarray(0, n);
   }
 
   private judgeKeys(): void {
@@ -430,18 +473,20 @@ export class FinalPass {
       }
 
       // split: applies of the key from more than one lane. The key became split with the
-      // earliest apply (apply order) from a lane other than the first apply's.
+      // earliest apply (apply order) from a lane other than the first apply's. Applies equal
+      // in apply order are told apart by example order, so the example shows the same
+      // producer and seq whatever the line order.
       let first = -1;
       for (let i = lo; i < hi; i++) {
         if (kLane[i] < 0) continue;
-        if (first < 0 || kEnd[i] < kEnd[first] || (kEnd[i] === kEnd[first] && this.cmpApply(order[i], order[first]) < 0)) first = i;
+        if (first < 0 || kEnd[i] < kEnd[first] || (kEnd[i] === kEnd[first] && this.cmpApplyThenEvent(order[i], order[first]) < 0)) first = i;
       }
       if (first < 0) continue;
       const lane0 = kLane[first];
       let second = -1;
       for (let i = lo; i < hi; i++) {
         if (kLane[i] < 0 || kLane[i] === lane0) continue;
-        if (second < 0 || kEnd[i] < kEnd[second] || (kEnd[i] === kEnd[second] && this.cmpApply(order[i], order[second]) < 0)) second = i;
+        if (second < 0 || kEnd[i] < kEnd[second] || (kEnd[i] === kEnd[second] && this.cmpApplyThenEvent(order[i], order[second]) < 0)) second = i;
       }
       if (second >= 0) this.record(T.split, kEnd[second], k, k, order[first], order[second]);
     }
@@ -466,26 +511,6 @@ function cmpNaNLast(a: number, b: number): number {
   if (a !== a) return b !== b ? 0 : 1;
   if (b !== b) return -1;
   return a - b;
-}
-
-/**
- * Groups items 0..n-1 by groupOf[i] in [0, groups) (negative = leave out), stable.
- * Returns order[start[g] .. start[g + 1]) = the items of group g.
- */
-export function countingSort(n: number, groups: number, groupOf: Int32Array): { start: Int32Array; order: Int32Array } {
-  const start = new Int32Array(groups + 1);
-  for (let i = 0; i < n; i++) {
-    const g = groupOf[i];
-    if (g >= 0) start[g + 1]++;
-  }
-  for (let g = 0; g < groups; g++) start[g + 1] += start[g];
-  const fill = start.slice(0, groups);
-  const order = new Int32Array(start[groups]);
-  for (let i = 0; i < n; i++) {
-    const g = groupOf[i];
-    if (g >= 0) order[fill[g]++] = i;
-  }
-  return { start, order };
 }
 
 /** Sorts arr[lo, hi) by cmp; insertion sort for the short ranges most groups are. */

@@ -48,6 +48,31 @@ export class AsciiTable {
     return this.probe(fmix(h ^ n), n, s, null, 0);
   }
 
+  /**
+   * The hash a lookup of `s` starts from (any value for non-ASCII text: see slotWord).
+   * Together with slotWord, lets a caller load the starting slots of many strings in one
+   * tight loop, so that their cache misses overlap; the lookups that follow then hit.
+   */
+  hashString(s: string): number {
+    const n = s.length;
+    let h = 0x2f0b3c1d;
+    let word = 0;
+    for (let i = 0; i < n; i++) {
+      word |= (s.charCodeAt(i) & 127) << ((i & 3) << 3);
+      if ((i & 3) === 3) {
+        h = mix(h, word);
+        word = 0;
+      }
+    }
+    if ((n & 3) !== 0) h = mix(h, word);
+    return fmix(h ^ n);
+  }
+
+  /** A word of the slot where a lookup of hash `h` starts (fold it into a kept value). */
+  slotWord(h: number): number {
+    return this.slots[(h & this.mask) * STRIDE + 1];
+  }
+
   /** The id of the ASCII bytes buf[from, to), or -1 when absent (then `addBytes` may add them). */
   getBytes(buf: Uint8Array, from: number, to: number): number {
     const n = to - from;

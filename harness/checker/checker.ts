@@ -186,6 +186,7 @@ export class Checker {
   finish(options: FinishOptions = {}): CheckOutcome {
     if (this.pending.length > 0 || this.decoder || this.tail.length > 0) this.end();
     if (!this.judged) {
+      this.store.seal();
       const pass = new FinalPass(this.store, this.maxExamples);
       pass.run();
       this.judged = { anomalies: renderAnomalies(pass), occurrences: pass.occurrences };

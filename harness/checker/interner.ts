@@ -1,5 +1,10 @@
 import { AsciiTable, NOT_ASCII } from './asciiTable.ts';
 
+/** Tables up to this size keep a Map in front (see `small`). */
+const SMALL_LIMIT = 256;
+/** Most strings idMany takes at once. */
+export const BATCH = 256;
+
 /**
  * Interns strings to dense integer ids (0, 1, 2, ... in first-seen order). Ids depend on
  * input order, so nothing that reaches a result may compare ids: compare `value(id)` instead.
@@ -13,6 +18,15 @@ export class Interner {
   // One-entry cache: producers and consumers repeat line after line.
   private lastValue = '';
   private lastId = -1;
+  /**
+   * While the table is small (producers, consumers, lanes), a Map in front of it: V8 caches a
+   * string's hash in the string, so looking up the same few string objects again and again
+   * costs less than hashing their text. Dropped once the table outgrows it (keys).
+   */
+  private small: Map<string, number> | null = new Map();
+  /** idMany's hashes, and a value its loads feed (so they are not optimised away). */
+  private readonly hashes = new Int32Array(BATCH);
+  private touched = 0;
 
   get size(): number {
     return this.values.length;
@@ -20,6 +34,15 @@ export class Interner {
 
   id(s: string): number {
     if (s === this.lastValue && this.lastId >= 0) return this.lastId;
+    const small = this.small;
+    if (small !== null) {
+      const hit = small.get(s);
+      if (hit !== undefined) {
+        this.lastValue = s;
+        this.lastId = hit;
+        return hit;
+      }
+    }
     let id = this.ascii.getString(s);
     if (id === -1) {
       id = this.values.length;
@@ -35,9 +58,34 @@ export class Interner {
         this.values.push(own);
       }
     }
+    if (small !== null) {
+      if (this.values.length > SMALL_LIMIT) this.small = null;
+      else small.set(this.values[id], id);
+    }
     this.lastValue = s;
     this.lastId = id;
     return id;
+  }
+
+  /**
+   * Interns strings[0 .. n) into targets[i][positions[i]]: the same ids, in the same order, as
+   * n calls of id(). For a large table, the slots of all of them are loaded first in one tight
+   * loop, so that their cache misses overlap instead of each lookup waiting on its own.
+   */
+  idMany(strings: string[], n: number, targets: Int32Array[], positions: Int32Array): void {
+    if (this.small === null) {
+      const hashes = this.hashes;
+      let u = 0;
+      let prev = this.lastValue;
+      for (let i = 0; i < n; i++) {
+        const s = strings[i];
+        if (s !== prev) hashes[u++] = this.ascii.hashString((prev = s));
+      }
+      let x = 0;
+      for (let j = 0; j < u; j++) x ^= this.ascii.slotWord(hashes[j]);
+      this.touched ^= x;
+    }
+    for (let i = 0; i < n; i++) targets[i][positions[i]] = this.id(strings[i]);
   }
 
   /** The id of the ASCII text in buf[from, to) (the caller has checked it is ASCII). */

@@ -5,11 +5,14 @@
  */
 import { Interner } from './interner.ts';
 import {
-  F_AT, F_CONSUMER, F_END, F_KEY, F_KIND, F_LANE, F_NAME, F_OFFSET, F_OK, F_OUTCOME, F_PHASE, F_PRODUCER, F_SEQ, F_START, F_TYPE,
+  SRC_STRING, F_AT, F_CONSUMER, F_END, F_KEY, F_KIND, F_LANE, F_NAME, F_OFFSET, F_OK, F_OUTCOME, F_PHASE, F_PRODUCER, F_SEQ, F_START, F_TYPE,
   K_ABSENT, K_FALSE, K_NULL, K_NUMBER, K_STRING, K_TRUE,
   type Fields,
 } from './lineParser.ts';
-import { F64List, I32List, PairIndex, StreamIndex, nextCapacity, resized } from './columns.ts';
+import { F64List, I32List, nextCapacity, resized } from './columns.ts';
+import { MessageTable, StreamTable, buildMessages } from './messageTable.ts';
+import { KeyBatch } from './keyBatch.ts';
+import { RefLog, TAG_ACK, TAG_PROCESS, TAG_SEND } from './refLog.ts';
 
 export const MAX_SEQ = 2147483647;
 
@@ -35,20 +38,34 @@ export class HistoryStore {
   readonly consumers = new Interner();
   readonly lanes = new Interner();
 
-  /** Streams: (producer id, key id) -> stream id; `streams.a` = producer, `streams.b` = key. */
-  readonly streams = new StreamIndex();
-  /** Messages: (stream id, seq) -> message id; `messages.a` = stream, `messages.b` = seq. */
-  readonly messages = new PairIndex(1 << 12);
-  // Per message, indexed by message id; grown in step with `messages`.
-  sendCount = new Int32Array(1 << 12);
-  ackCount = new Int32Array(1 << 12);
-  ackFlags = new Uint8Array(1 << 12);
-  firstSend = new Float64Array(1 << 12).fill(NaN);
-  firstAck = new Float64Array(1 << 12).fill(NaN);
+  /**
+   * Sends, acks and identified process events, in arrival order, until seal() builds the
+   * tables below from them in bulk (see refLog.ts).
+   */
+  private readonly refs = new RefLog();
+  /** Keys of `refs` given as strings, interned in batches (the log holds -1 until then). */
+  private readonly keyBatch = new KeyBatch(this.keys);
+  private sealed = false;
+  /** Streams (producer, key) -> `streams.a` = producer, `streams.b` = key. Built by seal(). */
+  streams = new StreamTable();
+  /** Messages (stream, seq) -> `messages.a` = stream, `messages.b` = seq. Built by seal(). */
+  messages = new MessageTable();
+  // Per message, indexed by message id. Built by seal().
+  sendCount: Int32Array = new Int32Array(0);
+  ackCount: Int32Array = new Int32Array(0);
+  ackFlags: Uint8Array = new Uint8Array(0);
+  firstSend: Float64Array = new Float64Array(0);
+  firstAck: Float64Array = new Float64Array(0);
+  /** Process events by message (see BuiltMessages). Built by seal(). */
+  evByMsgStart: Int32Array = new Int32Array(1);
+  evByMsg: Int32Array = new Int32Array(0);
 
   // Process events, indexed by event id.
   events = 0;
-  /** Message id, or -(phantom row + 1) when key, producer or seq could not identify one. */
+  /**
+   * Message id (set by seal()), or -(phantom row + 1) when key, producer or seq could not
+   * identify one.
+   */
   evMsg = new Int32Array(1 << 12);
   evConsumer = new Int32Array(1 << 12);
   evLane = new Int32Array(1 << 12);
@@ -95,15 +112,8 @@ export class HistoryStore {
       else if (ok === K_NULL || ok === K_ABSENT) flag = ACK_ANY_UNKNOWN;
       else if (ok !== K_FALSE) return '"ok" must be true, false or null';
     }
-    const m = this.messageId(f, seq);
-    if (isSend) {
-      this.sendCount[m]++;
-      if (!(this.firstSend[m] <= at)) this.firstSend[m] = at;
-    } else {
-      this.ackCount[m]++;
-      this.ackFlags[m] |= flag;
-      if (!(this.firstAck[m] <= at)) this.firstAck[m] = at;
-    }
+    this.assertOpen();
+    this.logRef(f, seq, at, isSend ? TAG_SEND : TAG_ACK | flag);
     this.counted++;
     return null;
   }
@@ -148,10 +158,12 @@ export class HistoryStore {
     else if (kOffset === K_STRING && /^-?\d+(\.\d+)?$/.test(str[F_OFFSET])) offset = Number(str[F_OFFSET]);
     else if (kOffset !== K_NULL && kOffset !== K_ABSENT) return '"offset" must be a number';
 
-    let msg: number;
+    this.assertOpen();
+    const ev = this.events;
+    let msg = 0; // set by seal()
     const seq = kSeq === K_NUMBER ? num[F_SEQ] : NaN;
     if (kKey === K_STRING && kProducer === K_STRING && Number.isInteger(seq) && seq >= 1 && seq <= MAX_SEQ) {
-      msg = this.messageId(f, seq);
+      this.logRef(f, seq, ev, TAG_PROCESS);
     } else {
       // No send can have this identity: a phantom whatever else the history holds.
       const row = this.phKey.length;
@@ -161,7 +173,6 @@ export class HistoryStore {
       msg = -(row + 1);
     }
 
-    const ev = this.events;
     if (ev === this.evMsg.length) this.growEvents();
     this.evMsg[ev] = msg;
     this.evConsumer[ev] = consumerId;
@@ -193,20 +204,33 @@ export class HistoryStore {
     return null;
   }
 
-  private messageId(f: Fields, seq: number): number {
-    const stream = this.streams.intern(f.intern(F_PRODUCER, this.producers), f.intern(F_KEY, this.keys));
-    const before = this.messages.capacity;
-    const m = this.messages.intern(stream, seq);
-    if (this.messages.capacity !== before) this.growMessages(this.messages.capacity);
-    return m;
+  private logRef(f: Fields, seq: number, at: number, tag: number): void {
+    const producer = f.intern(F_PRODUCER, this.producers);
+    if (f.src[F_KEY] === SRC_STRING) {
+      this.refs.push(producer, -1, seq, at, tag);
+      this.keyBatch.add(f.str[F_KEY], this.refs.keyChunk, this.refs.lastPosition);
+    } else this.refs.push(producer, f.intern(F_KEY, this.keys), seq, at, tag);
   }
 
-  private growMessages(cap: number): void {
-    this.sendCount = resized(this.sendCount, cap);
-    this.ackCount = resized(this.ackCount, cap);
-    this.ackFlags = resized(this.ackFlags, cap);
-    this.firstSend = resized(this.firstSend, cap, NaN);
-    this.firstAck = resized(this.firstAck, cap, NaN);
+  /** Builds the stream and message tables; no events may be stored afterwards. */
+  seal(): void {
+    if (this.sealed) return;
+    this.sealed = true;
+    this.keyBatch.flush();
+    const t = buildMessages(this.refs, this.keys.size, this.evMsg);
+    this.streams = t.streams;
+    this.messages = t.messages;
+    this.sendCount = t.sendCount;
+    this.ackCount = t.ackCount;
+    this.ackFlags = t.ackFlags;
+    this.firstSend = t.firstSend;
+    this.firstAck = t.firstAck;
+    this.evByMsgStart = t.evByMsgStart;
+    this.evByMsg = t.evByMsg;
+  }
+
+  private assertOpen(): void {
+    if (this.sealed) throw new Error('checker: events stored after the message table was built');
   }
 
   private growEvents(): void {
