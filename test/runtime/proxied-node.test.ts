@@ -39,9 +39,8 @@ function httpNode(dir: string, port: number): NodeProcess {
   };
 }
 
-const get = async (port: number) => (await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2_000) })).text();
-
-it('records a persistent node, finds it with the proxy reset, follows a restart, and stops it', { timeout: 60_000 }, async () => {
+/** A persistent node behind its proxy, recorded under KEY (kept in `started` for clean-up). */
+async function startRecorded() {
   const dir = mkdtempSync(join(tmpdir(), 'convoy-proxied-'));
   const [port, proxyPort] = [await freePort(), await freePort()];
   const node = new ProcessNode(httpNode(dir, port), true, quiet);
@@ -51,13 +50,20 @@ it('records a persistent node, finds it with the proxy reset, follows a restart,
     proxy: { name: 'http', port: proxyPort, upstream: port },
     ready: async () => ({ port, dir }),
   });
+  return { dir, port, proxyPort, node, started: started! };
+}
+
+const get = async (port: number) => (await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2_000) })).text();
+
+it('records a persistent node, finds it with the proxy reset, follows a restart, and stops it', { timeout: 60_000 }, async () => {
+  const { dir, port, proxyPort, node, started: up } = await startRecorded();
   assert.equal(await get(proxyPort), 'ok', 'clients reach the node through the proxy');
   const rec = loadInstance(KEY);
   assert.deepEqual(rec?.pids[0], node.pid());
   assert.equal(rec?.data.proxyPort, proxyPort);
 
   // An interrupted run left the link cut with a toxic on it: finding the node undoes both.
-  const api = new ToxiproxyApi(started.toxiproxyUrl);
+  const api = new ToxiproxyApi(up.toxiproxyUrl);
   await api.addToxic('http', { name: 'slow', type: 'latency', stream: 'downstream', attributes: { latency: 5000 } });
   await api.setEnabled('http', false);
   const found = await findProxied<{ port: number; dir: string }>({
@@ -79,21 +85,13 @@ it('records a persistent node, finds it with the proxy reset, follows a restart,
   assert.equal(await get(proxyPort), 'ok');
   await adopted.stop('SIGTERM');
 
-  await started.stop();
+  await up.stop();
   started = undefined;
   assert.equal(loadInstance(KEY), undefined, 'the record is dropped');
 });
 
 it('an unhealthy record is not reused', { timeout: 30_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'convoy-proxied-'));
-  const [port, proxyPort] = [await freePort(), await freePort()];
-  const node = new ProcessNode(httpNode(dir, port), true, quiet);
-  started = await startProxied({
-    broker: 'test', key: KEY, name: 'http node', node, nodePid: () => node.pid(), nodePidFile: join(dir, 'node.pid'), dir,
-    ctx: { persistent: true, log: quiet },
-    proxy: { name: 'http', port: proxyPort, upstream: port },
-    ready: async () => ({ port, dir }),
-  });
+  await startRecorded();
   const lines: string[] = [];
   const found = await findProxied({ key: KEY, proxyName: 'http', log: (l) => lines.push(l), what: 'test', healthy: async () => false });
   assert.equal(found, undefined);
