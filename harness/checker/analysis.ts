@@ -25,6 +25,7 @@
  */
 import { compareIds } from './interner.ts';
 import { Occurrences } from './occurrences.ts';
+import { Scratch } from './scratch.ts';
 import { ACK_ANY_TRUE, ACK_ANY_UNKNOWN, OUT_ERROR, OUT_OK, type HistoryStore } from './store.ts';
 import { TopK } from './topk.ts';
 import { ANOMALY_TYPES, type AnomalyType } from './types.ts';
@@ -53,9 +54,8 @@ export class FinalPass {
   /** Events of each message: evByMsg[evByMsgStart[m] .. evByMsgStart[m + 1]). */
   evByMsgStart!: Int32Array;
   evByMsg!: Int32Array;
-  /** Messages of each stream, in seq order. */
+  /** Messages of each stream, in seq order: ids msgByStreamStart[st] .. msgByStreamStart[st + 1]. */
   msgByStreamStart!: Int32Array;
-  msgByStream!: Int32Array;
   /** Events of sent messages per key, in start order. */
   evByKeyStart!: Int32Array;
   evByKey!: Int32Array;
@@ -65,6 +65,7 @@ export class FinalPass {
   private readonly keyMarks: (Uint8Array | null)[] = ANOMALY_TYPES.map(() => null);
   readonly top: TopK[];
   readonly occurrences: Occurrences;
+  private readonly scratch: Scratch;
 
   constructor(
     readonly store: HistoryStore,
@@ -76,6 +77,7 @@ export class FinalPass {
     this.firstApply = new Int32Array(this.messageCount).fill(-1);
     this.msgFlags = new Uint8Array(this.messageCount);
     this.occurrences = new Occurrences(store.keys);
+    this.scratch = new Scratch(Math.max(this.eventCount, this.messageCount));
     const byEvent = (a: number, b: number) => this.cmpEvent(a, b);
     const byMessage = (a: number, b: number) => this.cmpMessage(a, b);
     const byKey = (a: number, b: number) => compareIds(this.store.keys, a, b);
@@ -193,9 +195,9 @@ export class FinalPass {
     // Gathered in message order first (see judgeStreams): each event's time, outcome, and
     // end if it is an apply (NaN if not), so the walk below reads memory in order.
     const n = order.length;
-    const gTime = new Float64Array(n);
-    const gApplyEnd = new Float64Array(n);
-    const gOutcome = new Uint8Array(n);
+    const gTime = this.scratch.f64(0, n);
+    const gApplyEnd = this.scratch.f64(1, n);
+    const gOutcome = this.scratch.u8(0, n);
     for (let i = 0; i < n; i++) {
       const ev = order[i];
       const end = s.evEnd[ev];
@@ -261,31 +263,22 @@ export class FinalPass {
 
   private groupMessagesByStream(): void {
     // The store numbers messages by stream, then seq (messageTable.ts): the order is the ids.
-    const s = this.store;
-    const order = new Int32Array(this.messageCount);
-    for (let m = 0; m < this.messageCount; m++) order[m] = m;
-    this.msgByStreamStart = s.messages.streamStart;
-    this.msgByStream = order;
+    this.msgByStreamStart = this.store.messages.streamStart;
   }
 
   private judgeStreams(): void {
     const s = this.store;
-    const { msgByStreamStart: starts, msgByStream: order, firstApply } = this;
+    const { msgByStreamStart: starts } = this;
     const seqs = s.messages.b;
     const ends = s.evEnd;
     const M = this.messageCount;
-    // Gather what the walk needs into stream order first: these loops have independent
-    // loads the CPU overlaps, where the walk below would wait on one cache miss at a time.
-    const oSeq = new Int32Array(M);
-    const oFirst = new Int32Array(M);
-    const oFlags = new Uint8Array(M);
-    const oEnd = new Float64Array(M);
-    for (let i = 0; i < M; i++) {
-      const m = order[i];
-      oSeq[i] = seqs[m];
-      oFirst[i] = firstApply[m];
-      oFlags[i] = this.msgFlags[m];
-    }
+    // Message ids are in stream order, so message i is the i-th of the walk (o* below are the
+    // per-message columns under the walk's names). The ends of first applies are gathered
+    // first: that loop's loads are independent and the CPU overlaps their cache misses.
+    const oSeq = seqs;
+    const oFirst = this.firstApply;
+    const oFlags = this.msgFlags;
+    const oEnd = this.scratch.f64(0, M);
     for (let i = 0; i < M; i++) oEnd[i] = oFirst[i] >= 0 ? ends[oFirst[i]] : NaN;
 
     let maxLen = 0;
@@ -306,7 +299,7 @@ export class FinalPass {
       for (let i = lo; i < hi; i++) {
         if (!(oFlags[i] & MF_APPLIED) || oSeq[i] === 1) continue;
         const covered = i > lo && oSeq[i - 1] === oSeq[i] - 1 && (oFlags[i - 1] & MF_COVERS) !== 0;
-        if (!covered) this.record(T.gap, oEnd[i], key, oFirst[i], i > lo && oSeq[i - 1] === oSeq[i] - 1 ? order[i - 1] : -1);
+        if (!covered) this.record(T.gap, oEnd[i], key, oFirst[i], i > lo && oSeq[i - 1] === oSeq[i] - 1 ? i - 1 : -1);
       }
 
       // reorder and regression: walk seqs downwards keeping the earliest-landing first apply
@@ -320,7 +313,7 @@ export class FinalPass {
         if (later >= 0) {
           if (end > laterEnd) this.record(T.reorder, end, key, oFirst[i], later);
           if (flags & MF_REPEATED) {
-            const m = order[i];
+            const m = i;
             const fa = oFirst[i];
             for (let j = this.evByMsgStart[m]; j < this.evByMsgStart[m + 1]; j++) {
               const ev = this.evByMsg[j];
@@ -330,7 +323,7 @@ export class FinalPass {
         }
         if (end <= laterEnd) {
           laterEnd = end;
-          later = order[i];
+          later = i;
         }
       }
 
@@ -425,7 +418,7 @@ export class FinalPass {
     const n = order.length;
     // Gathered in key order (see judgeStreams): start, end, and the lane of applies
     // (-1: an apply without lane, -2: not an apply).
-    const kStart = new Float64Array(n);
+    const kStart = this.scratch.f64(0, n);
     for (let i = 0; i < n; i++) kStart[i] = s.evStart[order[i]];
     const byStart = (a: number, b: number) => s.evStart[a] - s.evStart[b];
     for (let k = 0; k < s.keys.size; k++) {
@@ -437,8 +430,8 @@ export class FinalPass {
       sortRange(order, lo, hi, byStart);
       for (let i = lo; i < hi; i++) kStart[i] = s.evStart[order[i]];
     }
-    const kEnd = new Float64Array(n);
-    const kLane = new Int32Array(n);
+    const kEnd = this.scratch.f64(1, n);
+    const kLane = this.scratch.i32(0, n);
     for (let i = 0; i < n; i++) {
       const ev = order[i];
       kEnd[i] = s.evEnd[ev];

@@ -1,9 +1,10 @@
 /**
  * Builds the stream and message tables in bulk from the reference log (refLog.ts), once all
- * events are in: a counting sort of the references by key (sequential reads, independent
- * scattered writes the CPU overlaps), a sort of each key's references by (producer, seq)
- * (usually a check that they already are), then one sequential walk that assigns stream and
- * message ids and fills the per-message columns.
+ * events are in: bucket by bucket (2^BUCKET_SHIFT keys each), a counting sort of the
+ * references by key in a small buffer (sequential reads, scattered writes that stay in cache),
+ * a sort of each key's references by (producer, seq) (usually a check that they already are),
+ * then one sequential walk that assigns stream and message ids and fills the per-message
+ * columns. No copy of the whole log is made: each sorted bucket goes back where it came from.
  *
  * Ids come out in (key id, producer id, seq) order, so each stream's messages are contiguous
  * and in seq order (`MessageTable.streamStart`), and so are each key's streams and messages.
@@ -11,8 +12,7 @@
  * do), which nothing in a result may depend on. References of one message keep their arrival
  * order, so "first" folds (firstSend, firstAck) see them as the incremental table did.
  */
-import type { RefLog } from './refLog.ts';
-import { TAG_ACK, TAG_PROCESS, TAG_SEND } from './refLog.ts';
+import { BUCKET_SHIFT, type Bucket, TAG_ACK, TAG_PROCESS, TAG_SEND, type RefLog } from './refLog.ts';
 
 /** Streams (producer, key): `a` = producer id, `b` = key id, by stream id. */
 export class StreamTable {
@@ -64,31 +64,63 @@ export interface BuiltMessages {
 /**
  * Builds the tables from `log` (keys ids below `keyCount`) and sets evMsg[ev] for each
  * process event in the log. The log is cleared.
+ *
+ * One bucket of keys at a time (refLog.ts): its references are grouped by key into a buffer
+ * (a stable counting sort), each key's range sorted by (producer, seq), counted, and written
+ * back into the bucket; once the tables are sized, each bucket is walked where it lies.
  */
 export function buildMessages(log: RefLog, keyCount: number, evMsg: Int32Array): BuiltMessages {
-  const { keyStart, prod, seq, at, tag } = groupByKey(log, keyCount);
+  log.drain();
+  const buckets = log.buckets;
+  const bucketKeys = 1 << BUCKET_SHIFT;
+  let longest = 0;
+  for (const b of buckets) if (b.length > longest) longest = b.length;
+  const prod = new Int32Array(longest);
+  const seq = new Int32Array(longest);
+  const at = new Float64Array(longest);
+  const tag = new Uint8Array(longest);
+  const local = new Int32Array(bucketKeys + 1);
+  const fill = new Int32Array(bucketKeys);
+  /** keyStart[k]: where key k's references start, counting over all buckets. */
+  const keyStart = new Int32Array(keyCount + 1);
 
-  // Sort each key's references by (producer, seq), stably; count streams and messages.
+  // Group, sort and count.
   const sorter = new RangeSorter(prod, seq, at, tag);
   let streamCount = 0;
   let messageCount = 0;
   let processCount = 0;
-  for (let k = 0; k < keyCount; k++) {
-    const lo = keyStart[k];
-    const hi = keyStart[k + 1];
-    if (lo === hi) continue;
-    if (!isSorted(prod, seq, lo, hi)) sorter.sort(lo, hi);
-    streamCount++;
-    messageCount++;
-    if (tag[lo] === TAG_PROCESS) processCount++;
-    for (let i = lo + 1; i < hi; i++) {
-      if (tag[i] === TAG_PROCESS) processCount++;
-      if (prod[i] !== prod[i - 1]) {
-        streamCount++;
-        messageCount++;
-      } else if (seq[i] !== seq[i - 1]) messageCount++;
+  let base = 0;
+  for (let b = 0; b << BUCKET_SHIFT < keyCount; b++) {
+    const k0 = b << BUCKET_SHIFT;
+    const nk = Math.min(keyCount - k0, bucketKeys);
+    const bucket = b < buckets.length ? buckets[b] : null;
+    if (bucket === null || bucket.length === 0) {
+      for (let k = 0; k < nk; k++) keyStart[k0 + k] = base;
+      continue;
     }
+    groupBucket(log, bucket, k0, nk, local, fill, prod, seq, at, tag);
+    for (let k = 0; k < nk; k++) {
+      keyStart[k0 + k] = base + local[k];
+      const lo = local[k];
+      const hi = local[k + 1];
+      if (lo === hi) continue;
+      if (!isSorted(prod, seq, lo, hi)) sorter.sort(lo, hi);
+      streamCount++;
+      messageCount++;
+      if (tag[lo] === TAG_PROCESS) processCount++;
+      for (let i = lo + 1; i < hi; i++) {
+        if (tag[i] === TAG_PROCESS) processCount++;
+        if (prod[i] !== prod[i - 1]) {
+          streamCount++;
+          messageCount++;
+        } else if (seq[i] !== seq[i - 1]) messageCount++;
+      }
+    }
+    log.storeBucket(bucket, prod, seq, at, tag);
+    base += bucket.length;
   }
+  keyStart[keyCount] = base;
+  log.dropKeys(); // grouped: a GC the tables below bring on may free them
 
   const sA = new Int32Array(streamCount);
   const sB = new Int32Array(streamCount);
@@ -102,47 +134,9 @@ export function buildMessages(log: RefLog, keyCount: number, evMsg: Int32Array):
   const firstAck = new Float64Array(messageCount).fill(NaN);
   const evByMsgStart = new Int32Array(messageCount + 1);
   const evByMsg = new Int32Array(processCount);
-  let e = 0;
-  let st = -1;
-  let m = -1;
-  for (let k = 0; k < keyCount; k++) {
-    const lo = keyStart[k];
-    const hi = keyStart[k + 1];
-    for (let i = lo; i < hi; i++) {
-      const p = prod[i];
-      const q = seq[i];
-      if (i === lo || p !== prod[i - 1]) {
-        st++;
-        sA[st] = p;
-        sB[st] = k;
-        streamStart[st] = m + 1;
-        m++;
-        mA[m] = st;
-        mB[m] = q;
-        evByMsgStart[m] = e;
-      } else if (q !== seq[i - 1]) {
-        m++;
-        mA[m] = st;
-        mB[m] = q;
-        evByMsgStart[m] = e;
-      }
-      const t = tag[i];
-      const x = at[i];
-      if (t === TAG_PROCESS) {
-        evMsg[x] = m;
-        evByMsg[e++] = x;
-      } else if (t === TAG_SEND) {
-        sendCount[m]++;
-        if (!(firstSend[m] <= x)) firstSend[m] = x;
-      } else {
-        ackCount[m]++;
-        ackFlags[m] |= t & ~TAG_ACK;
-        if (!(firstAck[m] <= x)) firstAck[m] = x;
-      }
-    }
-  }
+  fillTables(log, keyStart, { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, firstSend, firstAck, evByMsgStart, evByMsg }, evMsg);
+  log.clear();
   streamStart[streamCount] = messageCount;
-  evByMsgStart[messageCount] = e;
   return {
     streams: new StreamTable(sA, sB, streamCount),
     messages: new MessageTable(mA, mB, messageCount, streamStart),
@@ -156,84 +150,138 @@ export function buildMessages(log: RefLog, keyCount: number, evMsg: Int32Array):
   };
 }
 
-/** At most 2^this buckets in the first pass of groupByKey. */
-const BUCKETS_LOG2 = 8;
+interface Tables {
+  sA: Int32Array;
+  sB: Int32Array;
+  streamStart: Int32Array;
+  mA: Int32Array;
+  mB: Int32Array;
+  sendCount: Int32Array;
+  ackCount: Int32Array;
+  ackFlags: Uint8Array;
+  firstSend: Float64Array;
+  firstAck: Float64Array;
+  evByMsgStart: Int32Array;
+  evByMsg: Int32Array;
+}
 
 /**
- * A stable counting sort of the log's references by key: keyStart[k] .. keyStart[k + 1] are
- * key k's, in arrival order. With many keys, in two passes so that the scattered writes stay
- * in cache: first into buckets of 2^shift keys (a few hundred buckets, so few write
- * positions per column), then each bucket by key through a small buffer.
- * The log is cleared.
+ * Assigns stream and message ids in one walk over the sorted buckets and fills the tables
+ * (sized by the counting pass).
  */
-function groupByKey(log: RefLog, keyCount: number) {
-  const n = log.length;
-  const keyStart = new Int32Array(keyCount + 1);
-  for (let c = 0; c < log.keys.length; c++) {
-    const keys = log.keys[c];
-    const len = log.chunkLength(c);
-    for (let i = 0; i < len; i++) keyStart[keys[i] + 1]++;
-  }
-  for (let k = 0; k < keyCount; k++) keyStart[k + 1] += keyStart[k];
-  let shift = 0;
-  while (keyCount >>> shift > 1 << BUCKETS_LOG2) shift++;
-  const buckets = (keyCount + (1 << shift) - 1) >>> shift;
-  const bucketFill = new Int32Array(buckets);
-  for (let b = 0; b < buckets; b++) bucketFill[b] = keyStart[b << shift];
+function fillTables(log: RefLog, keyStart: Int32Array, tables: Tables, evMsg: Int32Array): void {
+  const { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, firstSend, firstAck, evByMsgStart, evByMsg } = tables;
+  const buckets = log.buckets;
+  let e = 0;
+  let st = -1;
+  let m = -1;
+  // The sorted buckets, read where they were written back: entry i of a bucket is the i-th
+  // of its segments, and key k's entries are keyStart[k] .. keyStart[k + 1] (minus the
+  // bucket's first).
+  for (let b = 0; b < buckets.length; b++) {
+    const bucket = buckets[b];
+    if (bucket.length === 0) continue;
+    const k0 = b << BUCKET_SHIFT;
+    const off = keyStart[k0];
+    let k = k0 - 1;
+    let keyEnd = 0; // where key k's entries end, in the bucket
+    let i = 0;
+    let prevP = 0;
+    let prevQ = 0;
+    const segs = bucket.segs;
+    for (let g = 0; g < bucket.segCount * 3; g += 3) {
+      const d = segs[g];
+      const ps = log.producers[d];
+      const ss = log.seqs[d];
+      const as = log.ats[d];
+      const ts = log.tags[d];
+      for (let j = segs[g + 1], hi = segs[g + 2]; j < hi; j++, i++) {
+        const p = ps[j];
+        const q = ss[j];
+        let newStream = p !== prevP;
+        if (i === keyEnd) {
+          do keyEnd = keyStart[++k + 1] - off;
+          while (keyEnd === i);
+          newStream = true;
+        }
+        if (newStream) {
+          st++;
+          sA[st] = p;
+          sB[st] = k;
+          streamStart[st] = m + 1;
+          m++;
+          mA[m] = st;
+          mB[m] = q;
+          evByMsgStart[m] = e;
+        } else if (q !== prevQ) {
+          m++;
+          mA[m] = st;
+          mB[m] = q;
+          evByMsgStart[m] = e;
+        }
+        prevP = p;
+        prevQ = q;
+        const t = ts[j];
+        const x = as[j];
+        if (t === TAG_PROCESS) {
+          evMsg[x] = m;
+          evByMsg[e++] = x;
+        } else if (t === TAG_SEND) {
+          sendCount[m]++;
+          if (!(firstSend[m] <= x)) firstSend[m] = x;
+        } else {
+          ackCount[m]++;
+          ackFlags[m] |= t & ~TAG_ACK;
+          if (!(firstAck[m] <= x)) firstAck[m] = x;
+        }
+      }
+    }
+  evByMsgStart[evByMsgStart.length - 1] = e;
+}
+}
 
-  const prod = new Int32Array(n);
-  const seq = new Int32Array(n);
-  const at = new Float64Array(n);
-  const tag = new Uint8Array(n);
-  const key = shift > 0 ? new Int32Array(n) : null; // only needed by the second pass
-  for (let c = 0; c < log.keys.length; c++) {
-    const ks = log.keys[c];
-    const ps = log.producers[c];
-    const ss = log.seqs[c];
-    const as = log.ats[c];
-    const ts = log.tags[c];
-    const len = log.chunkLength(c);
-    for (let i = 0; i < len; i++) {
-      const k = ks[i];
-      const j = bucketFill[k >>> shift]++;
+/**
+ * A stable counting sort of a bucket's references (keys k0 .. k0 + nk) by key into prod, seq,
+ * at, tag: key k0 + k's are local[k] .. local[k + 1], in arrival order.
+ */
+function groupBucket(
+  log: RefLog,
+  bucket: Bucket,
+  k0: number,
+  nk: number,
+  local: Int32Array,
+  fill: Int32Array,
+  prod: Int32Array,
+  seq: Int32Array,
+  at: Float64Array,
+  tag: Uint8Array,
+): void {
+  const segs = bucket.segs;
+  const end = bucket.segCount * 3;
+  local.fill(0, 0, nk + 1);
+  for (let g = 0; g < end; g += 3) {
+    const keys = log.keys[segs[g]];
+    for (let i = segs[g + 1], hi = segs[g + 2]; i < hi; i++) local[keys[i] - k0 + 1]++;
+  }
+  for (let k = 0; k < nk; k++) {
+    local[k + 1] += local[k];
+    fill[k] = local[k];
+  }
+  for (let g = 0; g < end; g += 3) {
+    const d = segs[g];
+    const ks = log.keys[d];
+    const ps = log.producers[d];
+    const ss = log.seqs[d];
+    const as = log.ats[d];
+    const ts = log.tags[d];
+    for (let i = segs[g + 1], hi = segs[g + 2]; i < hi; i++) {
+      const j = fill[ks[i] - k0]++;
       prod[j] = ps[i];
       seq[j] = ss[i];
       at[j] = as[i];
       tag[j] = ts[i];
-      if (key !== null) key[j] = k;
     }
   }
-  log.clear();
-  if (key === null) return { keyStart, prod, seq, at, tag };
-
-  let longest = 0;
-  for (let b = 0; b < buckets; b++) {
-    const len = keyStart[Math.min(keyCount, (b + 1) << shift)] - keyStart[b << shift];
-    if (len > longest) longest = len;
-  }
-  const bProd = new Int32Array(longest);
-  const bSeq = new Int32Array(longest);
-  const bAt = new Float64Array(longest);
-  const bTag = new Uint8Array(longest);
-  const bKey = new Int32Array(longest);
-  const fill = keyStart.slice(0, keyCount);
-  for (let b = 0; b < buckets; b++) {
-    const lo = keyStart[b << shift];
-    const len = keyStart[Math.min(keyCount, (b + 1) << shift)] - lo;
-    bProd.set(prod.subarray(lo, lo + len));
-    bSeq.set(seq.subarray(lo, lo + len));
-    bAt.set(at.subarray(lo, lo + len));
-    bTag.set(tag.subarray(lo, lo + len));
-    bKey.set(key.subarray(lo, lo + len));
-    for (let i = 0; i < len; i++) {
-      const j = fill[bKey[i]]++;
-      prod[j] = bProd[i];
-      seq[j] = bSeq[i];
-      at[j] = bAt[i];
-      tag[j] = bTag[i];
-    }
-  }
-  return { keyStart, prod, seq, at, tag };
 }
 
 function isSorted(prod: Int32Array, seq: Int32Array, lo: number, hi: number): boolean {

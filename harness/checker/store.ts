@@ -42,7 +42,7 @@ export class HistoryStore {
    * Sends, acks and identified process events, in arrival order, until seal() builds the
    * tables below from them in bulk (see refLog.ts).
    */
-  private readonly refs = new RefLog();
+  private readonly refs = new RefLog(() => this.keyBatch.flush());
   /** Keys of `refs` given as strings, interned in batches (the log holds -1 until then). */
   private readonly keyBatch = new KeyBatch(this.keys);
   private sealed = false;

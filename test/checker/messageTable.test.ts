@@ -172,3 +172,25 @@ test('bulk message table: thousands of keys (grouped by key in two passes)', () 
   }
   checkStore(events);
 });
+
+test('bulk message table: full staging buffers, keys first seen late, buckets of keys', () => {
+  // More references than the staging buffer holds several times over; new keys keep
+  // appearing, so buckets are added as the log fills; a key's references span many drains.
+  let state = 777;
+  const rand = (n: number) => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % n;
+  };
+  const events: Ev[] = [];
+  for (let i = 0; i < 120000; i++) {
+    const keys = 10 + Math.floor(i / 25); // up to ~4800 keys, several buckets
+    const ident = { producer: `p${rand(2)}`, key: `key-${rand(keys)}`, seq: rand(6) + 1 };
+    const r = rand(10);
+    if (r < 3) events.push({ type: 'send', ...ident, at: rand(1000) });
+    else if (r < 6) events.push({ type: 'ack', ...ident, at: rand(1000), ok: [true, false, null][rand(3)] });
+    else events.push({ type: 'process', ...ident, start: rand(1000) });
+  }
+  checkStore(events);
+});
