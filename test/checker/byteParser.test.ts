@@ -10,24 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { parseBytes } from '../../harness/checker/byteParser.ts';
-import { Fields, K_ABSENT, K_FALSE, K_NULL, K_NUMBER, K_OTHER, K_STRING, K_TRUE, SRC_BYTES } from '../../harness/checker/lineParser.ts';
+import { Fields, K_NUMBER, K_STRING, SRC_BYTES } from '../../harness/checker/lineParser.ts';
+import { PARSER_FIELDS, forEachExpectedField, parseJson } from './helpers.ts';
 import { Checker, checkText, type CheckOutcome } from '../../harness/checker/checker.ts';
 import { checkFile } from '../../harness/checker/readFile.ts';
 import { Interner } from '../../harness/checker/interner.ts';
 
-const FIELDS = ['type', 'key', 'producer', 'seq', 'at', 'ok', 'consumer', 'lane', 'offset', 'start', 'end', 'outcome', 'name', 'kind', 'phase'] as const;
-const ID = (i: number) => i + 1;
-
 /** Parses `bytes` placed inside a larger buffer (so that bounds matter) and compares with JSON.parse. */
 function assertBytesSameAsJson(bytes: Buffer): void {
   const line = bytes.toString('utf8');
-  let parsed: unknown;
-  let threw = false;
-  try {
-    parsed = JSON.parse(line);
-  } catch {
-    threw = true;
-  }
+  const { parsed, threw } = parseJson(line);
   const buf = Buffer.concat([Buffer.from('{"x":"'), bytes, Buffer.from('"}\n')]);
   const from = 6;
   const to = from + bytes.length;
@@ -40,13 +32,7 @@ function assertBytesSameAsJson(bytes: Buffer): void {
   }
   if (!fast) return; // the fallback handles it
   assert.ok(parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed), `byte path accepted a non-object: ${show}`);
-  const obj = parsed as Record<string, unknown>;
-  FIELDS.forEach((name, i) => {
-    const f = ID(i);
-    const v = Object.prototype.hasOwnProperty.call(obj, name) ? obj[name] : undefined;
-    const kind =
-      v === undefined ? K_ABSENT : v === null ? K_NULL : v === true ? K_TRUE : v === false ? K_FALSE
-        : typeof v === 'number' ? K_NUMBER : typeof v === 'string' ? K_STRING : K_OTHER;
+  forEachExpectedField(parsed as Record<string, unknown>, (f, name, kind, v) => {
     assert.equal(fields.kind[f], kind, `${name}: kind in ${show}`);
     if (kind === K_NUMBER) assert.ok(Object.is(fields.num[f], v), `${name}: bytes ${fields.num[f]} vs JSON ${String(v)} in ${show}`);
     if (kind === K_STRING) {
@@ -123,7 +109,7 @@ test('byte path: invalid UTF-8 inside and outside strings', () => {
 });
 
 test('byte path: random JSON objects with the checker\'s field names', () => {
-  const name = fc.oneof(fc.constantFrom(...FIELDS), fc.string({ maxLength: 6 }));
+  const name = fc.oneof(fc.constantFrom(...PARSER_FIELDS), fc.string({ maxLength: 6 }));
   const value = fc.oneof(
     fc.jsonValue({ maxDepth: 2 }),
     fc.integer(),

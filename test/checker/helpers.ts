@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { CheckOutcome } from '../../harness/checker/checker.ts';
+import { K_ABSENT, K_FALSE, K_NULL, K_NUMBER, K_OTHER, K_STRING, K_TRUE } from '../../harness/checker/lineParser.ts';
 import type { Example } from '../../harness/checker/types.ts';
 import { TYPES, exampleOrder, oracle, tally, type Identity, type OracleType } from './oracle.ts';
 
@@ -100,4 +101,30 @@ export function historyArb(opts: { maxEvents?: number } = {}): fc.Arbitrary<Ev[]
 /** JSONL text of events. */
 export function toJsonl(events: Ev[]): string {
   return events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+}
+
+/** The fields the line parsers read, in their field-id order (id = index + 1). */
+export const PARSER_FIELDS = ['type', 'key', 'producer', 'seq', 'at', 'ok', 'consumer', 'lane', 'offset', 'start', 'end', 'outcome', 'name', 'kind', 'phase'] as const;
+
+/** JSON.parse of a line, or threw: true. */
+export function parseJson(line: string): { parsed?: unknown; threw: boolean } {
+  try {
+    return { parsed: JSON.parse(line), threw: false };
+  } catch {
+    return { threw: true };
+  }
+}
+
+/**
+ * For every field a line parser reads: its id, name, the kind JSON.parse says it has, and the
+ * value (what a parser's Fields must hold for the same line).
+ */
+export function forEachExpectedField(obj: Record<string, unknown>, fn: (f: number, name: string, kind: number, v: unknown) => void): void {
+  PARSER_FIELDS.forEach((name, i) => {
+    const v = Object.prototype.hasOwnProperty.call(obj, name) ? obj[name] : undefined;
+    const kind =
+      v === undefined ? K_ABSENT : v === null ? K_NULL : v === true ? K_TRUE : v === false ? K_FALSE
+        : typeof v === 'number' ? K_NUMBER : typeof v === 'string' ? K_STRING : K_OTHER;
+    fn(i + 1, name, kind, v);
+  });
 }

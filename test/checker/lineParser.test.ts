@@ -2,22 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Fields, K_ABSENT, K_FALSE, K_NULL, K_NUMBER, K_OTHER, K_STRING, K_TRUE, parseFast } from '../../harness/checker/lineParser.ts';
+import { Fields, K_NUMBER, K_STRING, parseFast } from '../../harness/checker/lineParser.ts';
+import { PARSER_FIELDS, forEachExpectedField, parseJson } from './helpers.ts';
 import { Checker, HistoryLineError } from '../../harness/checker/checker.ts';
-
-const FIELDS = ['type', 'key', 'producer', 'seq', 'at', 'ok', 'consumer', 'lane', 'offset', 'start', 'end', 'outcome', 'name', 'kind', 'phase'] as const;
-/** Field ids in the parser, in FIELDS order. */
-const ID = (i: number) => i + 1;
 
 function assertSameAsJson(line: string): void {
   const fields = new Fields();
-  let parsed: unknown;
-  let threw = false;
-  try {
-    parsed = JSON.parse(line);
-  } catch {
-    threw = true;
-  }
+  const { parsed, threw } = parseJson(line);
   const fast = parseFast(line, 0, line.length, fields);
   if (threw) {
     assert.equal(fast, false, `fast path accepted invalid JSON: ${line}`);
@@ -26,13 +17,7 @@ function assertSameAsJson(line: string): void {
   if (!fast) return; // the fallback handles it
   assert.ok(parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed), `fast path accepted a non-object: ${line}`);
   // Every field, whatever the type (the fast path reads all of them).
-  const obj = parsed as Record<string, unknown>;
-  FIELDS.forEach((name, i) => {
-    const f = ID(i);
-    const v = Object.prototype.hasOwnProperty.call(obj, name) ? obj[name] : undefined;
-    const kind =
-      v === undefined ? K_ABSENT : v === null ? K_NULL : v === true ? K_TRUE : v === false ? K_FALSE
-        : typeof v === 'number' ? K_NUMBER : typeof v === 'string' ? K_STRING : K_OTHER;
+  forEachExpectedField(parsed as Record<string, unknown>, (f, name, kind, v) => {
     assert.equal(fields.kind[f], kind, `${name}: kind in ${line}`);
     if (kind === K_NUMBER) assert.ok(Object.is(fields.num[f], v), `${name}: fast ${fields.num[f]} vs JSON ${String(v)} in ${line}`);
     if (kind === K_STRING) assert.equal(fields.str[f], v, `${name} in ${line}`);
@@ -70,7 +55,7 @@ test('fast path: hand-picked lines', () => {
 });
 
 test('fast path: random JSON objects with the checker\'s field names', () => {
-  const name = fc.oneof(fc.constantFrom(...FIELDS), fc.string({ maxLength: 6 }));
+  const name = fc.oneof(fc.constantFrom(...PARSER_FIELDS), fc.string({ maxLength: 6 }));
   const value = fc.oneof(
     fc.jsonValue({ maxDepth: 2 }),
     fc.integer(),
