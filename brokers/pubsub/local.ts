@@ -13,13 +13,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import type { DeployContext } from '../../harness/broker/contract.ts';
 import { InfraError } from '../../harness/errors.ts';
 import { cacheDir } from '../../harness/runtime/cache.ts';
 import { freePort, isListening } from '../../harness/runtime/ports.ts';
 import { tailFile } from '../../harness/runtime/process.ts';
 import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
-import { findProxied, startProxied } from '../../harness/runtime/proxied-node.ts';
+import { findProxied, proxiedDeployment, startProxied, type NodeDeployment } from '../../harness/runtime/proxied-node.ts';
 import { requireCommand, run } from '../../harness/runtime/tools.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { clientVersion, type PubsubEndpoint } from './connection.ts';
@@ -123,13 +123,7 @@ function pstestProcess(layout: NodeLayout): NodeProcess {
   };
 }
 
-export interface PubsubDeployment extends Deployment {
-  /** pstest-server start-up (spawn to healthy) of the first start, in ms; 0 when reused or not local. */
-  startupMs: number;
-  reused: boolean;
-  memory(): { rssBytes: number; peakRssBytes: number } | undefined;
-  node?: ProcessNode;
-}
+export type PubsubDeployment = NodeDeployment<ProcessNode>;
 
 /** What the instance record keeps (besides the proxy's ports). */
 interface RecordData {
@@ -151,22 +145,13 @@ function deploymentOf(parts: {
   reused: boolean;
   stop: () => Promise<void>;
 }): PubsubDeployment {
-  const { node } = parts;
-  return {
+  return proxiedDeployment({
+    ...parts,
     broker: 'pubsub',
-    runtime: 'local',
-    endpoint: parts.endpoint as unknown as Record<string, unknown>,
     versions: { pstest: parts.version.pstest, go: parts.version.go, '@google-cloud/pubsub': clientVersion(), toxiproxy: TOXIPROXY_VERSION },
     emulator: { name: 'pstest', version: parts.version.pstest, notes: EMULATOR_NOTES },
-    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: parts.toxiproxyUrl }],
-    nodes: [node],
-    logFiles: parts.logFiles,
-    startupMs: parts.reused ? 0 : node.startupMs,
-    reused: parts.reused,
-    node,
-    memory: () => node.memory(),
-    stop: parts.stop,
-  };
+    proxyName: PROXY_NAME,
+  });
 }
 
 async function reuse(ctx: DeployContext, settings: PubsubSettings): Promise<PubsubDeployment | undefined> {

@@ -12,12 +12,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import * as amqp from 'amqplib';
-import type { BrokerNode, DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import type { BrokerNode, DeployContext } from '../../harness/broker/contract.ts';
 import { InfraError, InputError } from '../../harness/errors.ts';
 import { sleep } from '../../harness/clock.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
 import { LocalProcess, pidAlive, processMemory, signalGroup, tailFile, type ProcessSpec } from '../../harness/runtime/process.ts';
-import { findProxied, startProxied } from '../../harness/runtime/proxied-node.ts';
+import { findProxied, proxiedDeployment, startProxied, type NodeDeployment } from '../../harness/runtime/proxied-node.ts';
 import { requireCommand } from '../../harness/runtime/tools.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import type { RabbitEndpoint } from './connection.ts';
@@ -269,14 +269,7 @@ export class LocalRabbitNode implements BrokerNode {
   }
 }
 
-export interface RabbitDeployment extends Deployment {
-  /** Node start-up time (spawn to healthy) of the first start, in ms; 0 when reused. */
-  startupMs: number;
-  reused: boolean;
-  /** The node's Erlang VM: resident memory now and its peak (VmHWM). */
-  memory(): { rssBytes: number; peakRssBytes: number } | undefined;
-  node?: LocalRabbitNode;
-}
+export type RabbitDeployment = NodeDeployment<LocalRabbitNode>;
 
 /** What the instance record keeps (besides the proxy's ports). */
 interface RecordData {
@@ -322,21 +315,7 @@ async function reuse(ctx: DeployContext, settings: RabbitSettings): Promise<Rabb
 }
 
 function deploymentOf(parts: { node: LocalRabbitNode; endpoint: RabbitEndpoint; toxiproxyUrl: string; logFiles: string[]; reused: boolean; stop: () => Promise<void> }): RabbitDeployment {
-  const { node } = parts;
-  return {
-    broker: 'rabbitmq',
-    runtime: 'local',
-    endpoint: parts.endpoint as unknown as Record<string, unknown>,
-    versions: versions(),
-    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: parts.toxiproxyUrl }],
-    nodes: [node],
-    logFiles: parts.logFiles,
-    startupMs: parts.reused ? 0 : node.startupMs,
-    reused: parts.reused,
-    node,
-    memory: () => node.memory(),
-    stop: parts.stop,
-  };
+  return proxiedDeployment({ ...parts, broker: 'rabbitmq', versions: versions(), proxyName: PROXY_NAME });
 }
 
 /** Fixed ports instead of free ones (tests use this to provoke a port conflict). */

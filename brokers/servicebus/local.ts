@@ -12,7 +12,7 @@ import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
 import { tailFile } from '../../harness/runtime/process.ts';
 import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
-import { findProxied, startProxied } from '../../harness/runtime/proxied-node.ts';
+import { findProxied, proxiedDeployment, startProxied } from '../../harness/runtime/proxied-node.ts';
 import { connectionStringFor } from './emulator/index.ts';
 import type { ServiceBusEndpoint } from './endpoint.ts';
 
@@ -61,18 +61,14 @@ function emulatorProcess(layout: Layout): NodeProcess {
   };
 }
 
-function deploymentOf(parts: { node: ProcessNode; endpoint: ServiceBusEndpoint; toxiproxyUrl: string; logFiles: string[]; stop: () => Promise<void> }): Deployment {
-  return {
+function deploymentOf(parts: { node: ProcessNode; endpoint: ServiceBusEndpoint; toxiproxyUrl: string; logFiles: string[]; reused: boolean; stop: () => Promise<void> }): Deployment {
+  return proxiedDeployment({
+    ...parts,
     broker: 'servicebus',
-    runtime: 'local',
-    endpoint: parts.endpoint as unknown as Record<string, unknown>,
     versions: { emulator: EMULATOR.version, toxiproxy: TOXIPROXY_VERSION },
     emulator: EMULATOR,
-    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: parts.toxiproxyUrl }],
-    nodes: [parts.node],
-    logFiles: parts.logFiles,
-    stop: parts.stop,
-  };
+    proxyName: PROXY_NAME,
+  });
 }
 
 async function reuse(ctx: DeployContext): Promise<Deployment | undefined> {
@@ -88,7 +84,7 @@ async function reuse(ctx: DeployContext): Promise<Deployment | undefined> {
   ctx.log(`servicebus: reusing the emulator started by \`convoy brokers up\` (AMQP through 127.0.0.1:${data.proxyPort})`);
   const node = ProcessNode.adopt(emulatorProcess(data.layout), ctx.log);
   node.onStarted = () => found.rememberPid(node.pid());
-  return deploymentOf({ node, endpoint: data.endpoint, toxiproxyUrl: found.toxiproxyUrl, logFiles: [data.layout.logFile], stop: async () => {} });
+  return deploymentOf({ node, endpoint: data.endpoint, toxiproxyUrl: found.toxiproxyUrl, logFiles: [data.layout.logFile], reused: true, stop: async () => {} });
 }
 
 export async function deployLocal(ctx: DeployContext): Promise<Deployment> {
@@ -114,5 +110,5 @@ export async function deployLocal(ctx: DeployContext): Promise<Deployment> {
     proxy: { name: PROXY_NAME, port: proxyPort, upstream: amqpPort },
     ready: async () => ({ layout, endpoint: { connectionString: connectionStringFor('127.0.0.1', proxyPort), adminUrl: adminUrl(layout) } }),
   });
-  return deploymentOf({ node, endpoint: started.data.endpoint, toxiproxyUrl: started.toxiproxyUrl, logFiles: [layout.logFile, started.toxiproxyLog], stop: started.stop });
+  return deploymentOf({ node, endpoint: started.data.endpoint, toxiproxyUrl: started.toxiproxyUrl, logFiles: [layout.logFile, started.toxiproxyLog], reused: false, stop: started.stop });
 }

@@ -13,13 +13,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { DeployContext, Deployment, NetworkLink } from '../../harness/broker/contract.ts';
+import type { DeployContext } from '../../harness/broker/contract.ts';
 import { InfraError } from '../../harness/errors.ts';
 import { cacheDir } from '../../harness/runtime/cache.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
 import { tailFile } from '../../harness/runtime/process.ts';
 import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
-import { findProxied, startProxied } from '../../harness/runtime/proxied-node.ts';
+import { findProxied, proxiedDeployment, startProxied, type NodeDeployment } from '../../harness/runtime/proxied-node.ts';
 import { requireCommand, run } from '../../harness/runtime/tools.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { DUMMY_CREDENTIALS, type SqsEndpoint } from './connection.ts';
@@ -170,13 +170,7 @@ function elasticProcess(layout: NodeLayout): NodeProcess {
   };
 }
 
-export interface SqsDeployment extends Deployment {
-  /** ElasticMQ start-up (spawn to healthy) of the first start, in ms; 0 when reused or not local. */
-  startupMs: number;
-  reused: boolean;
-  memory(): { rssBytes: number; peakRssBytes: number } | undefined;
-  node?: ProcessNode;
-}
+export type SqsDeployment = NodeDeployment<ProcessNode>;
 
 /** What the instance record keeps (besides the proxy's ports). */
 interface RecordData {
@@ -196,22 +190,13 @@ export const EMULATOR_NOTES =
 function deploymentOf(
   parts: { node: ProcessNode; endpoint: SqsEndpoint; toxiproxyUrl: string; version: string; logFiles: string[]; reused: boolean; stop: () => Promise<void> },
 ): SqsDeployment {
-  const { node } = parts;
-  return {
+  return proxiedDeployment({
+    ...parts,
     broker: 'sqs',
-    runtime: 'local',
-    endpoint: parts.endpoint as unknown as Record<string, unknown>,
     versions: { elasticmq: parts.version, java: javaVersion(), '@aws-sdk/client-sqs': sdkVersion(), toxiproxy: TOXIPROXY_VERSION },
     emulator: { name: 'ElasticMQ', version: parts.version, notes: EMULATOR_NOTES },
-    links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: parts.toxiproxyUrl } satisfies NetworkLink],
-    nodes: [node],
-    logFiles: parts.logFiles,
-    startupMs: parts.reused ? 0 : node.startupMs,
-    reused: parts.reused,
-    node,
-    memory: () => node.memory(),
-    stop: parts.stop,
-  };
+    proxyName: PROXY_NAME,
+  });
 }
 
 let javaVersionCache: string | undefined;

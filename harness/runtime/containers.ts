@@ -8,6 +8,7 @@
 import type { ContainerService, Deployment } from '../broker/contract.ts';
 import { InfraError } from '../errors.ts';
 import { TOXIPROXY_VERSION, ToxiproxyApi } from '../net/toxiproxy.ts';
+import type { NodeDeployment } from './proxied-node.ts';
 
 /** The Toxiproxy service in front of `node`: its API and the clients' proxy port on the host. */
 export function toxiproxyService(name: string, node: string, ports: { api: number; listen: number; listenOnHost: number }): ContainerService {
@@ -90,7 +91,7 @@ export function containersDeployment(parts: {
   proxyName: string;
   toxiproxyUrl: string;
   stop: () => Promise<void>;
-}): Deployment & { startupMs: number; reused: boolean; memory(): undefined } {
+}): NodeDeployment<never> {
   return {
     broker: parts.broker,
     runtime: 'containers',

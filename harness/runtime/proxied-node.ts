@@ -5,7 +5,7 @@
  * (`convoy brokers up`), and finds a recorded one again for reuse.
  */
 import { join } from 'node:path';
-import type { DeployContext } from '../broker/contract.ts';
+import type { BrokerNode, DeployContext, Deployment } from '../broker/contract.ts';
 import { startToxiproxy, ToxiproxyApi, type ToxiproxyServer } from '../net/toxiproxy.ts';
 import { onCleanup } from './cleanup.ts';
 import { loadInstance, removeInstance, saveInstance, type InstanceRecord } from './instances.ts';
@@ -136,5 +136,46 @@ export async function findProxied<D>(o: {
     rememberPid: (pid) => {
       if (pid) saveInstance({ ...rec, pids: [pid, ...rec.pids.slice(1)] });
     },
+  };
+}
+
+/** A single-node broker's deployment, whatever the runtime: its node when it is local. */
+export interface NodeDeployment<N extends BrokerNode = BrokerNode> extends Deployment {
+  /** The node's start-up (spawn to healthy) at deploy, in ms; 0 when reused or not local. */
+  startupMs: number;
+  reused: boolean;
+  /** The node's resident memory now and its peak (VmHWM); undefined when not local. */
+  memory(): { rssBytes: number; peakRssBytes: number } | undefined;
+  node?: N;
+}
+
+/** The Deployment of a local node behind its private Toxiproxy (started, or found again). */
+export function proxiedDeployment<N extends BrokerNode & { startupMs: number; memory(): { rssBytes: number; peakRssBytes: number } | undefined }>(parts: {
+  broker: string;
+  endpoint: object;
+  versions: Record<string, string>;
+  emulator?: Deployment['emulator'];
+  proxyName: string;
+  toxiproxyUrl: string;
+  node: N;
+  logFiles: string[];
+  reused: boolean;
+  stop: () => Promise<void>;
+}): NodeDeployment<N> {
+  const { node } = parts;
+  return {
+    broker: parts.broker,
+    runtime: 'local',
+    endpoint: parts.endpoint as Record<string, unknown>,
+    versions: parts.versions,
+    emulator: parts.emulator,
+    links: [{ name: 'clients', proxies: [parts.proxyName], toxiproxyUrl: parts.toxiproxyUrl }],
+    nodes: [node],
+    logFiles: parts.logFiles,
+    startupMs: parts.reused ? 0 : node.startupMs,
+    reused: parts.reused,
+    node,
+    memory: () => node.memory(),
+    stop: parts.stop,
   };
 }
