@@ -51,9 +51,8 @@ export class FinalPass {
   readonly firstApply: Int32Array;
   /** Per message: MF_* bits, for the per-stream pass. */
   readonly msgFlags: Uint8Array;
-  /** Events of each message: evByMsg[evByMsgStart[m] .. evByMsgStart[m + 1]). */
+  /** Events of each message: ids evByMsgStart[m] .. evByMsgStart[m + 1]. */
   evByMsgStart!: Int32Array;
-  evByMsg!: Int32Array;
   /** Messages of each stream, in seq order: ids msgByStreamStart[st] .. msgByStreamStart[st + 1]. */
   msgByStreamStart!: Int32Array;
   /** Events of sent messages per key, in start order. */
@@ -184,37 +183,23 @@ export class FinalPass {
   }
 
   private groupEventsByMessage(): void {
-    // Built with the message table, as a counting sort of events by message would give them.
+    // The store numbers events by message (messageTable.ts): the order is the ids.
     this.evByMsgStart = this.store.evByMsgStart;
-    this.evByMsg = this.store.evByMsg;
   }
 
   private judgeMessages(): void {
     const s = this.store;
-    const { evByMsgStart: starts, evByMsg: order, status, firstApply } = this;
-    // Gathered in message order first (see judgeStreams): each event's time, outcome, and
-    // end if it is an apply (NaN if not), so the walk below reads memory in order.
-    const n = order.length;
-    const gTime = this.scratch.f64(0, n);
-    const gApplyEnd = this.scratch.f64(1, n);
-    const gOutcome = this.scratch.u8(0, n);
-    for (let i = 0; i < n; i++) {
-      const ev = order[i];
-      const end = s.evEnd[ev];
-      const out = s.evOutcome[ev];
-      gTime[i] = end === end ? end : s.evStart[ev];
-      gApplyEnd[i] = out === OUT_OK ? end : NaN;
-      gOutcome[i] = out;
-    }
+    const { evByMsgStart: starts, status, firstApply } = this;
+    // A message's events are ids starts[m] .. starts[m + 1] (numbered in message order).
+    const ends = s.evEnd;
+    const outcomes = s.evOutcome;
     for (let m = 0; m < this.messageCount; m++) {
       const lo = starts[m];
       const hi = starts[m + 1];
       const st = status[m];
       const key = this.keyOfMessage(m);
       if (st === ST_UNSENT) {
-        for (let i = lo; i < hi; i++) {
-          this.record(T.phantom, gTime[i], key, order[i]);
-        }
+        for (let ev = lo; ev < hi; ev++) this.record(T.phantom, eventTime(s, ev), key, ev);
         continue;
       }
       if (st === ST_FAILED) this.msgFlags[m] = MF_COVERS;
@@ -224,12 +209,12 @@ export class FinalPass {
       }
       let first = -1;
       let lastTime = -Infinity;
-      for (let i = lo; i < hi; i++) {
-        const ev = order[i];
-        const t = gTime[i];
+      for (let ev = lo; ev < hi; ev++) {
+        const t = eventTime(s, ev);
         if (t > lastTime) lastTime = t;
-        if (gOutcome[i] === OUT_ERROR) this.record(T.retried, t, key, ev);
-        if (gApplyEnd[i] === gApplyEnd[i] && (first < 0 || this.cmpApply(ev, first) < 0)) first = ev;
+        const out = outcomes[ev];
+        if (out === OUT_ERROR) this.record(T.retried, t, key, ev);
+        else if (out === OUT_OK && ends[ev] === ends[ev] && (first < 0 || this.cmpApply(ev, first) < 0)) first = ev;
       }
       firstApply[m] = first;
       if (first < 0) {
@@ -237,10 +222,9 @@ export class FinalPass {
         continue;
       }
       this.msgFlags[m] |= MF_APPLIED | MF_COVERS;
-      for (let i = lo; i < hi; i++) {
-        const end = gApplyEnd[i];
-        if (end !== end) continue;
-        const ev = order[i];
+      for (let ev = lo; ev < hi; ev++) {
+        const end = ends[ev];
+        if (outcomes[ev] !== OUT_OK || end !== end) continue;
         if (ev !== first) {
           this.msgFlags[m] |= MF_REPEATED;
           this.record(T.duplicate, end, key, ev, first);
@@ -315,8 +299,7 @@ export class FinalPass {
           if (flags & MF_REPEATED) {
             const m = i;
             const fa = oFirst[i];
-            for (let j = this.evByMsgStart[m]; j < this.evByMsgStart[m + 1]; j++) {
-              const ev = this.evByMsg[j];
+            for (let ev = this.evByMsgStart[m]; ev < this.evByMsgStart[m + 1]; ev++) {
               if (ev !== fa && this.isApply(ev) && ends[ev] > laterEnd) this.record(T.regression, ends[ev], key, ev, later);
             }
           }
@@ -375,17 +358,15 @@ export class FinalPass {
   // ---- Per key -----------------------------------------------------------------------------
 
   /**
-   * Events of sent messages grouped by key, in event order (what a counting sort of events by
-   * key gives). Message ids run key by key (messageTable.ts), so one walk over the messages'
-   * events groups them; each key's events are then put back in event order.
+   * Events of sent messages grouped by key, in id order. Message ids run key by key and event
+   * ids message by message (messageTable.ts), so this keeps the events of sent messages.
    */
   private groupEventsByKey(): void {
     const s = this.store;
     const keyCount = s.keys.size;
     const mStart = this.evByMsgStart;
-    const byMsg = this.evByMsg;
     const start = new Int32Array(keyCount + 1);
-    const order = new Int32Array(byMsg.length);
+    const order = new Int32Array(mStart[this.messageCount]);
     let n = 0;
     let key = 0; // keys below this have their start set
     for (let m = 0; m < this.messageCount; m++) {
@@ -395,19 +376,9 @@ export class FinalPass {
       if (lo === hi) continue;
       const k = this.keyOfMessage(m);
       while (key <= k) start[key++] = n;
-      for (let i = lo; i < hi; i++) order[n++] = byMsg[i];
+      for (let ev = lo; ev < hi; ev++) order[n++] = ev;
     }
     while (key <= keyCount) start[key++] = n;
-    for (let k = 0; k < keyCount; k++) {
-      const lo = start[k];
-      const hi = start[k + 1];
-      for (let i = lo + 1; i < hi; i++) {
-        if (order[i - 1] > order[i]) {
-          order.subarray(lo, hi).sort();
-          break;
-        }
-      }
-    }
     this.evByKeyStart = start;
     this.evByKey = order.subarray(0, n);
   }

@@ -81,6 +81,7 @@ export class Checker {
     this.assertOpen();
     const n = ++this.added;
     if (typeof event !== 'object' || event === null || Array.isArray(event)) return this.bad(n, 'not a JSON object', 'event');
+    if (this.store.ingestObject(event as Record<string, unknown>)) return;
     this.fields.fromObject(event as Record<string, unknown>);
     const reason = this.store.ingest(this.fields);
     if (reason !== null) this.bad(n, reason, 'event');

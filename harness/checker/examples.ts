@@ -139,7 +139,7 @@ function lost(p: FinalPass, m: number): Example {
 
 function eventsOf(p: FinalPass, m: number): number[] {
   const evs: number[] = [];
-  for (let i = p.evByMsgStart[m]; i < p.evByMsgStart[m + 1]; i++) evs.push(p.evByMsg[i]);
+  for (let ev = p.evByMsgStart[m]; ev < p.evByMsgStart[m + 1]; ev++) evs.push(ev);
   return evs.sort((a, b) => p.cmpEvent(a, b));
 }
 

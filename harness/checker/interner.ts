@@ -1,7 +1,7 @@
 import { AsciiTable, NOT_ASCII } from './asciiTable.ts';
 
 /** Tables up to this size keep a Map in front (see `small`). */
-const SMALL_LIMIT = 256;
+const SMALL_LIMIT = 1 << 16;
 /** Most strings idMany takes at once. */
 export const BATCH = 256;
 

@@ -8,8 +8,9 @@
  *
  * Ids come out in (key id, producer id, seq) order, so each stream's messages are contiguous
  * and in seq order (`MessageTable.streamStart`), and so are each key's streams and messages.
- * The process events of each message come out grouped too (`evByMsg`, in event order). Ids depend on arrival order (interned ids
- * do), which nothing in a result may depend on. References of one message keep their arrival
+ * Process events are numbered anew in the same order (a message's events keep their arrival
+ * order; phantoms come last), so each message's and each key's events are contiguous. Ids
+ * depend on arrival order (interned ids do), which nothing in a result may depend on. References of one message keep their arrival
  * order, so "first" folds (firstSend, firstAck) see them as the incremental table did.
  */
 import { BUCKET_SHIFT, type Bucket, TAG_ACK, TAG_PROCESS, TAG_SEND, type RefLog } from './refLog.ts';
@@ -56,20 +57,24 @@ export interface BuiltMessages {
   ackFlags: Uint8Array;
   firstSend: Float64Array;
   firstAck: Float64Array;
-  /** Process events of message m: evByMsg[evByMsgStart[m] .. evByMsgStart[m + 1]), in event order. */
+  /** The process events of message m are ids evByMsgStart[m] .. evByMsgStart[m + 1]. */
   evByMsgStart: Int32Array;
-  evByMsg: Int32Array;
+  /** Per (new) event id: its message id, or the phantom code it arrived with (< 0). */
+  evMsg: Int32Array;
+  /** Per process event in arrival order: its new id. */
+  evId: Int32Array;
 }
 
 /**
- * Builds the tables from `log` (keys ids below `keyCount`) and sets evMsg[ev] for each
- * process event in the log. The log is cleared.
+ * Builds the tables from `log` (keys ids below `keyCount`) and numbers the `events` process
+ * events anew; `arrivalMsg` holds, per event in arrival order, a phantom code (< 0) for the
+ * events the log lacks. The log is cleared.
  *
  * One bucket of keys at a time (refLog.ts): its references are grouped by key into a buffer
  * (a stable counting sort), each key's range sorted by (producer, seq), counted, and written
  * back into the bucket; once the tables are sized, each bucket is walked where it lies.
  */
-export function buildMessages(log: RefLog, keyCount: number, evMsg: Int32Array): BuiltMessages {
+export function buildMessages(log: RefLog, keyCount: number, events: number, arrivalMsg: Int32Array): BuiltMessages {
   log.drain();
   const buckets = log.buckets;
   const bucketKeys = 1 << BUCKET_SHIFT;
@@ -133,9 +138,16 @@ export function buildMessages(log: RefLog, keyCount: number, evMsg: Int32Array):
   const firstSend = new Float64Array(messageCount).fill(NaN);
   const firstAck = new Float64Array(messageCount).fill(NaN);
   const evByMsgStart = new Int32Array(messageCount + 1);
-  const evByMsg = new Int32Array(processCount);
-  fillTables(log, keyStart, { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, firstSend, firstAck, evByMsgStart, evByMsg }, evMsg);
+  const evMsg = new Int32Array(events);
+  const evId = new Int32Array(events);
+  let e = fillTables(log, keyStart, { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, firstSend, firstAck, evByMsgStart, evMsg, evId });
   log.clear();
+  if (e !== processCount) throw new Error(`message table: ${e} process events numbered, ${processCount} counted`);
+  for (let ev = 0; e < events; ev++) {
+    if (arrivalMsg[ev] >= 0) continue;
+    evId[ev] = e;
+    evMsg[e++] = arrivalMsg[ev];
+  }
   streamStart[streamCount] = messageCount;
   return {
     streams: new StreamTable(sA, sB, streamCount),
@@ -146,7 +158,8 @@ export function buildMessages(log: RefLog, keyCount: number, evMsg: Int32Array):
     firstSend,
     firstAck,
     evByMsgStart,
-    evByMsg,
+    evMsg,
+    evId,
   };
 }
 
@@ -162,15 +175,16 @@ interface Tables {
   firstSend: Float64Array;
   firstAck: Float64Array;
   evByMsgStart: Int32Array;
-  evByMsg: Int32Array;
+  evMsg: Int32Array;
+  evId: Int32Array;
 }
 
 /**
- * Assigns stream and message ids in one walk over the sorted buckets and fills the tables
- * (sized by the counting pass).
+ * Assigns stream, message and event ids in one walk over the sorted buckets and fills the
+ * tables (sized by the counting pass). Returns the number of process events numbered.
  */
-function fillTables(log: RefLog, keyStart: Int32Array, tables: Tables, evMsg: Int32Array): void {
-  const { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, firstSend, firstAck, evByMsgStart, evByMsg } = tables;
+function fillTables(log: RefLog, keyStart: Int32Array, tables: Tables): number {
+  const { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, firstSend, firstAck, evByMsgStart, evMsg, evId } = tables;
   const buckets = log.buckets;
   let e = 0;
   let st = -1;
@@ -224,8 +238,8 @@ function fillTables(log: RefLog, keyStart: Int32Array, tables: Tables, evMsg: In
         const t = ts[j];
         const x = as[j];
         if (t === TAG_PROCESS) {
-          evMsg[x] = m;
-          evByMsg[e++] = x;
+          evId[x] = e;
+          evMsg[e++] = m;
         } else if (t === TAG_SEND) {
           sendCount[m]++;
           if (!(firstSend[m] <= x)) firstSend[m] = x;
@@ -236,8 +250,9 @@ function fillTables(log: RefLog, keyStart: Int32Array, tables: Tables, evMsg: In
         }
       }
     }
+  }
   evByMsgStart[evByMsgStart.length - 1] = e;
-}
+  return e;
 }
 
 /**

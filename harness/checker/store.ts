@@ -56,23 +56,26 @@ export class HistoryStore {
   ackFlags: Uint8Array = new Uint8Array(0);
   firstSend: Float64Array = new Float64Array(0);
   firstAck: Float64Array = new Float64Array(0);
-  /** Process events by message (see BuiltMessages). Built by seal(). */
+  /** The process events of message m are ids evByMsgStart[m] .. evByMsgStart[m + 1]. Built by seal(). */
   evByMsgStart: Int32Array = new Int32Array(1);
-  evByMsg: Int32Array = new Int32Array(0);
+  /** Per process event in arrival order, its id after seal(). */
+  evId: Int32Array = new Int32Array(0);
 
-  // Process events, indexed by event id.
+  // Process events, indexed by event id: arrival order until seal() renumbers them in
+  // message order (see messageTable.ts), so that the final pass reads each column front to
+  // back instead of gathering a key's events one cache miss at a time.
   events = 0;
   /**
    * Message id (set by seal()), or -(phantom row + 1) when key, producer or seq could not
    * identify one.
    */
-  evMsg = new Int32Array(1 << 12);
-  evConsumer = new Int32Array(1 << 12);
-  evLane = new Int32Array(1 << 12);
-  evOffset = new Float64Array(1 << 12);
-  evStart = new Float64Array(1 << 12);
-  evEnd = new Float64Array(1 << 12);
-  evOutcome = new Uint8Array(1 << 12);
+  evMsg: Int32Array = new Int32Array(1 << 12);
+  evConsumer: Int32Array = new Int32Array(1 << 12);
+  evLane: Int32Array = new Int32Array(1 << 12);
+  evOffset: Float64Array = new Float64Array(1 << 12);
+  evStart: Float64Array = new Float64Array(1 << 12);
+  evEnd: Float64Array = new Float64Array(1 << 12);
+  evOutcome: Uint8Array = new Uint8Array(1 << 12);
 
   // Process events that name no message (null key/producer/seq, or a seq no send can have).
   readonly phKey = new I32List(64);
@@ -95,6 +98,83 @@ export class HistoryStore {
     if (type === 'fault') return this.ingestFault(f);
     this.ignored++;
     return null;
+  }
+
+  /**
+   * The in-process fast path: stores a well-formed send, ack or process event straight from
+   * its object, without copying it into Fields first. Returns false, having stored nothing,
+   * for any other event or any member outside the plain case (a phantom, a numeric lane, an
+   * offset given as a string, a bad value): the caller then takes it through ingest(), which
+   * decides and words the error exactly as for a line.
+   */
+  ingestObject(o: Record<string, unknown>): boolean {
+    const type = o.type;
+    if (type === 'process') return this.processObject(o);
+    if (type === 'send') return this.refObject(o, TAG_SEND);
+    if (type !== 'ack') return false;
+    const ok = o.ok;
+    if (ok === true) return this.refObject(o, TAG_ACK | ACK_ANY_TRUE);
+    if (ok === false) return this.refObject(o, TAG_ACK);
+    if (ok === null || ok === undefined) return this.refObject(o, TAG_ACK | ACK_ANY_UNKNOWN);
+    return false;
+  }
+
+  private refObject(o: Record<string, unknown>, tag: number): boolean {
+    const key = o.key;
+    const producer = o.producer;
+    const seq = o.seq;
+    const at = o.at;
+    if (typeof key !== 'string' || typeof producer !== 'string' || !isSeq(seq) || typeof at !== 'number' || !Number.isFinite(at) || this.sealed) return false;
+    this.refs.push(this.producers.id(producer), -1, seq, at, tag);
+    this.keyBatch.add(key, this.refs.keyChunk, this.refs.lastPosition);
+    this.counted++;
+    return true;
+  }
+
+  private processObject(o: Record<string, unknown>): boolean {
+    const key = o.key;
+    const producer = o.producer;
+    const seq = o.seq;
+    const start = o.start;
+    const end = o.end;
+    const consumer = o.consumer;
+    const lane = o.lane;
+    const offset = o.offset;
+    const outcome = o.outcome;
+    if (typeof key !== 'string' || typeof producer !== 'string' || !isSeq(seq) || typeof start !== 'number' || !Number.isFinite(start) || this.sealed) return false;
+    let e = NaN;
+    if (typeof end === 'number') {
+      if (!(end >= start) || end === Infinity) return false;
+      e = end;
+    } else if (end !== null && end !== undefined) return false;
+    const out = outcome === 'ok' ? OUT_OK : outcome === 'error' ? OUT_ERROR : outcome === null || outcome === undefined ? OUT_NONE : -1;
+    if (out < 0) return false;
+    let consumerId = -1;
+    if (typeof consumer === 'string') consumerId = this.consumers.id(consumer);
+    else if (consumer !== null && consumer !== undefined) return false;
+    let laneId = -1;
+    if (typeof lane === 'string') laneId = this.lanes.id(lane);
+    else if (lane !== null && lane !== undefined) return false;
+    let off = NaN;
+    if (typeof offset === 'number') {
+      if (!Number.isFinite(offset)) return false;
+      off = offset;
+    } else if (offset !== null && offset !== undefined) return false;
+
+    const ev = this.events;
+    this.refs.push(this.producers.id(producer), -1, seq, ev, TAG_PROCESS);
+    this.keyBatch.add(key, this.refs.keyChunk, this.refs.lastPosition);
+    if (ev === this.evMsg.length) this.growEvents();
+    this.evMsg[ev] = 0; // set by seal()
+    this.evConsumer[ev] = consumerId;
+    this.evLane[ev] = laneId;
+    this.evOffset[ev] = off;
+    this.evStart[ev] = start;
+    this.evEnd[ev] = e;
+    this.evOutcome[ev] = out;
+    this.events = ev + 1;
+    this.counted++;
+    return true;
   }
 
   private ingestSendOrAck(f: Fields, isSend: boolean): string | null {
@@ -217,7 +297,8 @@ export class HistoryStore {
     if (this.sealed) return;
     this.sealed = true;
     this.keyBatch.flush();
-    const t = buildMessages(this.refs, this.keys.size, this.evMsg);
+    const n = this.events;
+    const t = buildMessages(this.refs, this.keys.size, n, this.evMsg);
     this.streams = t.streams;
     this.messages = t.messages;
     this.sendCount = t.sendCount;
@@ -226,7 +307,30 @@ export class HistoryStore {
     this.firstSend = t.firstSend;
     this.firstAck = t.firstAck;
     this.evByMsgStart = t.evByMsgStart;
-    this.evByMsg = t.evByMsg;
+    this.evId = t.evId;
+    this.evMsg = t.evMsg;
+    // The other columns follow: each is scattered into a spare (reading in order and writing
+    // at random costs less than gathering: writes do not wait for their cache line), and the
+    // column it replaces is the next one's spare. One loop per element type: a loop shared by
+    // all three would be megamorphic.
+    const to = t.evId;
+    let i32: Int32Array = new Int32Array(n);
+    for (const c of ['evConsumer', 'evLane'] as const) {
+      const from = this[c];
+      for (let i = 0; i < n; i++) i32[to[i]] = from[i];
+      this[c] = i32;
+      i32 = from.subarray(0, n);
+    }
+    let f64: Float64Array = new Float64Array(n);
+    for (const c of ['evStart', 'evEnd', 'evOffset'] as const) {
+      const from = this[c];
+      for (let i = 0; i < n; i++) f64[to[i]] = from[i];
+      this[c] = f64;
+      f64 = from.subarray(0, n);
+    }
+    const outcome = new Uint8Array(n);
+    for (let i = 0; i < n; i++) outcome[to[i]] = this.evOutcome[i];
+    this.evOutcome = outcome;
   }
 
   private assertOpen(): void {
@@ -258,6 +362,11 @@ export class HistoryStore {
     const m = this.evMsg[ev];
     return m >= 0 ? this.messages.b[m] : this.phSeq.data[-m - 1];
   }
+}
+
+/** An integer seq from 1 to MAX_SEQ. */
+function isSeq(seq: unknown): seq is number {
+  return typeof seq === 'number' && Number.isInteger(seq) && seq >= 1 && seq <= MAX_SEQ;
 }
 
 /** A copy that does not pin the chunk a parsed string was cut from. */

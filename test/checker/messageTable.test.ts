@@ -94,17 +94,23 @@ function checkStore(events: Ev[]): void {
   assert.equal(messages.streamStart[streams.size], messages.size);
   assert.equal(messages.get(-1, 1), -1);
   assert.equal(messages.get(streams.size, 1), -1);
-  // Process events: the same message, or a phantom row.
+  // Process events: numbered anew, one id each; the same message, or a phantom row.
   assert.equal(store.events, want.processIds.length);
+  assert.deepEqual([...store.evId].sort((a, b) => a - b), [...Array(store.events).keys()], 'evId is a permutation');
   for (let ev = 0; ev < store.events; ev++) {
     const id = want.processIds[ev];
-    if (id === null) assert.ok(store.evMsg[ev] < 0, `event ${ev} is a phantom`);
-    else assert.equal(idOf(store.evMsg[ev]), id, `event ${ev}`);
+    const now = store.evId[ev];
+    if (id === null) assert.ok(store.evMsg[now] < 0, `event ${ev} is a phantom`);
+    else assert.equal(idOf(store.evMsg[now]), id, `event ${ev}`);
   }
-  // Events by message: what a stable counting sort of events by message gives.
-  const byMsg: number[][] = Array.from({ length: messages.size }, () => []);
-  for (let ev = 0; ev < store.events; ev++) if (store.evMsg[ev] >= 0) byMsg[store.evMsg[ev]].push(ev);
-  assert.deepEqual([...store.evByMsg], byMsg.flat(), 'evByMsg');
+  // Ids run message by message (each message's events in arrival order), phantoms last in
+  // arrival order: what a stable counting sort of events by message gives.
+  const byMsg: number[][] = Array.from({ length: messages.size + 1 }, () => []);
+  for (let ev = 0; ev < store.events; ev++) {
+    const m = store.evMsg[store.evId[ev]];
+    byMsg[m >= 0 ? m : messages.size].push(ev);
+  }
+  assert.deepEqual([...store.evId].map((_, i) => i), byMsg.flat().map((ev) => store.evId[ev]), 'event ids in message order');
   for (let m = 0; m < messages.size; m++) assert.equal(store.evByMsgStart[m + 1] - store.evByMsgStart[m], byMsg[m].length);
 }
 
