@@ -19,7 +19,8 @@ export class Interner {
   private lastValue = '';
   private lastId = -1;
   /**
-   * While the table is small (producers, consumers, lanes), a Map in front of it: V8 caches a
+   * While the table is small (producers, consumers, lanes, a typical run's keys), a Map in
+   * front of it: V8 caches a
    * string's hash in the string, so looking up the same few string objects again and again
    * costs less than hashing their text. Dropped once the table outgrows it (keys).
    */
@@ -27,6 +28,11 @@ export class Interner {
   /** idMany's hashes, and a value its loads feed (so they are not optimised away). */
   private readonly hashes = new Int32Array(BATCH);
   private touched = 0;
+
+  /** Whether id() is a Map lookup: then batching lookups (idMany) gains nothing. */
+  get isSmall(): boolean {
+    return this.small !== null;
+  }
 
   get size(): number {
     return this.values.length;

@@ -91,6 +91,7 @@ export function buildMessages(log: RefLog, keyCount: number, events: number, arr
 
   // Group, sort and count.
   const sorter = new RangeSorter(prod, seq, at, tag);
+  const counts = new Int32Array(3);
   let streamCount = 0;
   let messageCount = 0;
   let processCount = 0;
@@ -109,17 +110,16 @@ export function buildMessages(log: RefLog, keyCount: number, events: number, arr
       const lo = local[k];
       const hi = local[k + 1];
       if (lo === hi) continue;
-      if (!isSorted(prod, seq, lo, hi)) sorter.sort(lo, hi);
-      streamCount++;
-      messageCount++;
-      if (tag[lo] === TAG_PROCESS) processCount++;
-      for (let i = lo + 1; i < hi; i++) {
-        if (tag[i] === TAG_PROCESS) processCount++;
-        if (prod[i] !== prod[i - 1]) {
-          streamCount++;
-          messageCount++;
-        } else if (seq[i] !== seq[i - 1]) messageCount++;
+      // Counted as it is checked to be in (producer, seq) order, as it usually is; else
+      // sorted and counted again.
+      let counted = countSorted(prod, seq, tag, lo, hi, counts);
+      if (!counted) {
+        sorter.sort(lo, hi);
+        counted = countSorted(prod, seq, tag, lo, hi, counts);
       }
+      streamCount += counts[0];
+      messageCount += counts[1];
+      processCount += counts[2];
     }
     log.storeBucket(bucket, prod, seq, at, tag);
     base += bucket.length;
@@ -299,11 +299,30 @@ function groupBucket(
   }
 }
 
-function isSorted(prod: Int32Array, seq: Int32Array, lo: number, hi: number): boolean {
+/**
+ * Counts the streams, messages and process references of a key's range into counts[0..2]
+ * when the range is in (producer, seq) order; returns false (counts undefined) when it is not.
+ */
+function countSorted(prod: Int32Array, seq: Int32Array, tag: Uint8Array, lo: number, hi: number, counts: Int32Array): boolean {
+  let streams = 1;
+  let messages = 1;
+  let process = tag[lo] === TAG_PROCESS ? 1 : 0;
   for (let i = lo + 1; i < hi; i++) {
+    if (tag[i] === TAG_PROCESS) process++;
     const dp = prod[i] - prod[i - 1];
-    if (dp < 0 || (dp === 0 && seq[i] < seq[i - 1])) return false;
+    if (dp !== 0) {
+      if (dp < 0) return false;
+      streams++;
+      messages++;
+    } else {
+      const dq = seq[i] - seq[i - 1];
+      if (dq < 0) return false;
+      if (dq !== 0) messages++;
+    }
   }
+  counts[0] = streams;
+  counts[1] = messages;
+  counts[2] = process;
   return true;
 }
 

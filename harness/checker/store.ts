@@ -125,8 +125,7 @@ export class HistoryStore {
     const seq = o.seq;
     const at = o.at;
     if (typeof key !== 'string' || typeof producer !== 'string' || !isSeq(seq) || typeof at !== 'number' || !Number.isFinite(at) || this.sealed) return false;
-    this.refs.push(this.producers.id(producer), -1, seq, at, tag);
-    this.keyBatch.add(key, this.refs.keyChunk, this.refs.lastPosition);
+    this.pushRef(this.producers.id(producer), key, seq, at, tag);
     this.counted++;
     return true;
   }
@@ -162,8 +161,7 @@ export class HistoryStore {
     } else if (offset !== null && offset !== undefined) return false;
 
     const ev = this.events;
-    this.refs.push(this.producers.id(producer), -1, seq, ev, TAG_PROCESS);
-    this.keyBatch.add(key, this.refs.keyChunk, this.refs.lastPosition);
+    this.pushRef(this.producers.id(producer), key, seq, ev, TAG_PROCESS);
     if (ev === this.evMsg.length) this.growEvents();
     this.evMsg[ev] = 0; // set by seal()
     this.evConsumer[ev] = consumerId;
@@ -286,10 +284,17 @@ export class HistoryStore {
 
   private logRef(f: Fields, seq: number, at: number, tag: number): void {
     const producer = f.intern(F_PRODUCER, this.producers);
-    if (f.src[F_KEY] === SRC_STRING) {
+    if (f.src[F_KEY] === SRC_STRING) this.pushRef(producer, f.str[F_KEY], seq, at, tag);
+    else this.refs.push(producer, f.intern(F_KEY, this.keys), seq, at, tag);
+  }
+
+  /** Logs a reference whose key is a string: interned now while the table is small, else in a batch. */
+  private pushRef(producer: number, key: string, seq: number, at: number, tag: number): void {
+    if (this.keys.isSmall) this.refs.push(producer, this.keys.id(key), seq, at, tag);
+    else {
       this.refs.push(producer, -1, seq, at, tag);
-      this.keyBatch.add(f.str[F_KEY], this.refs.keyChunk, this.refs.lastPosition);
-    } else this.refs.push(producer, f.intern(F_KEY, this.keys), seq, at, tag);
+      this.keyBatch.add(key, this.refs.keyChunk, this.refs.lastPosition);
+    }
   }
 
   /** Builds the stream and message tables; no events may be stored afterwards. */
