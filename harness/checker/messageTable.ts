@@ -59,22 +59,24 @@ export interface BuiltMessages {
   firstAck: Float64Array;
   /** The process events of message m are ids evByMsgStart[m] .. evByMsgStart[m + 1]. */
   evByMsgStart: Int32Array;
-  /** Per (new) event id: its message id, or the phantom code it arrived with (< 0). */
+  /** Per new event id: its message id (ids from `numbered` on are the caller's: phantoms). */
   evMsg: Int32Array;
-  /** Per process event in arrival order: its new id. */
+  /** Per process event in arrival order: its new id (the log's events only). */
   evId: Int32Array;
+  /** How many events the log held: ids 0 .. numbered. */
+  numbered: number;
 }
 
 /**
- * Builds the tables from `log` (keys ids below `keyCount`) and numbers the `events` process
- * events anew; `arrivalMsg` holds, per event in arrival order, a phantom code (< 0) for the
- * events the log lacks. The log is cleared.
+ * Builds the tables from `log` (keys ids below `keyCount`) and numbers the process events in
+ * it anew, in message order; `events` process events arrived in all (the others are
+ * phantoms, for the caller to number). The log is cleared.
  *
  * One bucket of keys at a time (refLog.ts): its references are grouped by key into a buffer
  * (a stable counting sort), each key's range sorted by (producer, seq), counted, and written
  * back into the bucket; once the tables are sized, each bucket is walked where it lies.
  */
-export function buildMessages(log: RefLog, keyCount: number, events: number, arrivalMsg: Int32Array): BuiltMessages {
+export function buildMessages(log: RefLog, keyCount: number, events: number): BuiltMessages {
   log.drain();
   const buckets = log.buckets;
   const bucketKeys = 1 << BUCKET_SHIFT;
@@ -140,14 +142,9 @@ export function buildMessages(log: RefLog, keyCount: number, events: number, arr
   const evByMsgStart = new Int32Array(messageCount + 1);
   const evMsg = new Int32Array(events);
   const evId = new Int32Array(events);
-  let e = fillTables(log, keyStart, { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, firstSend, firstAck, evByMsgStart, evMsg, evId });
+  const numbered = fillTables(log, keyStart, { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, firstSend, firstAck, evByMsgStart, evMsg, evId });
   log.clear();
-  if (e !== processCount) throw new Error(`message table: ${e} process events numbered, ${processCount} counted`);
-  for (let ev = 0; e < events; ev++) {
-    if (arrivalMsg[ev] >= 0) continue;
-    evId[ev] = e;
-    evMsg[e++] = arrivalMsg[ev];
-  }
+  if (numbered !== processCount) throw new Error(`message table: ${numbered} process events numbered, ${processCount} counted`);
   streamStart[streamCount] = messageCount;
   return {
     streams: new StreamTable(sA, sB, streamCount),
@@ -160,6 +157,7 @@ export function buildMessages(log: RefLog, keyCount: number, events: number, arr
     evByMsgStart,
     evMsg,
     evId,
+    numbered,
   };
 }
 

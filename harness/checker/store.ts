@@ -9,9 +9,10 @@ import {
   K_ABSENT, K_FALSE, K_NULL, K_NUMBER, K_STRING, K_TRUE,
   type Fields,
 } from './lineParser.ts';
-import { F64List, I32List, nextCapacity, resized } from './columns.ts';
+import { F64List, I32List } from './columns.ts';
 import { MessageTable, StreamTable, buildMessages } from './messageTable.ts';
 import { KeyBatch } from './keyBatch.ts';
+import { EventLog } from './eventLog.ts';
 import { RefLog, TAG_ACK, TAG_PROCESS, TAG_SEND } from './refLog.ts';
 
 export const MAX_SEQ = 2147483647;
@@ -61,21 +62,24 @@ export class HistoryStore {
   /** Per process event in arrival order, its id after seal(). */
   evId: Int32Array = new Int32Array(0);
 
-  // Process events, indexed by event id: arrival order until seal() renumbers them in
-  // message order (see messageTable.ts), so that the final pass reads each column front to
-  // back instead of gathering a key's events one cache miss at a time.
+  // Process events, indexed by event id, set by seal(): ids run in message order (see
+  // messageTable.ts), so that the final pass reads each column front to back instead of
+  // gathering a key's events one cache miss at a time. Until then they are in `eventLog`.
+  /** Process events stored (identified or phantom). */
   events = 0;
   /**
    * Message id (set by seal()), or -(phantom row + 1) when key, producer or seq could not
    * identify one.
    */
-  evMsg: Int32Array = new Int32Array(1 << 12);
-  evConsumer: Int32Array = new Int32Array(1 << 12);
-  evLane: Int32Array = new Int32Array(1 << 12);
-  evOffset: Float64Array = new Float64Array(1 << 12);
-  evStart: Float64Array = new Float64Array(1 << 12);
-  evEnd: Float64Array = new Float64Array(1 << 12);
-  evOutcome: Uint8Array = new Uint8Array(1 << 12);
+  evMsg: Int32Array = new Int32Array(0);
+  evConsumer: Int32Array = new Int32Array(0);
+  evLane: Int32Array = new Int32Array(0);
+  evOffset: Float64Array = new Float64Array(0);
+  evStart: Float64Array = new Float64Array(0);
+  evEnd: Float64Array = new Float64Array(0);
+  evOutcome: Uint8Array = new Uint8Array(0);
+  /** The process events until seal() lays them out in the columns above. */
+  private readonly eventLog = new EventLog();
 
   // Process events that name no message (null key/producer/seq, or a seq no send can have).
   readonly phKey = new I32List(64);
@@ -162,14 +166,7 @@ export class HistoryStore {
 
     const ev = this.events;
     this.pushRef(this.producers.id(producer), key, seq, ev, TAG_PROCESS);
-    if (ev === this.evMsg.length) this.growEvents();
-    this.evMsg[ev] = 0; // set by seal()
-    this.evConsumer[ev] = consumerId;
-    this.evLane[ev] = laneId;
-    this.evOffset[ev] = off;
-    this.evStart[ev] = start;
-    this.evEnd[ev] = e;
-    this.evOutcome[ev] = out;
+    this.eventLog.push(0, consumerId, laneId, off, start, e, out);
     this.events = ev + 1;
     this.counted++;
     return true;
@@ -251,14 +248,7 @@ export class HistoryStore {
       msg = -(row + 1);
     }
 
-    if (ev === this.evMsg.length) this.growEvents();
-    this.evMsg[ev] = msg;
-    this.evConsumer[ev] = consumerId;
-    this.evLane[ev] = laneId;
-    this.evOffset[ev] = offset;
-    this.evStart[ev] = start;
-    this.evEnd[ev] = end;
-    this.evOutcome[ev] = out;
+    this.eventLog.push(msg, consumerId, laneId, offset, start, end, out);
     this.events = ev + 1;
     this.counted++;
     return null;
@@ -302,8 +292,7 @@ export class HistoryStore {
     if (this.sealed) return;
     this.sealed = true;
     this.keyBatch.flush();
-    const n = this.events;
-    const t = buildMessages(this.refs, this.keys.size, n, this.evMsg);
+    const t = buildMessages(this.refs, this.keys.size, this.events);
     this.streams = t.streams;
     this.messages = t.messages;
     this.sendCount = t.sendCount;
@@ -312,45 +301,26 @@ export class HistoryStore {
     this.firstSend = t.firstSend;
     this.firstAck = t.firstAck;
     this.evByMsgStart = t.evByMsgStart;
-    this.evId = t.evId;
-    this.evMsg = t.evMsg;
-    // The other columns follow: each is scattered into a spare (reading in order and writing
-    // at random costs less than gathering: writes do not wait for their cache line), and the
-    // column it replaces is the next one's spare. One loop per element type: a loop shared by
-    // all three would be megamorphic.
-    const to = t.evId;
-    let i32: Int32Array = new Int32Array(n);
-    for (const c of ['evConsumer', 'evLane'] as const) {
-      const from = this[c];
-      for (let i = 0; i < n; i++) i32[to[i]] = from[i];
-      this[c] = i32;
-      i32 = from.subarray(0, n);
-    }
-    let f64: Float64Array = new Float64Array(n);
-    for (const c of ['evStart', 'evEnd', 'evOffset'] as const) {
-      const from = this[c];
-      for (let i = 0; i < n; i++) f64[to[i]] = from[i];
-      this[c] = f64;
-      f64 = from.subarray(0, n);
-    }
-    const outcome = new Uint8Array(n);
-    for (let i = 0; i < n; i++) outcome[to[i]] = this.evOutcome[i];
-    this.evOutcome = outcome;
+    // Phantoms take the ids after the messages' events, in arrival order.
+    const { evMsg, evId } = t;
+    let e = t.numbered;
+    this.eventLog.forEachPhantom((ev, code) => {
+      evId[ev] = e;
+      evMsg[e++] = code;
+    });
+    this.evId = evId;
+    this.evMsg = evMsg;
+    const c = this.eventLog.scatter(evId);
+    this.evConsumer = c.consumer;
+    this.evLane = c.lane;
+    this.evOffset = c.offset;
+    this.evStart = c.start;
+    this.evEnd = c.end;
+    this.evOutcome = c.outcome;
   }
 
   private assertOpen(): void {
     if (this.sealed) throw new Error('checker: events stored after the message table was built');
-  }
-
-  private growEvents(): void {
-    const cap = nextCapacity(this.evMsg.length, this.evMsg.length + 1);
-    this.evMsg = resized(this.evMsg, cap);
-    this.evConsumer = resized(this.evConsumer, cap);
-    this.evLane = resized(this.evLane, cap);
-    this.evOffset = resized(this.evOffset, cap);
-    this.evStart = resized(this.evStart, cap);
-    this.evEnd = resized(this.evEnd, cap);
-    this.evOutcome = resized(this.evOutcome, cap);
   }
 
   // Accessors that hide the phantom encoding.
