@@ -9,7 +9,9 @@
  * In-process figures include the synthetic generator's CPU; `checkerOnlyPerCpuSecond` takes
  * out the generator's own CPU time, measured alone in the same child.
  *
- * Targets: >= 3M events/s in-process, >= 1M lines/s offline, peak RSS < 1 GiB.
+ * Targets: >= 3M events/s in-process, >= 1M lines/s offline, peak RSS < 1 GiB. The in-process
+ * target is judged at a typical run's key count (`typicalKeys`, 10k: the nightly scenarios use
+ * 10 to 200) and, separately, at a million keys, where each event's key is a cache miss.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -35,12 +37,14 @@ export interface CheckerBenchOptions {
 export interface CheckerBenchResult {
   /** 1-minute load average and CPU count when the bench ran: figures from a busy host are low. */
   host: { loadAverage: number; cpus: number; jsonParseNsPerLine: number };
-  inProcess: ChildFigures;
+  /** In-process over `keys` keys (a million by default). */
+  inProcess: ChildFigures & { keys: number };
   /** In-process again, over `typicalKeys` keys (as many events). */
   inProcessTypicalKeys: ChildFigures & { keys: number };
   offline: ChildFigures & { bytes: number };
   targets: { inProcessEventsPerSecond: number; offlineLinesPerSecond: number; peakRssBytes: number };
-  met: { inProcess: boolean; offline: boolean; memory: boolean };
+  /** inProcess: at a million keys; inProcessTypicalKeys: at `typicalKeys`. */
+  met: { inProcess: boolean; inProcessTypicalKeys: boolean; offline: boolean; memory: boolean };
 }
 
 interface ChildFigures {
@@ -274,7 +278,7 @@ export async function runCheckerBench(opts: CheckerBenchOptions = {}): Promise<C
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
 
   log(`checker bench: in-process, ${inProcessEvents.toLocaleString('en-US')} events over ${keys.toLocaleString('en-US')} keys`);
-  const inProcess = runChild(['--child', 'in-process', String(inProcessEvents), String(keys)]);
+  const inProcess = { ...runChild(['--child', 'in-process', String(inProcessEvents), String(keys)]), keys };
   log(`checker bench: in-process, ${inProcessEvents.toLocaleString('en-US')} events over ${typicalKeys.toLocaleString('en-US')} keys`);
   const inProcessTypicalKeys = { ...runChild(['--child', 'in-process', String(inProcessEvents), String(typicalKeys)]), keys: typicalKeys };
 
@@ -293,6 +297,7 @@ export async function runCheckerBench(opts: CheckerBenchOptions = {}): Promise<C
       targets: TARGETS,
       met: {
         inProcess: inProcess.perCpuSecond >= TARGETS.inProcessEventsPerSecond,
+        inProcessTypicalKeys: inProcessTypicalKeys.perCpuSecond >= TARGETS.inProcessEventsPerSecond,
         offline: offline.perCpuSecond >= TARGETS.offlineLinesPerSecond,
         memory: offline.peakRssBytes < TARGETS.peakRssBytes && inProcess.peakRssBytes < TARGETS.peakRssBytes,
       },
@@ -326,9 +331,10 @@ export function formatCheckerBench(r: CheckerBenchResult): string {
     `checker alone ${m(f.checkerOnlyPerCpuSecond ?? NaN)} events per CPU second (synthetic generator ${(f.generatorCpuSeconds ?? NaN).toFixed(2)} CPU s excluded)`;
   return [
     `host: load average ${r.host.loadAverage.toFixed(1)} on ${r.host.cpus} CPUs; JSON.parse of one process line ${r.host.jsonParseNsPerLine.toFixed(0)} ns`,
-    `in-process: ${m(r.inProcess.events)} events, ${r.inProcess.cpuSeconds.toFixed(2)} CPU s (wall ${r.inProcess.seconds.toFixed(2)} s, final pass ${r.inProcess.finishSeconds.toFixed(2)} s) = ${m(r.inProcess.perCpuSecond)} events per CPU second (wall ${m(r.inProcess.perSecond)}/s) [target 3M/s: ${ok(r.met.inProcess)}], peak RSS ${mib(r.inProcess.peakRssBytes)}`,
+    `in-process at ${r.inProcessTypicalKeys.keys.toLocaleString('en-US')} keys: ${m(r.inProcessTypicalKeys.events)} events, ${r.inProcessTypicalKeys.cpuSeconds.toFixed(2)} CPU s (final pass ${r.inProcessTypicalKeys.finishSeconds.toFixed(2)} s) = ${m(r.inProcessTypicalKeys.perCpuSecond)} events per CPU second [target 3M/s: ${ok(r.met.inProcessTypicalKeys)}], peak RSS ${mib(r.inProcessTypicalKeys.peakRssBytes)}`,
+    `            ${own(r.inProcessTypicalKeys)}`,
+    `in-process at ${r.inProcess.keys.toLocaleString('en-US')} keys: ${m(r.inProcess.events)} events, ${r.inProcess.cpuSeconds.toFixed(2)} CPU s (wall ${r.inProcess.seconds.toFixed(2)} s, final pass ${r.inProcess.finishSeconds.toFixed(2)} s) = ${m(r.inProcess.perCpuSecond)} events per CPU second (wall ${m(r.inProcess.perSecond)}/s) [target 3M/s: ${ok(r.met.inProcess)}], peak RSS ${mib(r.inProcess.peakRssBytes)} [target < 1 GiB: ${ok(r.inProcess.peakRssBytes < r.targets.peakRssBytes)}]`,
     `            ${own(r.inProcess)}`,
-    `in-process at ${r.inProcessTypicalKeys.keys.toLocaleString('en-US')} keys: ${r.inProcessTypicalKeys.cpuSeconds.toFixed(2)} CPU s (final pass ${r.inProcessTypicalKeys.finishSeconds.toFixed(2)} s) = ${m(r.inProcessTypicalKeys.perCpuSecond)} events per CPU second; ${own(r.inProcessTypicalKeys)}`,
     `offline:    ${m(r.offline.events)} lines (${mib(r.offline.bytes)}), ${r.offline.cpuSeconds.toFixed(2)} CPU s (wall ${r.offline.seconds.toFixed(2)} s) = ${m(r.offline.perCpuSecond)} lines per CPU second (wall ${m(r.offline.perSecond)}/s) [target 1M/s: ${ok(r.met.offline)}], peak RSS ${mib(r.offline.peakRssBytes)} [target < 1 GiB: ${ok(r.met.memory)}]`,
     `anomalies found (offline): ${JSON.stringify(r.offline.anomalies)}`,
   ].join('\n');
