@@ -68,47 +68,20 @@ export class EventLog {
   /**
    * The columns with event ev (arrival id) at to[ev]; the pages are dropped as each column is
    * done. Writing at random and reading in order: writes do not wait for their cache line.
-   * One scatter per element type: a loop shared by the three would be megamorphic.
    */
   scatter(to: Int32Array): EventColumns {
     const n = this.length;
-    const i32 = (pages: Int32Array[]) => {
-      const into = new Int32Array(n);
-      for (let p = 0; p < pages.length; p++) {
-        const from = pages[p];
-        const base = p << PAGE_SHIFT;
-        const rows = Math.min(PAGE, n - base);
-        for (let r = 0; r < rows; r++) into[to[base + r]] = from[r];
-      }
-      return into;
-    };
-    const f64 = (pages: Float64Array[]) => {
-      const into = new Float64Array(n);
-      for (let p = 0; p < pages.length; p++) {
-        const from = pages[p];
-        const base = p << PAGE_SHIFT;
-        const rows = Math.min(PAGE, n - base);
-        for (let r = 0; r < rows; r++) into[to[base + r]] = from[r];
-      }
-      return into;
-    };
-    const consumer = i32(this.consumer);
+    const consumer = scattered(this.consumer, to, new Int32Array(n));
     this.consumer = [];
-    const lane = i32(this.lane);
+    const lane = scattered(this.lane, to, new Int32Array(n));
     this.lane = [];
-    const offset = f64(this.offset);
+    const offset = scattered(this.offset, to, new Float64Array(n));
     this.offset = [];
-    const start = f64(this.start);
+    const start = scattered(this.start, to, new Float64Array(n));
     this.start = [];
-    const end = f64(this.end);
+    const end = scattered(this.end, to, new Float64Array(n));
     this.end = [];
-    const outcome = new Uint8Array(n);
-    for (let p = 0; p < this.outcome.length; p++) {
-      const from = this.outcome[p];
-      const base = p << PAGE_SHIFT;
-      const rows = Math.min(PAGE, n - base);
-      for (let r = 0; r < rows; r++) outcome[to[base + r]] = from[r];
-    }
+    const outcome = scattered(this.outcome, to, new Uint8Array(n));
     this.outcome = [];
     this.msg.length = 0;
     return { consumer, lane, offset, start, end, outcome };
@@ -125,4 +98,16 @@ export class EventLog {
     this.page++;
     this.row = 0;
   }
+}
+
+/** into[to[ev]] = the pages' row ev, for each ev below into.length. */
+function scattered<T extends Int32Array | Float64Array | Uint8Array>(pages: T[], to: Int32Array, into: T): T {
+  const n = into.length;
+  for (let p = 0; p < pages.length; p++) {
+    const from = pages[p];
+    const base = p << PAGE_SHIFT;
+    const rows = Math.min(PAGE, n - base);
+    for (let r = 0; r < rows; r++) into[to[base + r]] = from[r];
+  }
+  return into;
 }
