@@ -3,7 +3,8 @@
  * same topology as containers, or a cluster the user names (external); kafkajs or
  * @confluentinc/kafka-javascript clients. See README.md in this folder.
  */
-import type { BrokerModule, BrokerSettings, DeployContext, Deployment, Endpoint, RunNames } from '../../harness/broker/contract.ts';
+import type { BrokerSettings, DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import { brokerModule } from '../../harness/broker/module.ts';
 import { InfraError, InputError } from '../../harness/errors.ts';
 import { sleep } from '../../harness/clock.ts';
 import { kafkaAdmin } from './admin.ts';
@@ -47,11 +48,12 @@ async function deployExternal(ctx: DeployContext, settings: KafkaSettings): Prom
   throw new InfraError(`external Kafka at ${endpoint.bootstrapServers.join(',')} does not answer: ${(lastErr as Error)?.message}`, [], { cause: lastErr });
 }
 
-const kafka: BrokerModule = {
+const kafka = brokerModule({
   name: 'kafka',
   settingsSchema,
   /** Java runs the brokers, Maven collects their jars from Maven Central. */
   debianPackages: ['openjdk-17-jre-headless', 'maven'],
+  settings: asKafkaSettings,
   resolveSettings(settings: BrokerSettings): BrokerSettings {
     const s = resolveSettings(settings);
     // Record the version that will run when it is already known (the cache remembers it).
@@ -63,31 +65,21 @@ const kafka: BrokerModule = {
     await ensureCdsArchive(inst, log);
     await ensureBootstrapTemplate(inst, log);
   },
-  async deploy(ctx: DeployContext, settings: BrokerSettings): Promise<Deployment> {
-    const s = asKafkaSettings(settings);
-    if (ctx.runtime === 'external') return deployExternal(ctx, s);
-    if (ctx.runtime === 'containers') return deployContainers(ctx, s);
-    if (s.topic.replicationFactor > s.nodes) {
-      throw new InputError(`broker.topic.replicationFactor ${s.topic.replicationFactor} needs at least that many nodes (nodes: ${s.nodes})`);
-    }
-    return deployLocal(ctx, s);
+  deploy: {
+    external: deployExternal,
+    containers: deployContainers,
+    async local(ctx, s) {
+      if (s.topic.replicationFactor > s.nodes) {
+        throw new InputError(`broker.topic.replicationFactor ${s.topic.replicationFactor} needs at least that many nodes (nodes: ${s.nodes})`);
+      }
+      return deployLocal(ctx, s);
+    },
   },
-  containerServices(settings: BrokerSettings) {
-    return containerServices(asKafkaSettings(settings));
-  },
-  admin(endpoint: Endpoint, settings: BrokerSettings, names: RunNames) {
-    return kafkaAdmin(parseEndpoint(endpoint), asKafkaSettings(settings), names);
-  },
-  producer(endpoint, settings, names, options) {
-    const s = asKafkaSettings(settings);
-    const e = parseEndpoint(endpoint);
-    return s.client === 'confluent' ? confluentProducer(e, s, names, options) : kafkajsProducer(e, s, names, options);
-  },
-  consumer(endpoint, settings, names, options) {
-    const s = asKafkaSettings(settings);
-    const e = parseEndpoint(endpoint);
-    return s.client === 'confluent' ? confluentConsumer(e, s, names, options) : kafkajsConsumer(e, s, names, options);
-  },
-};
+  containerServices,
+  endpoint: parseEndpoint,
+  admin: kafkaAdmin,
+  producer: (e, s, names, options) => (s.client === 'confluent' ? confluentProducer(e, s, names, options) : kafkajsProducer(e, s, names, options)),
+  consumer: (e, s, names, options) => (s.client === 'confluent' ? confluentConsumer(e, s, names, options) : kafkajsConsumer(e, s, names, options)),
+});
 
 export default kafka;

@@ -3,7 +3,7 @@
  * gcloud emulator image (containers), or a real project (external); @google-cloud/pubsub 5.x
  * clients; message ordering, ack deadline and a dead-letter policy (settings.ts).
  */
-import type { BrokerModule, BrokerSettings, DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import { brokerModule } from '../../harness/broker/module.ts';
 import { PubsubAdmin } from './admin.ts';
 import { PubsubConsumer, PubsubProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -12,37 +12,22 @@ import { deployExternal } from './external.ts';
 import { deployLocal, provisionPstest } from './local.ts';
 import { resolveSettings, settingsSchema, type PubsubSettings } from './settings.ts';
 
-/** Settings as the module receives them: resolved already, or raw from a scenario. */
-function settingsOf(s: BrokerSettings): PubsubSettings {
-  return resolveSettings(s);
-}
-
-const pubsub: BrokerModule = {
+const pubsub = brokerModule({
   name: 'pubsub',
   settingsSchema,
-  resolveSettings,
+  settings: resolveSettings,
   // Go is preinstalled where convoy runs; a missing one fails with one clear line.
   debianPackages: [],
   async provision(log) {
     provisionPstest(log);
   },
-  async deploy(ctx: DeployContext, settings: BrokerSettings): Promise<Deployment> {
-    const s = settingsOf(settings);
-    if (ctx.runtime === 'external') return deployExternal(ctx, s);
-    if (ctx.runtime === 'containers') return deployContainers(ctx, s);
-    return deployLocal(ctx, s);
-  },
-  containerServices: (settings) => containerServices(settingsOf(settings)),
-  async admin(endpoint, settings, names) {
-    return new PubsubAdmin(asEndpoint(endpoint), settingsOf(settings), names);
-  },
-  async producer(endpoint, settings, names, options) {
-    return new PubsubProducer(asEndpoint(endpoint), settingsOf(settings), names, options).connect();
-  },
-  async consumer(endpoint, settings, names, options) {
-    return new PubsubConsumer(asEndpoint(endpoint), settingsOf(settings), names, options);
-  },
-};
+  deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
+  containerServices,
+  endpoint: asEndpoint,
+  admin: (endpoint, settings, names) => new PubsubAdmin(endpoint, settings, names),
+  producer: (endpoint, settings, names, options) => new PubsubProducer(endpoint, settings, names, options).connect(),
+  consumer: (endpoint, settings, names, options) => new PubsubConsumer(endpoint, settings, names, options),
+});
 
 export default pubsub;
 export { PubsubAdmin, PubsubConsumer, PubsubProducer, resolveSettings, settingsSchema };

@@ -2,7 +2,7 @@
  * RabbitMQ for convoy: a private node from the Debian package (local), containers, or the
  * user's broker (external); amqplib clients; three ordering topologies (settings.ts).
  */
-import type { BrokerModule, BrokerSettings, DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import { brokerModule } from '../../harness/broker/module.ts';
 import { RabbitAdmin } from './admin.ts';
 import { RabbitConsumer, RabbitProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -11,32 +11,17 @@ import { deployExternal } from './external.ts';
 import { deployLocal } from './local.ts';
 import { resolveSettings, settingsSchema, type RabbitSettings } from './settings.ts';
 
-/** Settings as the module receives them: resolved already, or raw from a scenario. */
-function settingsOf(s: BrokerSettings): RabbitSettings {
-  return resolveSettings(s);
-}
-
-const rabbitmq: BrokerModule = {
+const rabbitmq = brokerModule({
   name: 'rabbitmq',
   settingsSchema,
-  resolveSettings,
-  async deploy(ctx: DeployContext, settings: BrokerSettings): Promise<Deployment> {
-    const s = settingsOf(settings);
-    if (ctx.runtime === 'external') return deployExternal(ctx, s);
-    if (ctx.runtime === 'containers') return deployContainers(ctx, s);
-    return deployLocal(ctx, s);
-  },
-  containerServices: (settings) => containerServices(settingsOf(settings)),
-  async admin(endpoint, settings, names) {
-    return new RabbitAdmin(asEndpoint(endpoint), settingsOf(settings), names);
-  },
-  async producer(endpoint, settings, names, options) {
-    return new RabbitProducer(asEndpoint(endpoint), settingsOf(settings), names, options).connect();
-  },
-  async consumer(endpoint, settings, names, options) {
-    return new RabbitConsumer(asEndpoint(endpoint), settingsOf(settings), names, options);
-  },
-};
+  settings: resolveSettings,
+  deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
+  containerServices,
+  endpoint: asEndpoint,
+  admin: (endpoint, settings, names) => new RabbitAdmin(endpoint, settings, names),
+  producer: (endpoint, settings, names, options) => new RabbitProducer(endpoint, settings, names, options).connect(),
+  consumer: (endpoint, settings, names, options) => new RabbitConsumer(endpoint, settings, names, options),
+});
 
 export default rabbitmq;
 export { RabbitAdmin, RabbitConsumer, RabbitProducer, resolveSettings, settingsSchema };

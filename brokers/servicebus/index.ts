@@ -3,13 +3,14 @@
  * ../README.md), Microsoft's emulator image (containers), or a real namespace (external),
  * always through the unmodified @azure/service-bus SDK.
  */
-import type { BrokerModule, BrokerSettings, ContainerService } from '../../harness/broker/contract.ts';
+import type { ContainerService, DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import { brokerModule } from '../../harness/broker/module.ts';
 import { InputError } from '../../harness/errors.ts';
 import { ServiceBusAdmin } from './admin.ts';
 import { ServiceBusConsumer, serviceBusProducer } from './client.ts';
 import { asEndpoint } from './endpoint.ts';
 import { deployLocal, EMULATOR } from './local.ts';
-import { resolveSettings, settingsSchema } from './settings.ts';
+import { resolveSettings, settingsSchema, type ServiceBusSettings } from './settings.ts';
 
 /** Microsoft's emulator and the SQL Server it needs (untested here: no container engine). */
 export function containerServices(): ContainerService[] {
@@ -30,35 +31,31 @@ export function containerServices(): ContainerService[] {
   ];
 }
 
-const servicebus: BrokerModule = {
+/** Containers and external: a running emulator or namespace, named by its connection string. */
+async function deployConnected(ctx: DeployContext, s: ServiceBusSettings): Promise<Deployment> {
+  const connectionString = (ctx.external?.connectionString as string | undefined) ?? s.connectionString;
+  if (ctx.runtime === 'containers' && !connectionString) {
+    throw new InputError('servicebus on the containers runtime: start docker-compose.yml\'s servicebus-emulator, then pass --external connectionString=<its connection string>');
+  }
+  if (!connectionString) throw new InputError('servicebus on the external runtime needs --external connectionString=Endpoint=sb://...');
+  return {
+    broker: 'servicebus', runtime: ctx.runtime, endpoint: { connectionString }, versions: { servicebus: 'external' },
+    emulator: ctx.runtime === 'containers' ? { name: 'Microsoft Service Bus emulator', version: 'latest' } : undefined,
+    links: [], nodes: [], logFiles: [], stop: async () => {},
+  };
+}
+
+const servicebus = brokerModule({
   name: 'servicebus',
   settingsSchema,
-  resolveSettings,
-  async deploy(ctx, raw: BrokerSettings) {
-    const s = resolveSettings(raw);
-    if (ctx.runtime === 'local') return deployLocal(ctx);
-    const connectionString = (ctx.external?.connectionString as string | undefined) ?? s.connectionString;
-    if (ctx.runtime === 'containers' && !connectionString) {
-      throw new InputError('servicebus on the containers runtime: start docker-compose.yml\'s servicebus-emulator, then pass --external connectionString=<its connection string>');
-    }
-    if (!connectionString) throw new InputError('servicebus on the external runtime needs --external connectionString=Endpoint=sb://...');
-    return {
-      broker: 'servicebus', runtime: ctx.runtime, endpoint: { connectionString }, versions: { servicebus: 'external' },
-      emulator: ctx.runtime === 'containers' ? { name: 'Microsoft Service Bus emulator', version: 'latest' } : undefined,
-      links: [], nodes: [], logFiles: [], stop: async () => {},
-    };
-  },
+  settings: resolveSettings,
+  deploy: { local: (ctx) => deployLocal(ctx), containers: deployConnected, external: deployConnected },
   containerServices: () => containerServices(),
-  async admin(endpoint, settings, names) {
-    return new ServiceBusAdmin(asEndpoint(endpoint), resolveSettings(settings), names);
-  },
-  async producer(endpoint, settings, names, options) {
-    return serviceBusProducer(asEndpoint(endpoint), resolveSettings(settings), names, options);
-  },
-  async consumer(endpoint, settings, names, options) {
-    return new ServiceBusConsumer(asEndpoint(endpoint), resolveSettings(settings), names, options);
-  },
-};
+  endpoint: asEndpoint,
+  admin: (endpoint, settings, names) => new ServiceBusAdmin(endpoint, settings, names),
+  producer: serviceBusProducer,
+  consumer: (endpoint, settings, names, options) => new ServiceBusConsumer(endpoint, settings, names, options),
+});
 
 export default servicebus;
 export { EMULATOR };

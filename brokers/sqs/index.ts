@@ -3,7 +3,7 @@
  * (containers), or a real SQS (external); @aws-sdk/client-sqs v3 clients; standard or FIFO
  * queues with visibility timeout, deduplication and a dead-letter queue (settings.ts).
  */
-import type { BrokerModule, BrokerSettings, DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import { brokerModule } from '../../harness/broker/module.ts';
 import { SqsAdmin } from './admin.ts';
 import { SqsConsumer, SqsProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -12,37 +12,22 @@ import { deployExternal } from './external.ts';
 import { deployLocal, provisionElasticMQ } from './local.ts';
 import { resolveSettings, settingsSchema, type SqsSettings } from './settings.ts';
 
-/** Settings as the module receives them: resolved already, or raw from a scenario. */
-function settingsOf(s: BrokerSettings): SqsSettings {
-  return resolveSettings(s);
-}
-
-const sqs: BrokerModule = {
+const sqs = brokerModule({
   name: 'sqs',
   settingsSchema,
-  resolveSettings,
+  settings: resolveSettings,
   // Java and Maven are preinstalled where convoy runs; missing ones fail with one clear line.
   debianPackages: [],
   async provision(log) {
     provisionElasticMQ(resolveSettings({ kind: 'sqs' }).version, log);
   },
-  async deploy(ctx: DeployContext, settings: BrokerSettings): Promise<Deployment> {
-    const s = settingsOf(settings);
-    if (ctx.runtime === 'external') return deployExternal(ctx, s);
-    if (ctx.runtime === 'containers') return deployContainers(ctx, s);
-    return deployLocal(ctx, s);
-  },
-  containerServices: (settings) => containerServices(settingsOf(settings)),
-  async admin(endpoint, settings, names) {
-    return new SqsAdmin(asEndpoint(endpoint), settingsOf(settings), names);
-  },
-  async producer(endpoint, settings, names, options) {
-    return new SqsProducer(asEndpoint(endpoint), settingsOf(settings), names, options).connect();
-  },
-  async consumer(endpoint, settings, names, options) {
-    return new SqsConsumer(asEndpoint(endpoint), settingsOf(settings), names, options);
-  },
-};
+  deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
+  containerServices,
+  endpoint: asEndpoint,
+  admin: (endpoint, settings, names) => new SqsAdmin(endpoint, settings, names),
+  producer: (endpoint, settings, names, options) => new SqsProducer(endpoint, settings, names, options).connect(),
+  consumer: (endpoint, settings, names, options) => new SqsConsumer(endpoint, settings, names, options),
+});
 
 export default sqs;
 export { SqsAdmin, SqsConsumer, SqsProducer, resolveSettings, settingsSchema };

@@ -1,0 +1,46 @@
+/**
+ * Builds a BrokerModule from a broker's own parts. The harness hands a module settings and
+ * endpoints as plain JSON (from the scenario and the deployment record); this reads them once,
+ * with the broker's `settings` and `endpoint`, so every part takes the broker's own types, and
+ * picks the deploy of the run's runtime. A broker's index.ts is then a list of its parts.
+ */
+import type {
+  BrokerAdmin, BrokerModule, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
+  Endpoint, ProducerClient, ProducerOptions, RunNames, RuntimeKind,
+} from './contract.ts';
+
+export interface BrokerParts<S extends BrokerSettings, E> {
+  name: string;
+  settingsSchema: Record<string, unknown>;
+  /** Resolves raw settings (defaults filled in); must accept resolved ones too. */
+  settings(raw: BrokerSettings): S;
+  /** What the result records as the resolved settings (default: `settings`). */
+  resolveSettings?(raw: BrokerSettings): BrokerSettings;
+  /** See BrokerModule. */
+  debianPackages?: string[];
+  provision?(log: (line: string) => void): Promise<void>;
+  /** One deploy per runtime. */
+  deploy: Record<RuntimeKind, (ctx: DeployContext, settings: S) => Promise<Deployment>>;
+  containerServices(settings: S): ContainerService[];
+  /** Reads a deployment's endpoint (as JSON) into the broker's own form. */
+  endpoint(e: Endpoint): E;
+  admin(endpoint: E, settings: S, names: RunNames): BrokerAdmin | Promise<BrokerAdmin>;
+  producer(endpoint: E, settings: S, names: RunNames, options: ProducerOptions): ProducerClient | Promise<ProducerClient>;
+  consumer(endpoint: E, settings: S, names: RunNames, options: ConsumerOptions): ConsumerClient | Promise<ConsumerClient>;
+}
+
+export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, E>): BrokerModule {
+  const { settings, endpoint } = parts;
+  return {
+    name: parts.name,
+    settingsSchema: parts.settingsSchema,
+    debianPackages: parts.debianPackages,
+    provision: parts.provision,
+    resolveSettings: parts.resolveSettings ?? settings,
+    deploy: (ctx, raw) => parts.deploy[ctx.runtime](ctx, settings(raw)),
+    containerServices: (raw) => parts.containerServices(settings(raw)),
+    admin: async (e, raw, names) => parts.admin(endpoint(e), settings(raw), names),
+    producer: async (e, raw, names, options) => parts.producer(endpoint(e), settings(raw), names, options),
+    consumer: async (e, raw, names, options) => parts.consumer(endpoint(e), settings(raw), names, options),
+  };
+}

@@ -1,0 +1,61 @@
+/** brokerModule: a broker's parts get its own settings and endpoint types, and the run's runtime picks the deploy. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BrokerSettings, DeployContext, Deployment, RuntimeKind } from '../../harness/broker/contract.ts';
+import { brokerModule } from '../../harness/broker/module.ts';
+import { brokerNames, loadBroker } from '../../harness/broker/registry.ts';
+
+interface ToySettings extends BrokerSettings {
+  size: number;
+}
+
+const calls: string[] = [];
+const toy = brokerModule({
+  name: 'toy',
+  settingsSchema: {},
+  settings: (raw): ToySettings => ({ ...raw, size: typeof raw.size === 'number' ? raw.size : 3 }),
+  deploy: Object.fromEntries(
+    (['local', 'containers', 'external'] as const).map((r) => [
+      r,
+      async (_ctx: DeployContext, s: ToySettings): Promise<Deployment> => {
+        calls.push(`${r}:${s.size}`);
+        return { broker: 'toy', runtime: r, endpoint: { url: `toy://${r}` }, versions: {}, links: [], nodes: [], logFiles: [], stop: async () => {} };
+      },
+    ]),
+  ) as Record<RuntimeKind, (ctx: DeployContext, s: ToySettings) => Promise<Deployment>>,
+  containerServices: (s) => [{ name: `toy-${s.size}`, image: 'toy', environment: {}, ports: [] }],
+  endpoint: (e) => new URL(String(e.url)),
+  admin: (e, s, names) => {
+    calls.push(`admin:${e.protocol}:${s.size}:${names.runId}`);
+    return { createDestinations: async () => {}, deleteDestinations: async () => {}, close: async () => {} };
+  },
+  producer: () => {
+    throw new Error('not used');
+  },
+  consumer: () => {
+    throw new Error('not used');
+  },
+});
+
+test('brokerModule: deploy by runtime with resolved settings; clients get the parsed endpoint', async () => {
+  const ctx = (runtime: RuntimeKind): DeployContext => ({ runtime, workDir: '/tmp', cacheDir: '/tmp', log: () => {} });
+  await toy.deploy(ctx('containers'), { kind: 'toy' });
+  await toy.deploy(ctx('external'), { kind: 'toy', size: 5 });
+  await toy.deploy(ctx('local'), { kind: 'toy', size: 1 });
+  await toy.admin({ url: 'toy://x' }, { kind: 'toy', size: 2 }, { runId: 'r1', prefix: 'convoy-r1' });
+  assert.deepEqual(calls, ['containers:3', 'external:5', 'local:1', 'admin:toy::2:r1']);
+  assert.deepEqual(toy.resolveSettings({ kind: 'toy' }), { kind: 'toy', size: 3 }, 'resolveSettings defaults to settings');
+  assert.equal(toy.containerServices({ kind: 'toy' })[0].name, 'toy-3');
+});
+
+test('every broker module resolves its own default settings and describes its containers', async () => {
+  const names = brokerNames();
+  assert.ok(names.length >= 5, `brokers found: ${names.join(', ')}`);
+  for (const name of names) {
+    const mod = await loadBroker(name);
+    assert.equal(mod.name, name);
+    const s = mod.resolveSettings({ kind: name });
+    assert.equal(s.kind, name, `${name}: resolved settings keep the kind`);
+    assert.ok(Array.isArray(mod.containerServices(s)) && mod.containerServices(s).length > 0, `${name}: container services`);
+  }
+});
