@@ -4,6 +4,8 @@
  * keys, overlapping handlings).
  */
 import type { BrokerAdmin, BrokerModule, BrokerSettings, ConsumerClient, Delivery, Endpoint, ProducerClient, RunNames, Settlement } from '../../harness/broker/contract.ts';
+import { after, before } from 'node:test';
+import { runCleanup } from '../../harness/runtime/cleanup.ts';
 import { decodeMessage, encodeMessage } from '../../harness/workload/codec.ts';
 
 export const quiet = (line: string) => {
@@ -151,4 +153,37 @@ export class BrokerRun<S extends BrokerSettings, A extends BrokerAdmin> {
     await this.admin.deleteDestinations().catch(() => {});
     await this.admin.close();
   }
+}
+
+/**
+ * One broker for a test file, and the runs its tests make on it: registers hooks that start it
+ * before the file's tests and, after them, close every run, stop it and clean up. `dep` is
+ * the deployment once started.
+ */
+export function brokerPerFile<D extends { stop(): Promise<void> }, R extends { close(): Promise<void> }>(
+  start: () => Promise<D>,
+  create: (dep: D, over: Record<string, unknown>, tag: string) => Promise<R>,
+): { readonly dep: D; run(over: Record<string, unknown>, tag: string): Promise<R> } {
+  let dep: D | undefined;
+  const runs: R[] = [];
+  before(async () => {
+    dep = await start();
+  });
+  after(async () => {
+    await Promise.all(runs.map((r) => r.close().catch(() => {})));
+    await dep?.stop();
+    await runCleanup();
+  });
+  const fixture = {
+    get dep(): D {
+      if (!dep) throw new Error('the broker is not started yet (use it inside a test)');
+      return dep;
+    },
+    run: async (over: Record<string, unknown>, tag: string): Promise<R> => {
+      const r = await create(fixture.dep, over, tag);
+      runs.push(r);
+      return r;
+    },
+  };
+  return fixture;
 }

@@ -6,29 +6,12 @@
  * ordering on, the key stays blocked behind it. The real service removes it and the key moves
  * on. These tests pin that down (and fail when a pstest version fixes it).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runCleanup } from '../../harness/runtime/cleanup.ts';
-import type { PubsubDeployment } from '../../brokers/pubsub/local.ts';
-import { Run, sleep, startPstest, waitFor } from './helpers.ts';
+import { Run, sleep, startPstest, waitFor, brokerPerFile } from './helpers.ts';
 
-let dep: PubsubDeployment;
-const runs: Run[] = [];
-async function run(over: Record<string, unknown>, tag: string): Promise<Run> {
-  const r = await Run.create(dep, over, tag);
-  runs.push(r);
-  return r;
-}
-
-before(async () => {
-  dep = await startPstest();
-});
-
-after(async () => {
-  await Promise.all(runs.map((r) => r.close().catch(() => {})));
-  await dep?.stop();
-  await runCleanup();
-});
+const fx = brokerPerFile(startPstest, Run.create);
+const { run } = fx;
 
 describe('pubsub dead-letter policy on pstest', () => {
   test('ordering off: a message nacked maxDeliveryAttempts times goes to the dead-letter topic and the rest moves on; redrive puts it back behind newer ones', async () => {

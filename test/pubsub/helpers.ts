@@ -8,7 +8,7 @@ import { deployLocal, type PubsubDeployment } from '../../brokers/pubsub/local.t
 import { resolveSettings, type PubsubSettings } from '../../brokers/pubsub/settings.ts';
 import { BrokerRun, quiet } from '../helpers/broker-run.ts';
 
-export { payload, parse, sleep, waitFor, quiet, runNames, type Handled, type Handler } from '../helpers/broker-run.ts';
+export { brokerPerFile, payload, parse, sleep, waitFor, quiet, runNames, type Handled, type Handler } from '../helpers/broker-run.ts';
 
 export async function startPstest(): Promise<PubsubDeployment> {
   const workDir = mkdtempSync(join(tmpdir(), 'convoy-pubsub-test-'));

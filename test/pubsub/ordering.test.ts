@@ -3,46 +3,30 @@
  * @google-cloud/pubsub and convoy's adapter (brokers/pubsub). One pstest-server for the file;
  * each test has its own topic and subscription.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PubSub } from '@google-cloud/pubsub';
 import { SendFailure } from '../../harness/broker/contract.ts';
 import { ToxiproxyApi } from '../../harness/net/toxiproxy.ts';
-import { runCleanup } from '../../harness/runtime/cleanup.ts';
-import { PROXY_NAME, type PubsubDeployment } from '../../brokers/pubsub/local.ts';
-import { Run, payload, sleep, startPstest, waitFor } from './helpers.ts';
+import { PROXY_NAME } from '../../brokers/pubsub/local.ts';
+import { Run, payload, sleep, startPstest, waitFor, brokerPerFile } from './helpers.ts';
 
-let dep: PubsubDeployment;
-const runs: Run[] = [];
-async function run(over: Record<string, unknown>, tag: string): Promise<Run> {
-  const r = await Run.create(dep, over, tag);
-  runs.push(r);
-  return r;
-}
-
-before(async () => {
-  dep = await startPstest();
-});
-
-after(async () => {
-  await Promise.all(runs.map((r) => r.close().catch(() => {})));
-  await dep?.stop();
-  await runCleanup();
-});
+const fx = brokerPerFile(startPstest, Run.create);
+const { run } = fx;
 
 const jitter = (min: number, max: number) => sleep(min + Math.random() * (max - min));
 
 describe('pubsub on pstest', () => {
   test('deploy: the emulator is named, the clients link is a Toxiproxy proxy, admin bypasses it', () => {
-    assert.equal(dep.emulator?.name, 'pstest');
-    assert.match(dep.emulator!.version, /^v2\./);
-    assert.equal(dep.versions.pstest, dep.emulator!.version);
-    assert.deepEqual(dep.links.map((l) => [l.name, l.proxies]), [['clients', [PROXY_NAME]]]);
-    const ep = dep.endpoint as { emulatorHost: string; adminHost: string };
+    assert.equal(fx.dep.emulator?.name, 'pstest');
+    assert.match(fx.dep.emulator!.version, /^v2\./);
+    assert.equal(fx.dep.versions.pstest, fx.dep.emulator!.version);
+    assert.deepEqual(fx.dep.links.map((l) => [l.name, l.proxies]), [['clients', [PROXY_NAME]]]);
+    const ep = fx.dep.endpoint as { emulatorHost: string; adminHost: string };
     assert.notEqual(ep.emulatorHost, ep.adminHost);
-    const mem = dep.memory();
+    const mem = fx.dep.memory();
     assert.ok(mem && mem.rssBytes > 0);
-    process.stderr.write(`  pstest: start ${dep.startupMs} ms, RSS ${(mem!.rssBytes / 2 ** 20).toFixed(0)} MiB\n`);
+    process.stderr.write(`  pstest: start ${fx.dep.startupMs} ms, RSS ${(mem!.rssBytes / 2 ** 20).toFixed(0)} MiB\n`);
   });
 
   test('ordering on: each key in publish order and one message at a time, across two consumers', async () => {
@@ -184,12 +168,12 @@ describe('pubsub on pstest', () => {
     await r.consumer('c1');
     await p.send({ key: 'k', payload: payload('k', 1) });
     await waitFor(() => r.acked() === 1, 10_000, 'k#1 acked');
-    const api = new ToxiproxyApi(dep.links[0]!.toxiproxyUrl);
+    const api = new ToxiproxyApi(fx.dep.links[0]!.toxiproxyUrl);
     await api.setEnabled(PROXY_NAME, false);
     try {
       await assert.rejects(p.send({ key: 'k', payload: payload('k', 2) }), (e: unknown) => e instanceof SendFailure && !e.definite);
       // Publish k#3 straight to pstest (the admin's port): the consumer cannot get it.
-      const direct = new PubSub({ projectId: r.settings.projectId, apiEndpoint: (dep.endpoint as { adminHost: string }).adminHost, emulatorMode: true, universeDomain: 'googleapis.com' });
+      const direct = new PubSub({ projectId: r.settings.projectId, apiEndpoint: (fx.dep.endpoint as { adminHost: string }).adminHost, emulatorMode: true, universeDomain: 'googleapis.com' });
       await direct.topic(r.admin.names.topic, { messageOrdering: true }).publishMessage({ data: payload('k', 3), orderingKey: 'k' });
       await direct.close();
       await sleep(2_000);

@@ -8,7 +8,7 @@ import { deployLocal, type SqsDeployment } from '../../brokers/sqs/local.ts';
 import { resolveSettings, type SqsSettings } from '../../brokers/sqs/settings.ts';
 import { BrokerRun, quiet } from '../helpers/broker-run.ts';
 
-export { payload, parse, sleep, waitFor, quiet, runNames, type Handled, type Handler } from '../helpers/broker-run.ts';
+export { brokerPerFile, payload, parse, sleep, waitFor, quiet, runNames, type Handled, type Handler } from '../helpers/broker-run.ts';
 
 export async function startElasticMQ(): Promise<SqsDeployment> {
   const workDir = mkdtempSync(join(tmpdir(), 'convoy-sqs-test-'));

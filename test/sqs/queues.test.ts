@@ -2,49 +2,33 @@
  * SQS behaviours scenarios rely on, shown on a real ElasticMQ through @aws-sdk/client-sqs and
  * convoy's adapter (brokers/sqs). One ElasticMQ for the file; each test has its own queues.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GetQueueUrlCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { SendFailure } from '../../harness/broker/contract.ts';
 import { ToxiproxyApi } from '../../harness/net/toxiproxy.ts';
-import { runCleanup } from '../../harness/runtime/cleanup.ts';
 import { sqsClient } from '../../brokers/sqs/connection.ts';
-import { PROXY_NAME, type SqsDeployment } from '../../brokers/sqs/local.ts';
-import { Run, payload, sleep, startElasticMQ, waitFor } from './helpers.ts';
+import { PROXY_NAME } from '../../brokers/sqs/local.ts';
+import { Run, payload, sleep, startElasticMQ, waitFor, brokerPerFile } from './helpers.ts';
 
-let dep: SqsDeployment;
-const runs: Run[] = [];
-async function run(over: Record<string, unknown>, tag: string): Promise<Run> {
-  const r = await Run.create(dep, over, tag);
-  runs.push(r);
-  return r;
-}
-
-before(async () => {
-  dep = await startElasticMQ();
-});
-
-after(async () => {
-  await Promise.all(runs.map((r) => r.close().catch(() => {})));
-  await dep?.stop();
-  await runCleanup();
-});
+const fx = brokerPerFile(startElasticMQ, Run.create);
+const { run } = fx;
 
 const jitter = (min: number, max: number) => sleep(min + Math.random() * (max - min));
 const acked = (r: Run) => new Set(r.handled.filter((h) => h.settled === 'ack').map((h) => `${h.key}#${h.seq}`)).size;
 
 describe('sqs on ElasticMQ', () => {
   test('deploy: the emulator is named, the clients link is a Toxiproxy proxy, admin bypasses it', () => {
-    assert.equal(dep.emulator?.name, 'ElasticMQ');
-    assert.match(dep.emulator!.version, /^1\.7\./);
-    assert.equal(dep.versions.elasticmq, dep.emulator!.version);
-    assert.deepEqual(dep.links.map((l) => [l.name, l.proxies]), [['clients', [PROXY_NAME]]]);
-    const ep = dep.endpoint as { url: string; adminUrl: string };
+    assert.equal(fx.dep.emulator?.name, 'ElasticMQ');
+    assert.match(fx.dep.emulator!.version, /^1\.7\./);
+    assert.equal(fx.dep.versions.elasticmq, fx.dep.emulator!.version);
+    assert.deepEqual(fx.dep.links.map((l) => [l.name, l.proxies]), [['clients', [PROXY_NAME]]]);
+    const ep = fx.dep.endpoint as { url: string; adminUrl: string };
     assert.notEqual(ep.url, ep.adminUrl);
-    assert.ok(dep.startupMs > 0 && dep.startupMs < 60_000);
-    const mem = dep.memory();
+    assert.ok(fx.dep.startupMs > 0 && fx.dep.startupMs < 60_000);
+    const mem = fx.dep.memory();
     assert.ok(mem && mem.rssBytes > 0);
-    process.stderr.write(`  elasticmq: start ${(dep.startupMs / 1000).toFixed(1)} s, RSS ${(mem!.rssBytes / 2 ** 20).toFixed(0)} MiB\n`);
+    process.stderr.write(`  elasticmq: start ${(fx.dep.startupMs / 1000).toFixed(1)} s, RSS ${(mem!.rssBytes / 2 ** 20).toFixed(0)} MiB\n`);
   });
 
   test('standard queue, competing consumers: some key is handled out of send order', async () => {
@@ -196,14 +180,14 @@ describe('sqs on ElasticMQ', () => {
     await r.consumer('c1');
     await p.send({ key: 'g', payload: payload('g', 1) });
     await waitFor(() => acked(r) === 1, 10_000, 'g#1 acked');
-    const api = new ToxiproxyApi(dep.links[0]!.toxiproxyUrl);
+    const api = new ToxiproxyApi(fx.dep.links[0]!.toxiproxyUrl);
     await api.setEnabled(PROXY_NAME, false);
     try {
       await assert.rejects(p.send({ key: 'g', payload: payload('g', 2) }), (err: unknown) => err instanceof SendFailure && !err.definite);
       // A long poll that was already inside ElasticMQ when the link went down ends within its wait.
       await sleep(1_500);
       // Put g#2 on the queue past the proxy (the admin's direct port): the consumer cannot get it.
-      const direct = sqsClient(dep.endpoint as never, r.settings, { admin: true });
+      const direct = sqsClient(fx.dep.endpoint as never, r.settings, { admin: true });
       const url = (await direct.send(new GetQueueUrlCommand({ QueueName: r.admin.queues.main }))).QueueUrl!;
       await direct.send(new SendMessageCommand({ QueueUrl: url, MessageBody: payload('g', 2).toString('base64'), MessageGroupId: 'g', MessageDeduplicationId: 'direct-2' }));
       direct.destroy();
