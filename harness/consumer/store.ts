@@ -34,8 +34,11 @@ export class EntityStore {
     this.entity = options.entity ?? 'order';
     this.db = new Database(path);
     // busy_timeout first: switching to WAL and creating tables take locks too.
-    this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 30_000))}`);
-    this.db.pragma('journal_mode = WAL');
+    const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 30_000));
+    this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    // Processes that open a new file at the same moment race to switch it to WAL, and SQLite
+    // refuses the losers at once (SQLITE_BUSY without calling the busy handler): retry.
+    retryWhileBusy(() => this.db.pragma('journal_mode = WAL'), busyTimeoutMs);
     this.db.pragma('synchronous = NORMAL');
     for (const s of STRATEGIES) {
       this.db.exec(`CREATE TABLE IF NOT EXISTS entities_${s} (key TEXT PRIMARY KEY, version INTEGER NOT NULL, state TEXT NOT NULL)`);
@@ -77,6 +80,20 @@ export class EntityStore {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+}
+
+/** Runs fn, again while SQLite says the database is busy, for up to `ms`. */
+function retryWhileBusy<T>(fn: () => T, ms: number): T {
+  const deadline = Date.now() + ms;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      return fn();
+    } catch (err) {
+      if (!String((err as { code?: unknown }).code).startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw err;
+      Atomics.wait(pause, 0, 0, 5 + Math.random() * 20); // a synchronous sleep: this is the constructor
+    }
   }
 }
 

@@ -99,3 +99,15 @@ test('two OS processes racing on one store: no busy errors; versioned ends right
   assert.equal(versioned.keys, keys);
   assert.ok(naive.wrong > keys / 2, `naive wrong on ${naive.wrong} of ${keys} keys`);
 });
+
+// Regression: a run's consumers opened a new store file at the same moment and one of them
+// failed at start-up with "database is locked" (SQLite refuses a racing switch to WAL without
+// waiting). The store now retries that switch; the runner also creates the file first.
+test('processes opening a new store file at the same instant all get in', async (t) => {
+  for (let round = 0; round < 6; round++) {
+    const file = tempStore(t);
+    const startAt = Date.now() + 1500;
+    const writers = await Promise.all([1, 2, 3, 4, 5].map((seed) => runWriter(file, seed, 2, 2, startAt)));
+    for (const w of writers) assert.equal(w.applied + w['skipped-stale'], 4);
+  }
+});
