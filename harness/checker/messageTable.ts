@@ -9,9 +9,10 @@
  * Ids come out in (key id, producer id, seq) order, so each stream's messages are contiguous
  * and in seq order (`MessageTable.streamStart`), and so are each key's streams and messages.
  * Process events are numbered anew in the same order (a message's events keep their arrival
- * order; phantoms come last), so each message's and each key's events are contiguous. Ids
- * depend on arrival order (interned ids do), which nothing in a result may depend on. References of one message keep their arrival
- * order, so "first" folds (firstSend, firstAck) see them as the incremental table did.
+ * order; the store numbers phantoms after them), so each message's and each key's events are
+ * contiguous. Ids depend on arrival order (interned ids do), which nothing in a result may
+ * depend on. References of one message keep their arrival order, so "first" folds (firstSend,
+ * firstAck) see them as the incremental table did.
  */
 import { BUCKET_SHIFT, type Bucket, TAG_ACK, TAG_PROCESS, TAG_SEND, type RefLog } from './refLog.ts';
 
