@@ -5,8 +5,9 @@
  * the order the message table gives (see HistoryStore.seal) and its pages are dropped.
  */
 
-const PAGE_SHIFT = 16;
-const PAGE = 1 << PAGE_SHIFT;
+/** Pages start small (a short history stays small) and double up to PAGE rows. */
+const FIRST_PAGE = 1 << 10;
+const PAGE = 1 << 16;
 
 /** The flat columns, indexed by the new event id. */
 export interface EventColumns {
@@ -28,8 +29,8 @@ export class EventLog {
   private start: Float64Array[] = [];
   private end: Float64Array[] = [];
   private outcome: Uint8Array[] = [];
-  private row = PAGE;
-  private page = -1;
+  private row = 0;
+  private pageRows = 0;
   // The last page of each column.
   private pMsg = new Int32Array(0);
   private pConsumer = new Int32Array(0);
@@ -41,7 +42,7 @@ export class EventLog {
 
   push(phantom: number, consumer: number, lane: number, offset: number, start: number, end: number, outcome: number): void {
     let r = this.row;
-    if (r === PAGE) {
+    if (r === this.pageRows) {
       this.addPage();
       r = 0;
     }
@@ -58,10 +59,11 @@ export class EventLog {
 
   /** Calls fn(ev, code) for each event (arrival id) whose phantom code is set. */
   forEachPhantom(fn: (ev: number, code: number) => void): void {
-    for (let p = 0; p <= this.page; p++) {
-      const page = this.msg[p];
-      const rows = Math.min(PAGE, this.length - (p << PAGE_SHIFT));
-      for (let r = 0; r < rows; r++) if (page[r] < 0) fn((p << PAGE_SHIFT) + r, page[r]);
+    let base = 0;
+    for (const page of this.msg) {
+      const rows = Math.min(page.length, this.length - base);
+      for (let r = 0; r < rows; r++) if (page[r] < 0) fn(base + r, page[r]);
+      base += page.length;
     }
   }
 
@@ -88,14 +90,14 @@ export class EventLog {
   }
 
   private addPage(): void {
-    this.msg.push((this.pMsg = new Int32Array(PAGE)));
-    this.consumer.push((this.pConsumer = new Int32Array(PAGE)));
-    this.lane.push((this.pLane = new Int32Array(PAGE)));
-    this.offset.push((this.pOffset = new Float64Array(PAGE)));
-    this.start.push((this.pStart = new Float64Array(PAGE)));
-    this.end.push((this.pEnd = new Float64Array(PAGE)));
-    this.outcome.push((this.pOutcome = new Uint8Array(PAGE)));
-    this.page++;
+    const n = (this.pageRows = Math.min(PAGE, Math.max(FIRST_PAGE, this.pageRows * 2)));
+    this.msg.push((this.pMsg = new Int32Array(n)));
+    this.consumer.push((this.pConsumer = new Int32Array(n)));
+    this.lane.push((this.pLane = new Int32Array(n)));
+    this.offset.push((this.pOffset = new Float64Array(n)));
+    this.start.push((this.pStart = new Float64Array(n)));
+    this.end.push((this.pEnd = new Float64Array(n)));
+    this.outcome.push((this.pOutcome = new Uint8Array(n)));
     this.row = 0;
   }
 }
@@ -103,11 +105,11 @@ export class EventLog {
 /** into[to[ev]] = the pages' row ev, for each ev below into.length. */
 function scattered<T extends Int32Array | Float64Array | Uint8Array>(pages: T[], to: Int32Array, into: T): T {
   const n = into.length;
-  for (let p = 0; p < pages.length; p++) {
-    const from = pages[p];
-    const base = p << PAGE_SHIFT;
-    const rows = Math.min(PAGE, n - base);
+  let base = 0;
+  for (const from of pages) {
+    const rows = Math.min(from.length, n - base);
     for (let r = 0; r < rows; r++) into[to[base + r]] = from[r];
+    base += from.length;
   }
   return into;
 }
