@@ -20,9 +20,9 @@ export class Interner {
   private lastId = -1;
   /**
    * While the table is small (producers, consumers, lanes, a typical run's keys), a Map in
-   * front of it: V8 caches a
-   * string's hash in the string, so looking up the same few string objects again and again
-   * costs less than hashing their text. Dropped once the table outgrows it (keys).
+   * front of it: V8 caches a string's hash in the string, so looking up the same few string
+   * objects again and again costs less than hashing their text. Dropped once the table
+   * outgrows it (a million keys).
    */
   private small: Map<string, number> | null = new Map();
   /** idMany's hashes, and a value its loads feed (so they are not optimised away). */

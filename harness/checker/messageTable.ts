@@ -162,21 +162,14 @@ export function buildMessages(log: RefLog, keyCount: number, events: number): Bu
   };
 }
 
-interface Tables {
+/** The tables fillTables writes: the per-message and event columns, and the stream and message ids. */
+type Tables = Omit<BuiltMessages, 'streams' | 'messages' | 'numbered'> & {
   sA: Int32Array;
   sB: Int32Array;
   streamStart: Int32Array;
   mA: Int32Array;
   mB: Int32Array;
-  sendCount: Int32Array;
-  ackCount: Int32Array;
-  ackFlags: Uint8Array;
-  firstSend: Float64Array;
-  firstAck: Float64Array;
-  evByMsgStart: Int32Array;
-  evMsg: Int32Array;
-  evId: Int32Array;
-}
+};
 
 /**
  * Assigns stream, message and event ids in one walk over the sorted buckets and fills the

@@ -114,6 +114,17 @@ function checkStore(events: Ev[]): void {
   for (let m = 0; m < messages.size; m++) assert.equal(store.evByMsgStart[m + 1] - store.evByMsgStart[m], byMsg[m].length);
 }
 
+/** A seeded xorshift32: rand(n) is an integer in [0, n). */
+function xorshift(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % n;
+  };
+}
+
 /** Events over a few producers and keys (several producers per key), huge seqs, 0 and -0. */
 function eventsArb(maxLength: number): fc.Arbitrary<Ev[]> {
   const seq = fc.oneof(fc.integer({ min: 1, max: 6 }), fc.constantFrom(MAX_SEQ, MAX_SEQ - 1, 2 ** 30));
@@ -160,13 +171,7 @@ test('bulk message table: long streams out of order and in order', () => {
 });
 
 test('bulk message table: thousands of keys (grouped by key in two passes)', () => {
-  let state = 12345;
-  const rand = (n: number) => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) % n;
-  };
+  const rand = xorshift(12345);
   const events: Ev[] = [];
   for (let i = 0; i < 30000; i++) {
     const ident = { producer: `p${rand(3)}`, key: `key-${rand(5000)}`, seq: rand(4) + 1 };
@@ -182,13 +187,7 @@ test('bulk message table: thousands of keys (grouped by key in two passes)', () 
 test('bulk message table: full staging buffers, keys first seen late, buckets of keys', () => {
   // More references than the staging buffer holds several times over; new keys keep
   // appearing, so buckets are added as the log fills; a key's references span many drains.
-  let state = 777;
-  const rand = (n: number) => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) % n;
-  };
+  const rand = xorshift(777);
   const events: Ev[] = [];
   for (let i = 0; i < 120000; i++) {
     const keys = 10 + Math.floor(i / 25); // up to ~4800 keys, several buckets
