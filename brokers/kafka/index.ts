@@ -15,7 +15,8 @@ import { endpointFromExternal, parseEndpoint, toEndpoint } from './endpoint.ts';
 import { deployLocal } from './local.ts';
 import { describeCluster } from './probe.ts';
 import { ensureBootstrapTemplate, ensureCdsArchive } from './jvm.ts';
-import { knownDefaultVersion, provision } from './provision.ts';
+import { cachedItems, knownDefaultVersion, provision } from './provision.ts';
+import { KAFKA_NEEDS } from './requirements.ts';
 import { asKafkaSettings, resolveSettings, settingsSchema, type KafkaSettings } from './settings.ts';
 
 async function deployExternal(ctx: DeployContext, settings: KafkaSettings): Promise<Deployment> {
@@ -51,8 +52,8 @@ async function deployExternal(ctx: DeployContext, settings: KafkaSettings): Prom
 const kafka = brokerModule({
   name: 'kafka',
   settingsSchema,
-  /** Java runs the brokers, Maven collects their jars from Maven Central. */
-  debianPackages: ['openjdk-17-jre-headless', 'maven'],
+  requirements: KAFKA_NEEDS,
+  cached: cachedItems,
   settings: asKafkaSettings,
   resolveSettings(settings: BrokerSettings): BrokerSettings {
     const s = resolveSettings(settings);

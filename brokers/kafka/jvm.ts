@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { requireCommand } from '../../harness/runtime/tools.ts';
+import { JAVA, requireTool } from '../../harness/runtime/requirements.ts';
 import { LocalProcess } from '../../harness/runtime/process.ts';
 import { freePorts } from '../../harness/runtime/ports.ts';
 import { InfraError } from '../../harness/errors.ts';
@@ -21,7 +21,7 @@ import { brokerProperties, newClusterId, renderProperties } from './topology.ts'
 export const HEAP = { min: '128m', max: '512m' };
 
 export function javaPath(): string {
-  return requireCommand('java', 'to run Apache Kafka');
+  return requireTool(JAVA, 'to run Apache Kafka');
 }
 
 /** Identifies the JDK build an archive belongs to. */

@@ -23,7 +23,7 @@ import { sleep } from '../../harness/clock.ts';
 import { onCleanup } from '../../harness/runtime/cleanup.ts';
 import { freePorts } from '../../harness/runtime/ports.ts';
 import { LocalProcess, pidAlive, signalGroup, stopByPidFile, tailFile } from '../../harness/runtime/process.ts';
-import { loadInstance, removeInstance, saveInstance, type InstanceRecord } from '../../harness/runtime/instances.ts';
+import { loadInstance, ownerOf, removeInstance, saveInstance, type InstanceRecord } from '../../harness/runtime/instances.ts';
 import { startToxiproxy, ToxiproxyApi, TOXIPROXY_VERSION, type ToxiproxyServer } from '../../harness/net/toxiproxy.ts';
 import { provision, type KafkaInstall } from './provision.ts';
 import { brokerJvmArgs, cdsArchivePath, ensureBootstrapTemplate, ensureCdsArchive, formatArgs, formatFromTemplate, javaPath, runJava } from './jvm.ts';
@@ -233,7 +233,7 @@ async function reuse(ctx: DeployContext, key: string): Promise<Deployment | unde
     node.adopt(rec.pids[i + 1]!);
     nodes.push(node);
   }
-  ctx.log(`reusing Kafka ${data.version} (${data.nodes.length} node${data.nodes.length > 1 ? 's' : ''}) started by \`convoy brokers up\` at ${rec.startedAt}`);
+  ctx.log(`reusing Kafka ${data.version} (${data.nodes.length} node${data.nodes.length > 1 ? 's' : ''}) ${ownerOf(rec)}`);
   return buildDeployment({ data, nodes, toxiproxyUrl: data.toxiproxyUrl, stop: async () => {} });
 }
 

@@ -10,7 +10,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { cacheDir } from '../../harness/runtime/cache.ts';
-import { requireCommand, run } from '../../harness/runtime/tools.ts';
+import { run } from '../../harness/runtime/tools.ts';
+import type { CachedItem } from '../../harness/broker/contract.ts';
+import { JAVA, MAVEN, requireTool } from '../../harness/runtime/requirements.ts';
 import { InfraError } from '../../harness/errors.ts';
 
 /** Tried in this order when the scenario leaves the version to us (newest first). */
@@ -96,8 +98,8 @@ class NotResolvable extends InfraError {}
  */
 function collect(target: string, artifacts: { g: string; a: string; v: string }[], what: string, log: (l: string) => void): void {
   if (existsSync(join(target, COMPLETE))) return;
-  const mvn = requireCommand('mvn', 'to download Apache Kafka from Maven Central');
-  requireCommand('java', 'to run Apache Kafka');
+  const mvn = requireTool(MAVEN, 'to download Apache Kafka from Maven Central');
+  requireTool(JAVA, 'to run Apache Kafka');
   const parent = join(target, '..');
   mkdirSync(parent, { recursive: true });
   const tmp = join(parent, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -218,6 +220,16 @@ export function provisionDefault(opts: { tools?: boolean; log?: (l: string) => v
   throw new InfraError(`no Kafka 4.x version resolved from Maven Central (tried ${FALLBACK_VERSIONS.join(', ')})`);
 }
 
+/** What `convoy doctor` lists: the default version's broker and tools jars. */
+export function cachedItems(): CachedItem[] {
+  const v = knownDefaultVersion();
+  if (!v) return [{ what: 'Kafka broker and tools jars (the version is chosen on first use)', path: cacheDir('kafka'), present: false }];
+  return [
+    { what: `Kafka ${v} broker jars`, path: join(versionDir(v), 'libs'), present: isProvisioned(v) },
+    { what: `Kafka ${v} tools jars (perf tools)`, path: join(versionDir(v), 'tools'), present: isProvisioned(v, true) },
+  ];
+}
+
 /** `version` as a scenario gives it: "latest" (or absent) means the newest that resolves. */
 export function provision(version: string | undefined, opts: { tools?: boolean; log?: (l: string) => void } = {}): KafkaInstall {
   return !version || version === 'latest' ? provisionDefault(opts) : provisionVersion(version, opts);
@@ -226,7 +238,7 @@ export function provision(version: string | undefined, opts: { tools?: boolean; 
 /** Command line for a tool class on the kafka-tools classpath, e.g. ProducerPerformance. */
 export function toolCommand(inst: KafkaInstall, mainClass: string, args: string[]): { command: string; args: string[] } {
   if (!inst.toolsDir) throw new InfraError('Kafka tools were not provisioned (provision with { tools: true })');
-  const java = requireCommand('java', 'to run the Kafka tools');
+  const java = requireTool(JAVA, 'to run the Kafka tools');
   return {
     command: java,
     args: ['-Xmx512m', '-XX:+UseSerialGC', `-Dlog4j2.configurationFile=${inst.toolsLog4jConfig}`, '-cp', inst.classpath(inst.toolsDir), mainClass, ...args],

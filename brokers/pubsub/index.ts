@@ -9,15 +9,17 @@ import { PubsubConsumer, PubsubProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
 import { containerServices, deployContainers } from './containers.ts';
 import { deployExternal } from './external.ts';
-import { deployLocal, provisionPstest } from './local.ts';
+import { existsSync } from 'node:fs';
+import { GO } from '../../harness/runtime/requirements.ts';
+import { deployLocal, provisionPstest, pstestBinary } from './local.ts';
 import { resolveSettings, settingsSchema, type PubsubSettings } from './settings.ts';
 
 const pubsub = brokerModule({
   name: 'pubsub',
   settingsSchema,
   settings: resolveSettings,
-  // Go is preinstalled where convoy runs; a missing one fails with one clear line.
-  debianPackages: [],
+  requirements: [{ requirement: GO, purpose: 'to build the Pub/Sub emulator (pstest-server)' }],
+  cached: () => [{ what: 'pstest-server, the Pub/Sub emulator (built from brokers/pubsub/pstest-server)', path: pstestBinary(), present: existsSync(pstestBinary()) }],
   async provision(log) {
     provisionPstest(log);
   },

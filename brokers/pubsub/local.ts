@@ -20,7 +20,8 @@ import { freePort, isListening } from '../../harness/runtime/ports.ts';
 import { tailFile } from '../../harness/runtime/process.ts';
 import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
 import { findProxied, proxiedDeployment, startProxied, type NodeDeployment } from '../../harness/runtime/proxied-node.ts';
-import { requireCommand, run } from '../../harness/runtime/tools.ts';
+import { run } from '../../harness/runtime/tools.ts';
+import { GO, requireTool } from '../../harness/runtime/requirements.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { clientVersion, type PubsubEndpoint } from './connection.ts';
 import type { PubsubSettings } from './settings.ts';
@@ -52,7 +53,7 @@ export function pstestBinary(): string {
 export function provisionPstest(log: (line: string) => void): string {
   const bin = pstestBinary();
   if (existsSync(bin)) return bin;
-  const go = requireCommand('go', 'to build the Pub/Sub emulator (pstest-server)');
+  const go = requireTool(GO, 'to build the Pub/Sub emulator (pstest-server)');
   const tmp = `${bin}.tmp-${process.pid}`;
   log(`pstest: building ${SOURCE_DIR} with go build (first use only; modules from the Go module proxy)`);
   try {
@@ -164,7 +165,7 @@ async function reuse(ctx: DeployContext, settings: PubsubSettings): Promise<Pubs
   });
   if (!found) return undefined;
   const { data } = found;
-  ctx.log(`pubsub: reusing pstest-server on 127.0.0.1:${data.layout.grpcPort} (clients through ${data.endpoint.emulatorHost})`);
+  ctx.log(`pubsub: reusing pstest-server on 127.0.0.1:${data.layout.grpcPort}, ${found.owner} (clients through ${data.endpoint.emulatorHost})`);
   const node = ProcessNode.adopt(pstestProcess(data.layout), ctx.log);
   node.onStarted = () => found.rememberPid(node.pid());
   // pstest takes any project name: the run's own goes in the endpoint.

@@ -9,12 +9,14 @@ import { asEndpoint } from './connection.ts';
 import { containerServices, deployContainers } from './containers.ts';
 import { deployExternal } from './external.ts';
 import { deployLocal } from './local.ts';
+import { RABBITMQ_SERVER } from './requirements.ts';
 import { resolveSettings, settingsSchema, type RabbitSettings } from './settings.ts';
 
 const rabbitmq = brokerModule({
   name: 'rabbitmq',
   settingsSchema,
   settings: resolveSettings,
+  requirements: [{ requirement: RABBITMQ_SERVER, purpose: 'to run RabbitMQ locally' }],
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
   containerServices,
   endpoint: asEndpoint,

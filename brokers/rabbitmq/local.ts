@@ -18,25 +18,16 @@ import { sleep } from '../../harness/clock.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
 import { LocalProcess, pidAlive, processMemory, signalGroup, tailFile, type ProcessSpec } from '../../harness/runtime/process.ts';
 import { findProxied, proxiedDeployment, startProxied, type NodeDeployment } from '../../harness/runtime/proxied-node.ts';
-import { requireCommand } from '../../harness/runtime/tools.ts';
+import { requireTool } from '../../harness/runtime/requirements.ts';
+import { installedVersion, RABBITMQ_BIN_DIR } from './bin-dir.ts';
+import { RABBITMQ_SERVER } from './requirements.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import type { RabbitEndpoint } from './connection.ts';
 import type { RabbitSettings } from './settings.ts';
 
-/** Where the Debian package keeps the scripts that run as the calling user (as root: root). */
-export const RABBITMQ_BIN_DIR = process.env.CONVOY_RABBITMQ_BIN_DIR || '/usr/lib/rabbitmq/bin';
 export const PROXY_NAME = 'rabbitmq-amqp';
+export { installedVersion, RABBITMQ_BIN_DIR };
 const START_TIMEOUT_MS = 90_000;
-
-/** The installed RabbitMQ version, from the package's lib folder (rabbitmq_server-3.10.8). */
-export function installedVersion(binDir = RABBITMQ_BIN_DIR): string | undefined {
-  try {
-    const dir = readdirSync(join(binDir, '..', 'lib')).find((d) => d.startsWith('rabbitmq_server-'));
-    return dir?.slice('rabbitmq_server-'.length);
-  } catch {
-    return undefined;
-  }
-}
 
 function erlangVersion(): string | undefined {
   try {
@@ -209,11 +200,7 @@ export class LocalRabbitNode implements BrokerNode {
 
   async start(): Promise<void> {
     if (this.groupPid) return;
-    const rmqServer = join(RABBITMQ_BIN_DIR, 'rabbitmq-server');
-    if (!existsSync(rmqServer)) {
-      requireCommand('rabbitmq-server', 'to run RabbitMQ locally');
-      throw new InfraError(`${rmqServer} is missing: install RabbitMQ (Debian: apt-get install -y rabbitmq-server), or run ./convoy setup; set CONVOY_RABBITMQ_BIN_DIR if it lives elsewhere`);
-    }
+    const rmqServer = requireTool(RABBITMQ_SERVER, 'to run RabbitMQ locally');
     rmSync(this.layout.vmPidFile, { force: true });
     const spec: ProcessSpec = {
       name: `rabbitmq node ${this.layout.nodeName}`,
@@ -308,7 +295,7 @@ async function reuse(ctx: DeployContext, settings: RabbitSettings): Promise<Rabb
   });
   if (!found) return undefined;
   const { data } = found;
-  ctx.log(`rabbitmq: reusing ${data.layout.nodeName} (AMQP through 127.0.0.1:${data.proxyPort})`);
+  ctx.log(`rabbitmq: reusing ${data.layout.nodeName}, ${found.owner} (AMQP through 127.0.0.1:${data.proxyPort})`);
   const node = LocalRabbitNode.adopt(data.layout, ctx.log);
   node.onStarted = () => found.rememberPid(node.groupPid);
   return deploymentOf({ node, endpoint: data.endpoint, toxiproxyUrl: found.toxiproxyUrl, logFiles: [data.layout.logFile], reused: true, stop: async () => {} });

@@ -81,7 +81,7 @@ async function reuse(ctx: DeployContext): Promise<Deployment | undefined> {
   });
   if (!found) return undefined;
   const { data } = found;
-  ctx.log(`servicebus: reusing the emulator started by \`convoy brokers up\` (AMQP through 127.0.0.1:${data.proxyPort})`);
+  ctx.log(`servicebus: reusing the emulator, ${found.owner} (AMQP through 127.0.0.1:${data.proxyPort})`);
   const node = ProcessNode.adopt(emulatorProcess(data.layout), ctx.log);
   node.onStarted = () => found.rememberPid(node.pid());
   return deploymentOf({ node, endpoint: data.endpoint, toxiproxyUrl: found.toxiproxyUrl, logFiles: [data.layout.logFile], reused: true, stop: async () => {} });

@@ -9,15 +9,23 @@ import { SqsConsumer, SqsProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
 import { containerServices, deployContainers } from './containers.ts';
 import { deployExternal } from './external.ts';
-import { deployLocal, provisionElasticMQ } from './local.ts';
+import { existsSync } from 'node:fs';
+import { JAVA, MAVEN } from '../../harness/runtime/requirements.ts';
+import { deployLocal, elasticmqLibDir, provisionElasticMQ } from './local.ts';
 import { resolveSettings, settingsSchema, type SqsSettings } from './settings.ts';
 
 const sqs = brokerModule({
   name: 'sqs',
   settingsSchema,
   settings: resolveSettings,
-  // Java and Maven are preinstalled where convoy runs; missing ones fail with one clear line.
-  debianPackages: [],
+  requirements: [
+    { requirement: JAVA, purpose: 'to run ElasticMQ' },
+    { requirement: MAVEN, purpose: 'to collect ElasticMQ from Maven Central' },
+  ],
+  cached: () => {
+    const { version } = resolveSettings({ kind: 'sqs' });
+    return [{ what: `ElasticMQ ${version} jars`, path: elasticmqLibDir(version), present: existsSync(elasticmqLibDir(version)) }];
+  },
   async provision(log) {
     provisionElasticMQ(resolveSettings({ kind: 'sqs' }).version, log);
   },

@@ -20,7 +20,8 @@ import { freePort } from '../../harness/runtime/ports.ts';
 import { tailFile } from '../../harness/runtime/process.ts';
 import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
 import { findProxied, proxiedDeployment, startProxied, type NodeDeployment } from '../../harness/runtime/proxied-node.ts';
-import { requireCommand, run } from '../../harness/runtime/tools.ts';
+import { run } from '../../harness/runtime/tools.ts';
+import { JAVA, MAVEN, requireTool } from '../../harness/runtime/requirements.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { DUMMY_CREDENTIALS, type SqsEndpoint } from './connection.ts';
 import type { SqsSettings } from './settings.ts';
@@ -62,8 +63,8 @@ function libComplete(lib: string, version: string): boolean {
 export function provisionElasticMQ(version: string, log: (line: string) => void): string {
   const lib = elasticmqLibDir(version);
   if (libComplete(lib, version)) return lib;
-  const mvn = requireCommand('mvn', 'to collect ElasticMQ from Maven Central');
-  requireCommand('java', 'to run ElasticMQ');
+  const mvn = requireTool(MAVEN, 'to collect ElasticMQ from Maven Central');
+  requireTool(JAVA, 'to run ElasticMQ');
   const base = dirname(lib);
   const tmp = mkdtempSync(join(base, '.provision-'));
   try {
@@ -151,7 +152,7 @@ function elasticUrl(layout: NodeLayout): string {
 function elasticProcess(layout: NodeLayout): NodeProcess {
   return {
     name: `elasticmq on ${layout.port}`,
-    command: () => requireCommand('java', 'to run ElasticMQ'),
+    command: () => requireTool(JAVA, 'to run ElasticMQ'),
     args: [...JVM_OPTIONS, `-Dconfig.file=${layout.confFile}`, '-cp', `${layout.libDir}/*`, ELASTICMQ_MAIN],
     cwd: layout.dir,
     logFile: layout.logFile,
@@ -220,7 +221,7 @@ async function reuse(ctx: DeployContext, settings: SqsSettings): Promise<SqsDepl
   });
   if (!found) return undefined;
   const { data } = found;
-  ctx.log(`sqs: reusing ElasticMQ on 127.0.0.1:${data.layout.port} (clients through 127.0.0.1:${data.proxyPort})`);
+  ctx.log(`sqs: reusing ElasticMQ on 127.0.0.1:${data.layout.port}, ${found.owner} (clients through 127.0.0.1:${data.proxyPort})`);
   const node = ProcessNode.adopt(elasticProcess(data.layout), ctx.log);
   node.onStarted = () => found.rememberPid(node.pid());
   return deploymentOf({ node, endpoint: data.endpoint, toxiproxyUrl: found.toxiproxyUrl, version: data.emulatorVersion, logFiles: [data.layout.logFile], reused: true, stop: async () => {} });

@@ -12,6 +12,8 @@
  * (plain JSON) and the scenario's broker settings, never live objects.
  */
 
+import type { Need } from '../runtime/requirements.ts';
+
 export type RuntimeKind = 'local' | 'containers' | 'external';
 
 /** The broker section of a scenario. Each module publishes a JSON Schema for its own fields. */
@@ -193,15 +195,24 @@ export interface ContainerService {
   dependsOn?: string[];
 }
 
+/** One thing a module keeps in the shared cache: broker jars, an emulator's build. */
+export interface CachedItem {
+  what: string;
+  path: string;
+  present: boolean;
+}
+
 export interface BrokerModule {
   /** The folder name, and the scenario's `broker.kind`. */
   name: string;
   /** A JSON Schema (draft 2020-12 subset) for the broker section of a scenario. */
   settingsSchema: Record<string, unknown>;
-  /** Debian packages the local runtime needs (installed by `convoy setup`). */
-  debianPackages?: string[];
+  /** Programs and packages the local runtime needs (installed or checked by `convoy setup`). */
+  requirements?: Need[];
   /** Download or build what the local runtime needs into the cache (`convoy setup`, first use). */
   provision?(log: (line: string) => void): Promise<void>;
+  /** What provision puts in the cache, and whether it is there (for `convoy doctor`). */
+  cached?(): CachedItem[];
   /** Fill in defaults the scenario left out; the result records the resolved settings. */
   resolveSettings(settings: BrokerSettings): BrokerSettings;
   deploy(ctx: DeployContext, settings: BrokerSettings): Promise<Deployment>;

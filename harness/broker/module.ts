@@ -4,8 +4,9 @@
  * with the broker's `settings` and `endpoint`, so every part takes the broker's own types, and
  * picks the deploy of the run's runtime. A broker's index.ts is then a list of its parts.
  */
+import type { Need } from '../runtime/requirements.ts';
 import type {
-  BrokerAdmin, BrokerModule, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
+  BrokerAdmin, BrokerModule, CachedItem, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
   Endpoint, ProducerClient, ProducerOptions, RunNames, RuntimeKind,
 } from './contract.ts';
 
@@ -17,8 +18,9 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   /** What the result records as the resolved settings (default: `settings`). */
   resolveSettings?(raw: BrokerSettings): BrokerSettings;
   /** See BrokerModule. */
-  debianPackages?: string[];
+  requirements?: Need[];
   provision?(log: (line: string) => void): Promise<void>;
+  cached?(): CachedItem[];
   /** One deploy per runtime. */
   deploy: Record<RuntimeKind, (ctx: DeployContext, settings: S) => Promise<Deployment>>;
   containerServices(settings: S): ContainerService[];
@@ -34,8 +36,9 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
   return {
     name: parts.name,
     settingsSchema: parts.settingsSchema,
-    debianPackages: parts.debianPackages,
+    requirements: parts.requirements,
     provision: parts.provision,
+    cached: parts.cached,
     resolveSettings: parts.resolveSettings ?? settings,
     deploy: (ctx, raw) => parts.deploy[ctx.runtime](ctx, settings(raw)),
     containerServices: (raw) => parts.containerServices(settings(raw)),

@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { ConvoyError, EXIT } from '../errors.ts';
 import { runCleanup } from '../runtime/cleanup.ts';
 import { registerFaultSchemas } from '../faults/registry.ts';
+import { debugDetail, setVerbose, verbose } from '../verbosity.ts';
 
 /** Each file in commands/ adds one command: `export function register(program)`. */
 const COMMANDS_DIR = fileURLToPath(new URL('./commands/', import.meta.url));
@@ -18,6 +19,7 @@ export async function buildProgram(): Promise<Command> {
   const program = new Command('convoy')
     .description('Benchmark and chaos-test harness for per-key message ordering')
     .version(version())
+    .option('--verbose', 'stack traces on the console too (they always go to the run\'s log file); also CONVOY_DEBUG=1')
     .showHelpAfterError()
     .exitOverride();
   const files = readdirSync(COMMANDS_DIR).filter((f) => f.endsWith('.ts')).sort();
@@ -31,6 +33,11 @@ export async function buildProgram(): Promise<Command> {
 
 /** Runs the CLI and returns the exit code (0 held, 1 expectation failed, 2 bad input, 3 infra). */
 export async function main(argv: string[]): Promise<number> {
+  // --verbose anywhere on the line: stack traces on the console too (workers inherit it).
+  if (argv.includes('--verbose')) {
+    setVerbose();
+    argv = argv.filter((a) => a !== '--verbose');
+  }
   const program = await buildProgram();
   try {
     await registerFaultSchemas();
@@ -47,7 +54,9 @@ export async function main(argv: string[]): Promise<number> {
       for (const line of err.detail) process.stderr.write(`  ${line}\n`);
       return err.exitCode;
     }
-    process.stderr.write(`convoy: internal error: ${(err as Error).stack ?? String(err)}\n`);
+    const e = err instanceof Error ? err : new Error(String(err));
+    process.stderr.write(`convoy: internal error: ${debugDetail(e)}\n`);
+    if (!verbose()) process.stderr.write('  (a bug in convoy: run again with --verbose or CONVOY_DEBUG=1 for the stack trace, and report it)\n');
     return EXIT.infrastructure;
   }
 }

@@ -2,19 +2,25 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Toxiproxy, type Proxy } from 'toxiproxy-node-client';
 import { cacheDir } from '../runtime/cache.ts';
-import { requireCommand, run } from '../runtime/tools.ts';
+import { run } from '../runtime/tools.ts';
+import { GO, requireTool } from '../runtime/requirements.ts';
 import { LocalProcess } from '../runtime/process.ts';
 import { freePort } from '../runtime/ports.ts';
 import { InfraError } from '../errors.ts';
 
 export const TOXIPROXY_VERSION = '2.12.0';
 
+/** Where the built Toxiproxy server lives in the shared cache. */
+export function toxiproxyBinaryPath(): string {
+  return join(cacheDir('toxiproxy', TOXIPROXY_VERSION), 'server');
+}
+
 /** Builds the Toxiproxy server with `go install` into the shared cache on first use. */
 export function ensureToxiproxyBinary(log: (l: string) => void = () => {}): string {
-  const dir = cacheDir('toxiproxy', TOXIPROXY_VERSION);
-  const bin = join(dir, 'server');
+  const bin = toxiproxyBinaryPath();
+  const dir = join(bin, '..');
   if (existsSync(bin)) return bin;
-  const go = requireCommand('go', 'to build the Toxiproxy server');
+  const go = requireTool(GO, 'to build the Toxiproxy server');
   log(`building toxiproxy ${TOXIPROXY_VERSION} with go install (first use only)`);
   run(go, ['install', `github.com/Shopify/toxiproxy/v2/cmd/server@v${TOXIPROXY_VERSION}`], {
     what: 'building toxiproxy',

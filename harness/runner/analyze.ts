@@ -69,7 +69,9 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
   const plannedTotal = Number.isFinite(plan.total) ? plan.total : sentTotal;
   const quietDelay = (m.latency as { publishDelayOutsideFaults: { p99: number; count: number } }).publishDelayOutsideFaults;
   const producerLag = Math.max(0, ...Object.values(record.producerStats).map((s) => s.loopLagMs));
-  if (!record.interrupted && sentTotal < plannedTotal * MIN_SENT_SHARE) incomplete.push(`the producers sent ${sentTotal} of ${plannedTotal} planned messages`);
+  // A run that stopped before its producers started has one reason: the failure itself.
+  const startedSending = record.startUs > 0;
+  if (!record.interrupted && startedSending && sentTotal < plannedTotal * MIN_SENT_SHARE) incomplete.push(`the producers sent ${sentTotal} of ${plannedTotal} planned messages`);
   if (scenario.workload.rate.kind !== 'unlimited' && quietDelay.count > 0 && quietDelay.p99 > MAX_PUBLISH_DELAY_P99_US) {
     incomplete.push(`the harness could not keep the target rate: publish delay p99 ${(quietDelay.p99 / 1000).toFixed(0)} ms outside fault windows`);
   }
@@ -150,6 +152,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
         marks: m.marks,
       },
       harness: {
+        failure: record.failure ? { stage: record.failedStage ?? null, reason: record.failure.message } : null,
         incomplete,
         drain: record.drain,
         worstLoopLagMs: record.worstLoopLagMs,

@@ -1,4 +1,4 @@
-import { EXIT, InfraError, type ExitCode } from '../errors.ts';
+import { EXIT, type ExitCode } from '../errors.ts';
 import type { RuntimeKind } from '../broker/contract.ts';
 import type { Scenario } from '../scenario/types.ts';
 import { analyzeRun, type Result } from './analyze.ts';
@@ -29,11 +29,8 @@ export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Prom
     log: opts.quiet ? undefined : (l) => process.stderr.write(`  ${l}\n`),
     progress: !opts.quiet,
   });
-  // A broker that never came up is an infrastructure failure with nothing to check.
-  if (record.failure && !record.deployment) {
-    if (record.failure instanceof InfraError) throw record.failure;
-    throw new InfraError(record.failure.message, [], { cause: record.failure });
-  }
+  // A run that failed, even before its broker came up, is analysed like any other: its
+  // result says `unknown`, the stage it stopped at and why, so dashboards show every run.
   const result = await analyzeRun(record);
   if (opts.afterRun) await opts.afterRun(result, record.runDir);
   return { result, runDir: record.runDir, code: exitCodeFor(result.verdict.status) };

@@ -16,6 +16,9 @@ import type { WorkerInit, WorkerStats } from '../workers/protocol.ts';
 import { Progress } from './progress.ts';
 import { CpuWatch, type CpuFigures } from './cpu-watch.ts';
 import { newRunId } from './run-id.ts';
+import { debugDetail } from '../verbosity.ts';
+import { ensureRequirements } from '../setup/install.ts';
+import { needsOf } from '../setup/setup.ts';
 import { deepMerge } from './merge.ts';
 
 export interface RunOptions {
@@ -57,9 +60,13 @@ export interface RunRecord {
   cpu?: CpuFigures;
   drain: { drained: boolean; waitedMs: number; reason: string };
   interrupted: boolean;
-  /** The error that stopped the run, if one did. */
+  /** The error that stopped the run, if one did, and the stage it stopped (deploy, provision, ...). */
   failure?: Error;
+  failedStage?: RunStage;
 }
+
+/** The stages of a run, in order: a run that fails says at which. */
+export type RunStage = 'setup' | 'deploy' | 'provision' | 'consumers' | 'producers' | 'produce' | 'faults' | 'drain';
 
 /**
  * One run of one scenario: deploy the broker, create the run's destinations, start the
@@ -127,8 +134,12 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     return w;
   };
 
+  let stage: RunStage = 'setup';
   try {
+    // 0. What the local runtime needs from the machine (installed as root, else one clear error).
+    if (!opts.deployment && opts.runtime === 'local') ensureRequirements(needsOf([broker], false), log);
     // 1. Broker.
+    stage = 'deploy';
     progress.update({ phase: 'deploy', elapsedS: 0, totalS: 1, sentRate: 0, processedRate: 0, backlog: 0, errors: 0, stale: 0 });
     deployment = opts.deployment
       ? { ...opts.deployment, stop: async () => {} }
@@ -137,18 +148,21 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
           settings,
         );
     record.deployment = { broker: deployment.broker, runtime: deployment.runtime, versions: deployment.versions, emulator: deployment.emulator, endpoint: deployment.endpoint };
+    stage = 'provision';
     admin = await broker.admin(deployment.endpoint, settings, names);
     await admin.createDestinations();
     mark('destinations-created');
 
     // 2. Consumers first, so they hold their lanes before the first message. The store they
     // share is created here, once, rather than by all of them at the same moment.
+    stage = 'consumers';
     openStore(record.storeFile, { entity: scenario.workload.entity.kind }).close();
     for (let i = 1; i <= scenario.consumers.processes; i++) consumers.push(startConsumer(`c${i}`));
     await Promise.all(consumers.map((c) => c.waitFor('ready', 90_000, 'consumer start-up')));
     mark('consumers-ready');
 
     // 3. Producers, then the shared start instant.
+    stage = 'producers';
     for (const p of scenario.workload.producers) {
       for (let i = 1; i <= p.processes; i++) {
         const id = `p-${p.name}-${i}`;
@@ -195,6 +209,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     timeline.schedule(record.measureStartUs);
 
     // 5. Produce until every producer has sent its plan, watching the workers.
+    stage = 'produce';
     const plannedS = (scenario.workload.warmupMs + (scenario.workload.durationMs ?? 0)) / 1000;
     let lastSent = 0;
     let lastApplied = 0;
@@ -228,18 +243,23 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     mark('producers-finished');
 
     // 6. Let the fault windows close, then drain.
+    stage = 'faults';
     while (!abort.signal.aborted && timeline.busyAfter(nowMicros())) {
       await sleep(500, abort.signal);
       tick('faults');
     }
     await timeline.stop();
+    stage = 'drain';
     record.drain = await drain(producers, () => [...consumers, ...retired], scenario.run.drainTimeoutMs, abort.signal, () => tick('drain'));
     mark('drained', record.drain);
   } catch (err) {
     // Kept, not thrown: the partial history is still analysed; the verdict will be unknown.
     record.failure = err as Error;
-    record.incomplete.push((err as Error).message);
-    log(`run failed: ${(err as Error).stack ?? (err as Error).message}`);
+    record.failedStage = stage;
+    record.incomplete.push(`${stage}: ${(err as Error).message}`);
+    // The stack goes to run.log only; the console gets the one line (CONVOY_DEBUG=1 for more).
+    logStream.write(`${new Date().toISOString()} run failed at ${stage}: ${(err as Error).stack ?? (err as Error).message}\n`);
+    opts.log?.(`run failed at ${stage}: ${debugDetail(err as Error)}`);
   } finally {
     clearTimeout(hardStop);
     progress.stop();

@@ -14,6 +14,13 @@ interface Row {
 
 const ms = (us: number | undefined) => (us === undefined ? '-' : us >= 10_000 ? `${(us / 1000).toFixed(0)} ms` : `${(us / 1000).toFixed(2)} ms`);
 
+/** Left-aligned columns, each as wide as its widest cell, two spaces apart (large counts never run together). */
+export function alignColumns(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
+}
+
 /** The human summary of one run, on stdout. */
 export function printSummary(result: Result, runDir: string): void {
   const out: string[] = [];
@@ -21,13 +28,21 @@ export function printSummary(result: Result, runDir: string): void {
   out.push('');
   out.push(`${String((result.scenario as { name: string }).name)}: ${v.status.toUpperCase()}   (${relative(process.cwd(), runDir) || runDir})`);
   for (const r of v.reasons) out.push(`  - ${r}`);
-  out.push('  expectation                          expected  found  keys  held');
+  const failure = (result.harness as { failure?: { stage: string | null; reason: string } | null } | undefined)?.failure;
+  if (failure && ['setup', 'deploy', 'provision', 'consumers', 'producers'].includes(failure.stage ?? '')) {
+    // Nothing was sent: an expectation table would only say "0 found" of a run that never ran.
+    out.push(`  the run could not start (stage ${failure.stage}); details in ${relative(process.cwd(), runDir) || runDir}/run.log`);
+    process.stdout.write(out.join('\n') + '\n');
+    return;
+  }
+  const rows = [['expectation', 'expected', 'found', 'keys', 'held']];
   for (const e of result.expectations as Row[]) {
     if (e.source === 'default' && e.expected === 'any' && !e.found) continue;
     const label = `${e.type}${e.window ? ` ${e.window.relation} ${e.window.fault}` : ''}`;
     const held = e.held === null ? '?' : e.held ? 'yes' : 'NO';
-    out.push(`  ${label.padEnd(37)}${e.expected.padEnd(10)}${String(e.found ?? '-').padEnd(7)}${String(e.keys ?? '-').padEnd(6)}${held}`);
+    rows.push([label, e.expected, String(e.found ?? '-'), String(e.keys ?? '-'), held]);
   }
+  for (const line of alignColumns(rows)) out.push(`  ${line}`);
   const w = result.workload as { sent: number; achievedRate: number; targetRate: number | null; finalState: Record<string, { strategy: string; wrong: number; keys: number; unreachable: number; primary: boolean }> | null };
   out.push(`  sent ${w.sent} messages, ${w.achievedRate}/s${w.targetRate ? ` (target ${w.targetRate}/s)` : ''}`);
   const lat = (result.latency as { whole: Record<string, { p50: number; p99: number; max: number; count: number }> }).whole;

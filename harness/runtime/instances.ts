@@ -15,6 +15,8 @@ export interface InstanceRecord {
   pids: number[];
   pidFiles: string[];
   startedAt: string;
+  /** Who keeps it up: `convoy brokers up` (absent) or a suite, which stops it when it ends. */
+  startedBy?: 'brokers-up' | 'suite';
   /** Module-specific facts needed to rebuild the Deployment (endpoint, links, ports...). */
   data: Record<string, unknown>;
 }
@@ -39,6 +41,17 @@ export function loadInstance(key: string): InstanceRecord | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** How a reusing run names the broker's owner: "started for the suite", or by `convoy brokers up`. */
+export function ownerOf(rec: Pick<InstanceRecord, 'startedBy' | 'startedAt'>): string {
+  return rec.startedBy === 'suite' ? 'started for the suite' : `started by \`convoy brokers up\` at ${rec.startedAt}`;
+}
+
+/** Marks a recorded broker as the suite's own (the suite stops it at its end). */
+export function markStartedBySuite(key: string): void {
+  const rec = loadInstance(key);
+  if (rec) saveInstance({ ...rec, startedBy: 'suite' });
 }
 
 /** Every record, live or stale, with its liveness. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { BrokerNode, DeployContext, Deployment } from '../broker/contract.ts';
 import { startToxiproxy, ToxiproxyApi, type ToxiproxyServer } from '../net/toxiproxy.ts';
 import { onCleanup } from './cleanup.ts';
-import { loadInstance, removeInstance, saveInstance, type InstanceRecord } from './instances.ts';
+import { loadInstance, ownerOf, removeInstance, saveInstance, type InstanceRecord } from './instances.ts';
 
 /** What the instance record holds besides the module's own data. */
 export interface ProxiedRecord {
@@ -98,6 +98,8 @@ export async function startProxied<D>(o: StartProxiedOptions<D>): Promise<Proxie
 export interface FoundProxied<D> {
   data: D & ProxiedRecord;
   toxiproxyUrl: string;
+  /** "started for the suite", or by `convoy brokers up` at a time. */
+  owner: string;
   /** Keeps the record's node pid current after a restart. */
   rememberPid(pid: number | undefined): void;
 }
@@ -133,6 +135,7 @@ export async function findProxied<D>(o: {
   return {
     data,
     toxiproxyUrl: api.url,
+    owner: ownerOf(rec),
     rememberPid: (pid) => {
       if (pid) saveInstance({ ...rec, pids: [pid, ...rec.pids.slice(1)] });
     },

@@ -9,8 +9,10 @@
  */
 import { join } from 'node:path';
 import { loadBroker } from '../broker/registry.ts';
+import { ensureRequirements } from '../setup/install.ts';
+import { needsOf } from '../setup/setup.ts';
 import { cacheDir } from '../runtime/cache.ts';
-import { listInstances, removeInstance } from '../runtime/instances.ts';
+import { listInstances, markStartedBySuite, removeInstance } from '../runtime/instances.ts';
 import { stopByPidFile } from '../runtime/process.ts';
 import type { Scenario } from '../scenario/types.ts';
 
@@ -30,6 +32,12 @@ export class SuiteBrokers {
     try {
       const mod = await loadBroker(kind);
       kind = mod.name;
+      // Installed here when we can; when we cannot, the run itself says so, with its result.
+      try {
+        ensureRequirements(needsOf([mod], false), (l) => this.log(`  setup: ${l}`));
+      } catch {
+        return;
+      }
       const settings = mod.resolveSettings(scenario.broker);
       const before = aliveKeys();
       await mod.deploy(
@@ -39,6 +47,7 @@ export class SuiteBrokers {
       const fresh = [...aliveKeys()].filter(([key]) => !before.has(key));
       for (const [key, broker] of fresh) {
         this.started.set(key, broker);
+        markStartedBySuite(key);
         this.log(`  ${key}: started for the suite`);
       }
       if (fresh.length > 0) {

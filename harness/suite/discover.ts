@@ -29,3 +29,18 @@ export function scenarioFiles(folder: string): string[] {
   if (files.length === 0) throw new InputError(`${folder}: no scenario files (*.yaml, *.yml)`);
   return files;
 }
+
+/** The broker kinds a suite's scenarios name (files that do not parse are left to the suite to report). */
+export async function scenarioBrokers(folder: string): Promise<string[]> {
+  const { parse } = await import('yaml');
+  const kinds = new Set<string>();
+  for (const f of scenarioFiles(folder)) {
+    try {
+      const kind = (parse(readFileSync(f, 'utf8')) as { broker?: { kind?: unknown } } | null)?.broker?.kind;
+      if (typeof kind === 'string') kinds.add(kind);
+    } catch {
+      /* reported when the suite loads it */
+    }
+  }
+  return [...kinds].sort();
+}

@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ConvoyError, EXIT, type ExitCode } from '../errors.ts';
+import { debugDetail } from '../verbosity.ts';
 import type { RunCommandOptions } from '../runner/run-and-analyze.ts';
 import type { Result } from '../runner/analyze.ts';
 import type { Scenario } from '../scenario/types.ts';
@@ -55,7 +56,7 @@ export interface SuiteOutcome {
 
 function describeError(err: unknown): { message: string; code: ExitCode } {
   if (err instanceof ConvoyError) return { message: [err.message, ...err.detail].join('\n'), code: err.exitCode };
-  return { message: (err as Error)?.stack ?? String(err), code: EXIT.infrastructure };
+  return { message: err instanceof Error ? debugDetail(err) : String(err), code: EXIT.infrastructure };
 }
 
 export async function runSuite(opts: SuiteOptions, deps: SuiteDeps): Promise<SuiteOutcome> {

@@ -6,8 +6,8 @@ export function register(program: Command): void {
     .command('setup')
     .description('install what the local runtime needs: Debian packages, broker jars, Toxiproxy (cached in ~/.cache/convoy or $CONVOY_CACHE)')
     .option('--broker <names...>', 'only these brokers')
-    .option('--browser', 'also Chromium, for the report tests')
-    .action(async (o: { broker?: string[]; browser?: boolean }) => {
-      await setup({ brokers: o.broker, withBrowser: o.browser, log: (l) => process.stderr.write(`setup: ${l}\n`) });
+    .option('--tests', 'also what `convoy test` needs (Chromium, for the report tests)')
+    .action(async (o: { broker?: string[]; tests?: boolean }) => {
+      await setup({ brokers: o.broker, forTests: o.tests, log: (l) => process.stderr.write(`setup: ${l}\n`) });
     });
 }

@@ -12,7 +12,7 @@ export function register(program: Command): void {
     .option('--unit', 'only the tests that need no broker')
     .argument('[filters...]', 'only test files whose path contains one of these')
     .action(async (filters: string[], o: { unit?: boolean }) => {
-      if (!o.unit) await setup({ withBrowser: true, log: (l) => process.stderr.write(`setup: ${l}\n`) });
+      if (!o.unit) await setup({ forTests: true, log: (l) => process.stderr.write(`setup: ${l}\n`) });
       const args = ['run', 'test', '--', ...(o.unit ? ['--unit'] : []), ...filters];
       const r = spawnSync('npm', args, { cwd: ROOT, stdio: 'inherit' });
       process.exitCode = r.status === 0 ? 0 : 1;
