@@ -59,6 +59,10 @@ export function isDefiniteKafkajsError(err: unknown): boolean {
  */
 const GROUP_JOIN_CHATTER = /group is rebalancing|not aware of this member|needs to have a valid member id|not the correct coordinator|coordinator is (loading|not available)/i;
 
+export function isGroupJoinChatter(text: string): boolean {
+  return GROUP_JOIN_CHATTER.test(text);
+}
+
 function logCreator(log: (l: string) => void) {
   const out = throttledLog(log);
   return () =>
@@ -67,7 +71,7 @@ function logCreator(log: (l: string) => void) {
       const text = `[${namespace}] ${message}${error ? `: ${error}` : ''}`;
       // Adapters run in worker processes whose stderr is the worker's own log file: expected
       // chatter is kept there, and not shown on the run's console as an error.
-      if (GROUP_JOIN_CHATTER.test(text)) process.stderr.write(`kafkajs info ${text}\n`);
+      if (isGroupJoinChatter(text)) process.stderr.write(`kafkajs info ${text}\n`);
       else out(`kafkajs ${level === logLevel.ERROR ? 'error' : 'warn'} ${text}`);
     };
 }

@@ -11,7 +11,12 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { CONVOY, ROOT } from '../runner/helpers.ts';
+
+const validateResult = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true, validateFormats: false }).compile(
+  JSON.parse(readFileSync(join(ROOT, 'results', 'schema', 'result.v1.json'), 'utf8')) as object,
+);
 
 const MISSING_RABBITMQ = { CONVOY_RABBITMQ_BIN_DIR: '/nonexistent/rabbitmq/bin', CONVOY_NO_INSTALL: '1' };
 
@@ -72,6 +77,7 @@ describe('a machine without RabbitMQ', () => {
       verdict: { status: string; reasons: string[] };
       harness: { failure: { stage: string; reason: string } | null };
     };
+    assert.ok(validateResult(result), JSON.stringify(validateResult.errors));
     assert.equal(result.verdict.status, 'unknown');
     assert.equal(result.harness.failure?.stage, 'setup');
     assert.match(result.harness.failure!.reason, /apt-get install -y rabbitmq-server/);
