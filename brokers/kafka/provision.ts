@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { cacheDir } from '../../harness/runtime/cache.ts';
-import { run } from '../../harness/runtime/tools.ts';
+import { MAVEN_HINT, run } from '../../harness/runtime/tools.ts';
 import type { CachedItem } from '../../harness/broker/contract.ts';
 import { JAVA, MAVEN, requireTool } from '../../harness/runtime/requirements.ts';
 import { InfraError } from '../../harness/errors.ts';
@@ -112,6 +112,7 @@ function collect(target: string, artifacts: { g: string; a: string; v: string }[
     try {
       run(mvn, ['-q', '-B', '-f', join(tmp, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${out}`, '-DincludeScope=runtime'], {
         what: `collecting ${what} with Maven`,
+        hint: MAVEN_HINT,
         timeoutMs: 900_000,
       });
     } catch (err) {

@@ -20,7 +20,7 @@ import { freePort, isListening } from '../../harness/runtime/ports.ts';
 import { tailFile } from '../../harness/runtime/process.ts';
 import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
 import { findProxied, proxiedDeployment, startProxied, type NodeDeployment } from '../../harness/runtime/proxied-node.ts';
-import { run } from '../../harness/runtime/tools.ts';
+import { GO_PROXY_HINT, run } from '../../harness/runtime/tools.ts';
 import { GO, requireTool } from '../../harness/runtime/requirements.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { clientVersion, type PubsubEndpoint } from './connection.ts';
@@ -60,6 +60,7 @@ export function provisionPstest(log: (line: string) => void): string {
     run(go, ['build', '-trimpath', '-buildvcs=false', '-o', tmp, '.'], {
       cwd: SOURCE_DIR,
       what: 'building pstest-server',
+      hint: GO_PROXY_HINT,
       env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' },
       timeoutMs: 900_000,
     });

@@ -20,7 +20,7 @@ import { freePort } from '../../harness/runtime/ports.ts';
 import { tailFile } from '../../harness/runtime/process.ts';
 import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
 import { findProxied, proxiedDeployment, startProxied, type NodeDeployment } from '../../harness/runtime/proxied-node.ts';
-import { run } from '../../harness/runtime/tools.ts';
+import { MAVEN_HINT, run } from '../../harness/runtime/tools.ts';
 import { JAVA, MAVEN, requireTool } from '../../harness/runtime/requirements.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { DUMMY_CREDENTIALS, type SqsEndpoint } from './connection.ts';
@@ -72,6 +72,7 @@ export function provisionElasticMQ(version: string, log: (line: string) => void)
     log(`elasticmq ${version}: collecting ${ELASTICMQ_ARTIFACT} and its dependencies from Maven Central (first use only)`);
     run(mvn, ['-q', '-B', '-f', join(tmp, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${join(tmp, 'lib')}`], {
       what: `collecting ElasticMQ ${version}`,
+      hint: MAVEN_HINT,
       timeoutMs: 600_000,
     });
     if (!libComplete(join(tmp, 'lib'), version)) throw new InfraError(`mvn finished but elasticmq-server_2.13-${version}.jar is missing from ${join(tmp, 'lib')}`);

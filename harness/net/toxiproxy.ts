@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Toxiproxy, type Proxy } from 'toxiproxy-node-client';
 import { cacheDir } from '../runtime/cache.ts';
-import { run } from '../runtime/tools.ts';
+import { GO_PROXY_HINT, run } from '../runtime/tools.ts';
 import { GO, requireTool } from '../runtime/requirements.ts';
 import { LocalProcess } from '../runtime/process.ts';
 import { freePort } from '../runtime/ports.ts';
@@ -24,6 +24,7 @@ export function ensureToxiproxyBinary(log: (l: string) => void = () => {}): stri
   log(`building toxiproxy ${TOXIPROXY_VERSION} with go install (first use only)`);
   run(go, ['install', `github.com/Shopify/toxiproxy/v2/cmd/server@v${TOXIPROXY_VERSION}`], {
     what: 'building toxiproxy',
+    hint: GO_PROXY_HINT,
     env: { ...process.env, GOBIN: dir, CGO_ENABLED: '0' },
   });
   if (!existsSync(bin)) throw new InfraError(`go install finished but ${bin} is missing`);

@@ -1,8 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { InfraError } from '../errors.ts';
 
+/** What to check when a download from a registry fails. */
+export const MAVEN_HINT = 'is Maven Central reachable? a proxy or mirror goes in ~/.m2/settings.xml';
+export const GO_PROXY_HINT = 'is the Go module proxy reachable? see GOPROXY';
+
 /** Runs a command and returns its stdout; on failure an InfraError with the output's tail. */
-export function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; what: string; timeoutMs?: number }): string {
+export function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; what: string; timeoutMs?: number; hint?: string }): string {
   try {
     return execFileSync(cmd, args, {
       cwd: opts.cwd,
@@ -15,6 +19,7 @@ export function run(cmd: string, args: string[], opts: { cwd?: string; env?: Nod
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
     const tail = `${e.stdout ?? ''}\n${e.stderr ?? ''}`.trim().split('\n').slice(-15);
-    throw new InfraError(`${opts.what} failed: ${cmd} ${args.join(' ')}`, tail, { cause: err });
+    const command = `${cmd} ${args.join(' ')}`;
+    throw new InfraError(`${opts.what} failed${opts.hint ? ` (${opts.hint})` : ''}; see the lines below`, [...tail, `command: ${command.length > 200 ? `${command.slice(0, 200)}...` : command}`], { cause: err });
   }
 }

@@ -103,3 +103,17 @@ describe('a machine without RabbitMQ', () => {
     assert.match(index, /rabbitmq-needs-its-server/);
   });
 });
+
+describe('a registry that cannot be reached', () => {
+  test('setup says which download failed and what to check, in one line, and exits 3', async () => {
+    // An empty cache and module cache, and no Go module proxy: building Toxiproxy must fail.
+    const dir = mkdtempSync(join(tmpdir(), 'convoy-offline-'));
+    const r = await convoy(['setup', '--broker', 'servicebus'], {
+      CONVOY_CACHE: join(dir, 'cache'), GOMODCACHE: join(dir, 'gomod'), GOPROXY: 'off', GOFLAGS: '-modcacherw', CONVOY_NO_INSTALL: '1',
+    });
+    assert.equal(r.code, 3, r.stdout + r.stderr);
+    assert.doesNotMatch(r.stdout + r.stderr, STACK_LINE);
+    assert.match(r.stderr, /^convoy: building toxiproxy failed \(is the Go module proxy reachable\? see GOPROXY\); see the lines below$/m);
+    assert.match(r.stderr, /GOPROXY=off/);
+  });
+});
