@@ -318,15 +318,4 @@ export class ConsumerCore {
   }
 }
 
-/** Log lines from chatty clients: the same text at most once per `everyMs`. */
-export function throttledLog(log: (l: string) => void, everyMs = 5_000): (l: string) => void {
-  const last = new Map<string, number>();
-  return (line: string) => {
-    const key = line.slice(0, 160);
-    const now = Date.now();
-    if ((last.get(key) ?? 0) + everyMs > now) return;
-    last.set(key, now);
-    if (last.size > 500) last.clear();
-    log(line);
-  };
-}
+export { throttledLog } from '../../harness/broker/throttled-log.ts';

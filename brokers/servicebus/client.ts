@@ -23,6 +23,7 @@ import {
   type Settlement,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
+import { throttledLog } from '../../harness/broker/throttled-log.ts';
 import { queueName, type ServiceBusEndpoint } from './endpoint.ts';
 import type { ServiceBusSettings } from './settings.ts';
 
@@ -61,10 +62,13 @@ export class ServiceBusConsumer implements ConsumerClient {
   private loops: Promise<void>[] = [];
   private receivers = new Set<ServiceBusReceiver>();
   private started = false;
+  private readonly sessionLog: (line: string) => void;
 
   constructor(endpoint: ServiceBusEndpoint, private readonly settings: ServiceBusSettings, names: RunNames, private readonly options: ConsumerOptions) {
     this.client = new ServiceBusClient(endpoint.connectionString);
     this.queue = queueName(names.prefix);
+    const anySession = (line: string) => line.replace(/\bsession(?: with id)? \S+/g, 'session *');
+    this.sessionLog = throttledLog(options.log, 5_000, anySession);
   }
 
   private receiverOptions() {
@@ -140,7 +144,8 @@ export class ServiceBusConsumer implements ConsumerClient {
           }
         }
       } catch (err) {
-        if (!this.closed) this.options.log(`session ${sessionId}: ${(err as Error).message}`);
+        // One line per kind of loss, not one per session: a lock shorter than the handler loses many.
+        if (!this.closed) this.sessionLog(`session ${sessionId}: ${(err as Error).message}`);
       } finally {
         this.receivers.delete(receiver);
         this.options.onGroupEvent?.({ phase: 'revoked', lanes: [sessionId] });

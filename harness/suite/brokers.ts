@@ -41,7 +41,7 @@ export class SuiteBrokers {
       const settings = mod.resolveSettings(scenario.broker);
       const before = aliveKeys();
       await mod.deploy(
-        { runtime: 'local', workDir: join(cacheDir('instances'), `${mod.name}-work`), cacheDir: cacheDir(), persistent: true, reuse: true, log: (l) => this.log(`  ${mod.name}: ${l}`) },
+        { runtime: 'local', workDir: join(cacheDir('instances'), `${mod.name}-work`), cacheDir: cacheDir(), persistent: true, reuse: true, log: (l) => this.deployLog(mod.name, l) },
         settings,
       );
       const fresh = [...aliveKeys()].filter(([key]) => !before.has(key));
@@ -57,6 +57,12 @@ export class SuiteBrokers {
     } catch (err) {
       this.log(`  could not keep a ${kind} broker up for the suite (${(err as Error).message.split('\n')[0]}); the run starts its own`);
     }
+  }
+
+  /** The suite's deploy says what it starts; that it reuses one, the run says itself. */
+  private deployLog(broker: string, line: string): void {
+    if (/\breusing\b/.test(line)) return;
+    this.log(`  ${line.startsWith(`${broker}:`) ? line : `${broker}: ${line}`}`);
   }
 
   /** Stops every broker this suite started. */
