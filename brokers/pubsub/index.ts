@@ -16,6 +16,8 @@ import { resolveSettings, settingsSchema, type PubsubSettings } from './settings
 
 const pubsub = brokerModule({
   name: 'pubsub',
+  title: 'Pub/Sub',
+  clients: ['@google-cloud/pubsub'],
   settingsSchema,
   settings: resolveSettings,
   requirements: [{ requirement: GO, purpose: 'to build the Pub/Sub emulator (pstest-server)' }],

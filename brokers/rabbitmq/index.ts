@@ -14,6 +14,8 @@ import { resolveSettings, settingsSchema, type RabbitSettings } from './settings
 
 const rabbitmq = brokerModule({
   name: 'rabbitmq',
+  title: 'RabbitMQ',
+  clients: ['amqplib'],
   settingsSchema,
   settings: resolveSettings,
   requirements: [{ requirement: RABBITMQ_SERVER, purpose: 'to run RabbitMQ locally' }],

@@ -47,6 +47,8 @@ async function deployConnected(ctx: DeployContext, s: ServiceBusSettings): Promi
 
 const servicebus = brokerModule({
   name: 'servicebus',
+  title: 'Service Bus',
+  clients: ['@azure/service-bus', 'rhea'],
   settingsSchema,
   settings: resolveSettings,
   deploy: { local: (ctx) => deployLocal(ctx), containers: deployConnected, external: deployConnected },

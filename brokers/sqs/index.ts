@@ -16,6 +16,8 @@ import { resolveSettings, settingsSchema, type SqsSettings } from './settings.ts
 
 const sqs = brokerModule({
   name: 'sqs',
+  title: 'SQS',
+  clients: ['@aws-sdk/client-sqs'],
   settingsSchema,
   settings: resolveSettings,
   requirements: [

@@ -205,6 +205,10 @@ export interface CachedItem {
 export interface BrokerModule {
   /** The folder name, and the scenario's `broker.kind`. */
   name: string;
+  /** How people name it (docs/coverage.md's broker column): "Kafka", "Service Bus". */
+  title: string;
+  /** The npm packages of its clients: their versions go into every result and the dashboard. */
+  clients: string[];
   /** A JSON Schema (draft 2020-12 subset) for the broker section of a scenario. */
   settingsSchema: Record<string, unknown>;
   /** Programs and packages the local runtime needs (installed or checked by `convoy setup`). */

@@ -12,6 +12,8 @@ import type {
 
 export interface BrokerParts<S extends BrokerSettings, E> {
   name: string;
+  title: string;
+  clients: string[];
   settingsSchema: Record<string, unknown>;
   /** Resolves raw settings (defaults filled in); must accept resolved ones too. */
   settings(raw: BrokerSettings): S;
@@ -35,6 +37,8 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
   const { settings, endpoint } = parts;
   return {
     name: parts.name,
+    title: parts.title,
+    clients: parts.clients,
     settingsSchema: parts.settingsSchema,
     requirements: parts.requirements,
     provision: parts.provision,

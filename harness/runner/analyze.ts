@@ -13,6 +13,7 @@ import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { RunRecord } from './run.ts';
+import { loadBroker } from '../broker/registry.ts';
 
 /** Beyond these the harness did not keep its own schedule: the verdict is `unknown`. */
 const MAX_PUBLISH_DELAY_P99_US = 1_000_000;
@@ -29,11 +30,11 @@ export type Result = Record<string, unknown> & {
   verdict: { status: 'pass' | 'fail' | 'unknown'; reasons: string[] };
 };
 
-function clientVersions(): Record<string, string> {
+/** The installed versions of the broker's client packages (its module names them). */
+function clientVersions(packages: string[]): Record<string, string> {
   const root = new URL('../../', import.meta.url);
-  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { dependencies: Record<string, string>; optionalDependencies?: Record<string, string> };
   const out: Record<string, string> = {};
-  for (const name of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })) {
+  for (const name of packages) {
     const file = new URL(`node_modules/${name}/package.json`, root);
     if (existsSync(file)) out[name] = (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
   }
@@ -111,7 +112,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
       runId: record.runId,
       seed: scenario.seed,
       scenario: scenario as unknown as Record<string, unknown>,
-      versions: { brokers: record.deployment?.versions ?? {}, clients: clientVersions() },
+      versions: { brokers: record.deployment?.versions ?? {}, clients: clientVersions((await loadBroker(scenario.broker.kind)).clients) },
       started: record.startUs ? new Date(record.startUs / 1000).toISOString() : null,
       finished: new Date(record.endUs / 1000).toISOString(),
     },

@@ -3,15 +3,6 @@ import { ANOMALY_TYPES } from '../../checker/types.ts';
 import { label } from '../../checker/expectations.ts';
 import { brokerKind, scenarioName, startedAt, type CurvePoint, type LatencySummary, type ReportResult } from '../view.ts';
 
-/** Client libraries that talk to each broker (versions shown next to the broker's). */
-const CLIENTS: Record<string, string[]> = {
-  kafka: ['kafkajs', '@confluentinc/kafka-javascript'],
-  rabbitmq: ['amqplib'],
-  servicebus: ['@azure/service-bus', 'rhea'],
-  sqs: ['@aws-sdk/client-sqs'],
-  pubsub: ['@google-cloud/pubsub'],
-};
-
 export interface RunSummary {
   runId: string;
   scenario: string;
@@ -44,8 +35,8 @@ export interface RunSummary {
 
 export function summarizeRun(r: ReportResult, report: string | null = null): RunSummary {
   const broker = brokerKind(r);
-  const allClients = r.versions?.clients ?? {};
-  const clients = Object.fromEntries((CLIENTS[broker] ?? []).filter((c) => allClients[c]).map((c) => [c, allClients[c]]));
+  // The result holds the broker's own client packages (its module names them).
+  const clients = { ...(r.versions?.clients ?? {}) };
   const whole = r.latency?.whole ?? {};
   const latency: RunSummary['figures']['latency'] = {};
   for (const [m, s] of Object.entries(whole)) if (s && s.count > 0) latency[m] = { count: s.count, p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max };
