@@ -13,6 +13,7 @@
  */
 
 import type { Need } from '../runtime/requirements.ts';
+import type { BrokerHost } from './in-process.ts';
 
 export type RuntimeKind = 'local' | 'containers' | 'external';
 
@@ -65,6 +66,8 @@ export interface Deployment {
   logFiles: string[];
   /** Stop what this deployment started (nothing, for external or reused brokers). */
   stop(): Promise<void>;
+  /** A broker living in the runner process (a test double): serves its workers' clients. */
+  host?: BrokerHost;
 }
 
 export interface DeployContext {
@@ -209,6 +212,8 @@ export interface BrokerModule {
   title: string;
   /** The npm packages of its clients: their versions go into every result and the dashboard. */
   clients: string[];
+  /** A test double (the memory broker): for fast tests of the harness, never a broker to judge. */
+  testDouble?: boolean;
   /** A JSON Schema (draft 2020-12 subset) for the broker section of a scenario. */
   settingsSchema: Record<string, unknown>;
   /** Programs and packages the local runtime needs (installed or checked by `convoy setup`). */

@@ -14,6 +14,7 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   name: string;
   title: string;
   clients: string[];
+  testDouble?: boolean;
   settingsSchema: Record<string, unknown>;
   /** Resolves raw settings (defaults filled in); must accept resolved ones too. */
   settings(raw: BrokerSettings): S;
@@ -39,6 +40,7 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     name: parts.name,
     title: parts.title,
     clients: parts.clients,
+    testDouble: parts.testDouble,
     settingsSchema: parts.settingsSchema,
     requirements: parts.requirements,
     provision: parts.provision,

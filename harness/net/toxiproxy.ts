@@ -3,12 +3,15 @@ import { join } from 'node:path';
 import { Toxiproxy, type Proxy } from 'toxiproxy-node-client';
 import { cacheDir } from '../runtime/cache.ts';
 import { GO_PROXY_HINT, run } from '../runtime/tools.ts';
-import { GO, requireTool } from '../runtime/requirements.ts';
+import { GO, requireTool, type Need } from '../runtime/requirements.ts';
 import { LocalProcess } from '../runtime/process.ts';
 import { freePort } from '../runtime/ports.ts';
 import { InfraError } from '../errors.ts';
 
 export const TOXIPROXY_VERSION = '2.12.0';
+
+/** A broker whose client connections go through a private Toxiproxy needs Go to build it. */
+export const TOXIPROXY: Need = { requirement: GO, purpose: 'to build Toxiproxy (client connections go through it)' };
 
 /** Where the built Toxiproxy server lives in the shared cache. */
 export function toxiproxyBinaryPath(): string {

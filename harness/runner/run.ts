@@ -129,6 +129,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       workerInit('consumer', id, { historyFile: join(histDir, `${file}.jsonl`) }),
       join(runDir, `${file}.log`),
       log,
+      deployment!.host,
     );
     mark('worker-started', { id, role: 'consumer', pid: w.pid });
     return w;
@@ -175,6 +176,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
             { ...workerInit('producer', id), settings: producerSettings as typeof settings, producer: { name: p.name, index: i - 1, of: p.processes } },
             join(runDir, `${id}.log`),
             log,
+            deployment.host,
           ),
         );
       }

@@ -5,9 +5,9 @@
  */
 import type { BrokerModule } from '../broker/contract.ts';
 import { loadBroker, brokerNames } from '../broker/registry.ts';
-import { ensureToxiproxyBinary } from '../net/toxiproxy.ts';
+import { ensureToxiproxyBinary, TOXIPROXY } from '../net/toxiproxy.ts';
 import { ensureRequirements, type Apt } from './install.ts';
-import { HARNESS_NEEDS, TEST_NEEDS, type NeedBy } from './needs.ts';
+import { TEST_NEEDS, type NeedBy } from './needs.ts';
 
 export interface SetupOptions {
   /** Only these brokers (default: every broker under brokers/). */
@@ -22,7 +22,6 @@ export interface SetupOptions {
 /** Every need of these modules and of the harness, each with who has it. */
 export function needsOf(modules: BrokerModule[], forTests: boolean): NeedBy[] {
   return [
-    ...HARNESS_NEEDS,
     ...(forTests ? TEST_NEEDS : []),
     ...modules.flatMap((m) => (m.requirements ?? []).map((n) => ({ ...n, by: `broker ${m.name}` }))),
   ];
@@ -33,7 +32,7 @@ export async function setup(opts: SetupOptions): Promise<void> {
   const names = opts.brokers ?? brokerNames();
   const modules = await Promise.all([...new Set(names)].map((n) => loadBroker(n)));
   ensureRequirements(needsOf(modules, Boolean(opts.forTests)), opts.log, opts.apt);
-  ensureToxiproxyBinary(opts.log);
+  if (modules.some((m) => m.requirements?.includes(TOXIPROXY))) ensureToxiproxyBinary(opts.log);
   for (const m of modules) {
     if (!m.provision) continue;
     const t = Date.now();

@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InfraError } from '../errors.ts';
+import type { BrokerHost, PeerSession } from '../broker/in-process.ts';
 import { ownProcessGroup } from '../runtime/cleanup.ts';
 import { tailFile } from '../runtime/process.ts';
 import { emptyStats, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
@@ -25,7 +26,10 @@ export class WorkerHandle {
   private releaseGroup: () => void;
   private fatal?: FromWorker & { type: 'fatal' };
 
-  constructor(readonly init: WorkerInit, readonly logFile: string, private readonly log: (line: string) => void) {
+  /** Links of this worker's clients to an in-process broker, by link number. */
+  private readonly brokerSessions = new Map<number, PeerSession>();
+
+  constructor(readonly init: WorkerInit, readonly logFile: string, private readonly log: (line: string) => void, private readonly host?: BrokerHost) {
     const out = openSync(logFile, 'a');
     try {
       this.child = fork(WORKER_MAIN, [], {
@@ -43,15 +47,37 @@ export class WorkerHandle {
       if (m.type === 'stats' || m.type === 'stopped') this.stats = m.stats;
       if (m.type === 'log') this.log(`${init.id}: ${m.line}`);
       if (m.type === 'fatal') this.fatal = m;
+      if (m.type === 'broker-open' || m.type === 'broker-call' || m.type === 'broker-close') this.serveBroker(m);
       this.listeners.forEach((l) => l(m));
     });
     this.child.on('exit', (code, signal) => {
       this.exited = true;
       this.exitCode = code ?? (signal ? 128 : null);
       this.releaseGroup();
+      // A dead worker's clients are gone: the broker gives their deliveries to others.
+      for (const session of this.brokerSessions.values()) session.closed();
+      this.brokerSessions.clear();
       this.listeners.forEach((l) => l({ type: 'fatal', message: `exited (${signal ?? code})` }));
     });
     this.send({ type: 'init', init });
+  }
+
+  private serveBroker(m: Extract<FromWorker, { type: 'broker-open' | 'broker-call' | 'broker-close' }>): void {
+    if (m.type === 'broker-open') {
+      if (!this.host) return;
+      const link = m.link;
+      this.brokerSessions.set(link, this.host.connect(`${this.init.id}#${link}`, (msg) => this.send({ type: 'broker-push', link, msg })));
+      return;
+    }
+    const session = this.brokerSessions.get(m.link);
+    if (m.type === 'broker-close') {
+      session?.closed();
+      this.brokerSessions.delete(m.link);
+      return;
+    }
+    const reply = (r: { ok: boolean; value?: unknown; error?: string }) => this.send({ type: 'broker-reply', call: m.call, ...r });
+    if (!session) return reply({ ok: false, error: this.host ? 'broker link not open' : 'this run\'s broker is not in-process' });
+    session.call(m.method, m.args).then((value) => reply({ ok: true, value }), (err: Error) => reply({ ok: false, error: err.message }));
   }
 
   get id(): string {

@@ -39,7 +39,10 @@ export type ToWorker =
    * at-least-once window between the effect and the ack. */
   | { type: 'crash-after-apply' }
   /** Producers: pick up new metadata now (after a partition increase). */
-  | { type: 'refresh-metadata' };
+  | { type: 'refresh-metadata' }
+  /** An in-process broker's answer to a call, and what it sends on its own (harness/workers/runner-link.ts). */
+  | { type: 'broker-reply'; call: number; ok: boolean; value?: unknown; error?: string }
+  | { type: 'broker-push'; link: number; msg: unknown };
 
 export interface WorkerStats {
   sent: number;
@@ -77,4 +80,8 @@ export type FromWorker =
   | { type: 'stats'; stats: WorkerStats }
   | { type: 'log'; line: string }
   | { type: 'fatal'; message: string; detail?: string[]; exitCode?: number }
-  | { type: 'stopped'; stats: WorkerStats };
+  | { type: 'stopped'; stats: WorkerStats }
+  /** A client of an in-process broker: open a link, call on it, close it. */
+  | { type: 'broker-open'; link: number }
+  | { type: 'broker-call'; link: number; call: number; method: string; args: unknown }
+  | { type: 'broker-close'; link: number };
