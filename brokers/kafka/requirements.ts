@@ -4,6 +4,7 @@
  * against Debian's -dev packages; ./convoy's bootstrap (bin/bootstrap.sh) installs them
  * before node runs, so its list must stay this one (a test checks it).
  */
+import { TOXIPROXY } from '../../harness/net/toxiproxy.ts';
 import { debianPackages, JAVA, MAVEN, type Need } from '../../harness/runtime/requirements.ts';
 
 export const LIBRDKAFKA_BUILD = debianPackages(
@@ -13,6 +14,7 @@ export const LIBRDKAFKA_BUILD = debianPackages(
 );
 
 export const KAFKA_NEEDS: Need[] = [
+  TOXIPROXY,
   { requirement: JAVA, purpose: 'to run Apache Kafka' },
   { requirement: MAVEN, purpose: 'to collect the Kafka jars from Maven Central' },
   { requirement: LIBRDKAFKA_BUILD, purpose: 'to build the librdkafka client (client: confluent)' },

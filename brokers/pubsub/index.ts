@@ -4,6 +4,7 @@
  * clients; message ordering, ack deadline and a dead-letter policy (settings.ts).
  */
 import { brokerModule } from '../../harness/broker/module.ts';
+import { TOXIPROXY } from '../../harness/net/toxiproxy.ts';
 import { PubsubAdmin } from './admin.ts';
 import { PubsubConsumer, PubsubProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -20,7 +21,10 @@ const pubsub = brokerModule({
   clients: ['@google-cloud/pubsub'],
   settingsSchema,
   settings: resolveSettings,
-  requirements: [{ requirement: GO, purpose: 'to build the Pub/Sub emulator (pstest-server)' }],
+  requirements: [
+    TOXIPROXY,
+    { requirement: GO, purpose: 'to build the Pub/Sub emulator (pstest-server)' },
+  ],
   cached: () => [{ what: 'pstest-server, the Pub/Sub emulator (built from brokers/pubsub/pstest-server)', path: pstestBinary(), present: existsSync(pstestBinary()) }],
   async provision(log) {
     provisionPstest(log);

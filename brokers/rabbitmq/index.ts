@@ -3,6 +3,7 @@
  * user's broker (external); amqplib clients; three ordering topologies (settings.ts).
  */
 import { brokerModule } from '../../harness/broker/module.ts';
+import { TOXIPROXY } from '../../harness/net/toxiproxy.ts';
 import { RabbitAdmin } from './admin.ts';
 import { RabbitConsumer, RabbitProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -18,7 +19,10 @@ const rabbitmq = brokerModule({
   clients: ['amqplib'],
   settingsSchema,
   settings: resolveSettings,
-  requirements: [{ requirement: RABBITMQ_SERVER, purpose: 'to run RabbitMQ locally' }],
+  requirements: [
+    TOXIPROXY,
+    { requirement: RABBITMQ_SERVER, purpose: 'to run RabbitMQ locally' },
+  ],
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
   containerServices,
   endpoint: asEndpoint,

@@ -5,6 +5,7 @@
  */
 import type { ContainerService, DeployContext, Deployment } from '../../harness/broker/contract.ts';
 import { brokerModule } from '../../harness/broker/module.ts';
+import { TOXIPROXY } from '../../harness/net/toxiproxy.ts';
 import { InputError } from '../../harness/errors.ts';
 import { ServiceBusAdmin } from './admin.ts';
 import { ServiceBusConsumer, serviceBusProducer } from './client.ts';
@@ -51,6 +52,7 @@ const servicebus = brokerModule({
   clients: ['@azure/service-bus', 'rhea'],
   settingsSchema,
   settings: resolveSettings,
+  requirements: [TOXIPROXY],
   deploy: { local: (ctx) => deployLocal(ctx), containers: deployConnected, external: deployConnected },
   containerServices: () => containerServices(),
   endpoint: asEndpoint,

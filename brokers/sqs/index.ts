@@ -4,6 +4,7 @@
  * queues with visibility timeout, deduplication and a dead-letter queue (settings.ts).
  */
 import { brokerModule } from '../../harness/broker/module.ts';
+import { TOXIPROXY } from '../../harness/net/toxiproxy.ts';
 import { SqsAdmin } from './admin.ts';
 import { SqsConsumer, SqsProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -21,6 +22,7 @@ const sqs = brokerModule({
   settingsSchema,
   settings: resolveSettings,
   requirements: [
+    TOXIPROXY,
     { requirement: JAVA, purpose: 'to run ElasticMQ' },
     { requirement: MAVEN, purpose: 'to collect ElasticMQ from Maven Central' },
   ],
