@@ -112,6 +112,7 @@ class Slots {
   private used = 0;
   private waiters: (() => void)[] = [];
   constructor(private readonly max: number) {}
+  private shut = false;
   get inUse(): number {
     return this.used;
   }
@@ -123,6 +124,11 @@ class Slots {
   /** Resolves when a slot was taken; `tick` runs every `tickMs` while waiting (heartbeats). */
   async take(tick?: () => Promise<void>, tickMs = 1_000): Promise<void> {
     while (!this.tryTake()) {
+      // Shut (the consumer closes): take one anyway so the caller, seeing it is closed, gives it back.
+      if (this.shut) {
+        this.used++;
+        return;
+      }
       await new Promise<void>((resolve) => {
         const t = tick ? setTimeout(resolve, tickMs) : undefined;
         this.waiters.push(() => {
@@ -132,6 +138,11 @@ class Slots {
       });
       if (tick && this.used >= this.max) await tick().catch(() => {});
     }
+  }
+  /** Wakes every waiter for good: a consumer closing must not wait for deliveries nobody will settle. */
+  shutDown(): void {
+    this.shut = true;
+    for (const w of this.waiters.splice(0)) w();
   }
   give(): void {
     this.used = Math.max(0, this.used - 1);
@@ -312,6 +323,7 @@ export class ConsumerCore {
 
   close(): void {
     this.closed = true;
+    this.slots.shutDown();
     if (this.commitTimer) clearInterval(this.commitTimer);
     for (const l of this.ledgers.values()) l.drop();
     this.ledgers.clear();
