@@ -4,7 +4,8 @@
 // two at once on a 2-core machine would make them flaky). `--unit` runs only the tests that
 // need no broker; `--list` prints the chosen files instead of running them. Extra arguments are file filters. No list names brokers or folders: a test
 // needs brokers when it sits in a broker's folder (brokers/<name>/test/ or test/<name>/, a name
-// from brokers/), or in a folder that says so with a NEEDS-BROKERS file (its text says why).
+// from brokers/), or in a folder that says so with a NEEDS-BROKERS file (its text says why);
+// a broker that runs inside the test process says so with brokers/<name>/test/IN-PROCESS.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -26,7 +27,7 @@ function walk(dir) {
 
 function needsBrokers(file) {
   const parts = file.split('/');
-  if (parts[0] === 'brokers') return true;
+  if (parts[0] === 'brokers') return !existsSync(join(root, 'brokers', parts[1], 'test', 'IN-PROCESS'));
   if (brokers.includes(parts[1])) return true;
   for (let i = 2; i < parts.length; i++) if (existsSync(join(root, ...parts.slice(0, i), 'NEEDS-BROKERS'))) return true;
   return false;
