@@ -1,0 +1,72 @@
+/**
+ * The memory broker's clients: thin, because the broker keeps every delivery rule (harness
+ * contract) itself. The consumer passes each pushed delivery to onDelivery and tells the broker
+ * when it was handed over; settlement is one call.
+ */
+import type {
+  ConsumerClient, ConsumerOptions, Delivery, OutgoingMessage, ProducerClient, ProducerOptions, RunNames, SendAck, Settlement,
+} from '../../harness/broker/contract.ts';
+import type { PeerLink } from '../../harness/broker/in-process.ts';
+import type { Push } from './broker.ts';
+import { linkTo, type MemoryEndpoint } from './deploy.ts';
+
+export class MemoryProducer implements ProducerClient {
+  private readonly link: PeerLink;
+
+  constructor(endpoint: MemoryEndpoint, private readonly names: RunNames, options: ProducerOptions) {
+    this.link = linkTo(endpoint, options.id);
+  }
+
+  async send(m: OutgoingMessage): Promise<SendAck> {
+    return (await this.link.call('send', { prefix: this.names.prefix, key: m.key, payload: m.payload })) as SendAck;
+  }
+
+  async close(): Promise<void> {
+    this.link.close();
+  }
+}
+
+export class MemoryConsumer implements ConsumerClient {
+  private readonly link: PeerLink;
+  private assigned?: () => void;
+  private readonly isAssigned = new Promise<void>((r) => (this.assigned = r));
+
+  constructor(endpoint: MemoryEndpoint, private readonly names: RunNames, private readonly options: ConsumerOptions) {
+    this.link = linkTo(endpoint, options.id);
+  }
+
+  async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+    const prefix = this.names.prefix;
+    this.link.onPush((raw) => {
+      const p = raw as Push;
+      if (p.type === 'group') {
+        this.options.onGroupEvent?.({ phase: p.phase, lanes: p.lanes, generation: p.generation });
+        if (p.phase === 'assigned') this.assigned?.();
+        return;
+      }
+      const d: Delivery = {
+        payload: Buffer.from(p.payload),
+        lane: p.lane,
+        offset: p.offset,
+        deliveryCount: p.deliveryCount,
+        settle: async (how: Settlement) => void (await this.link.call('settle', { prefix, id: p.id, how }).catch(() => {})),
+      };
+      void onDelivery(d)
+        .catch((e: Error) => this.options.log(`handler: ${e.message}`))
+        .then(() => this.link.call('handed', { prefix, id: p.id }).catch(() => {}));
+    });
+    await this.link.call('subscribe', { prefix, maxInFlight: this.options.maxInFlight });
+  }
+
+  async ready(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.isAssigned,
+      new Promise<void>((_, reject) => (timer = setTimeout(() => reject(new Error(`memory broker: no lanes assigned within ${timeoutMs} ms`)), timeoutMs))),
+    ]).finally(() => clearTimeout(timer));
+  }
+
+  async close(): Promise<void> {
+    this.link.close();
+  }
+}
