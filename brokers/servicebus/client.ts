@@ -81,7 +81,9 @@ export class ServiceBusConsumer implements ConsumerClient {
       payload: payloadOf(m),
       lane,
       offset: m.sequenceNumber !== undefined ? Number(m.sequenceNumber) : undefined,
-      deliveryCount: m.deliveryCount,
+      // The SDK reports the AMQP header's count of earlier failed deliveries (0 the first time);
+      // the contract counts deliveries (1 the first time).
+      deliveryCount: m.deliveryCount === undefined ? undefined : m.deliveryCount + 1,
       settle: async (how: Settlement) => {
         if (settled) return;
         settled = true;
