@@ -4,6 +4,7 @@
  * clients; message ordering, ack deadline and a dead-letter policy (settings.ts).
  */
 import { brokerModule } from '../../harness/broker/module.ts';
+import { capabilities } from './capabilities.ts';
 import { PubsubAdmin } from './admin.ts';
 import { PubsubConsumer, PubsubProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -23,6 +24,7 @@ const pubsub = brokerModule({
   },
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
   containerServices,
+  capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new PubsubAdmin(endpoint, settings, names),
   producer: (endpoint, settings, names, options) => new PubsubProducer(endpoint, settings, names, options).connect(),

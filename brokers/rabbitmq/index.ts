@@ -3,6 +3,7 @@
  * user's broker (external); amqplib clients; three ordering topologies (settings.ts).
  */
 import { brokerModule } from '../../harness/broker/module.ts';
+import { capabilities } from './capabilities.ts';
 import { RabbitAdmin } from './admin.ts';
 import { RabbitConsumer, RabbitProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -17,6 +18,7 @@ const rabbitmq = brokerModule({
   settings: resolveSettings,
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
   containerServices,
+  capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new RabbitAdmin(endpoint, settings, names),
   producer: (endpoint, settings, names, options) => new RabbitProducer(endpoint, settings, names, options).connect(),

@@ -5,6 +5,7 @@
  */
 import type { ContainerService, DeployContext, Deployment } from '../../harness/broker/contract.ts';
 import { brokerModule } from '../../harness/broker/module.ts';
+import { capabilities } from './capabilities.ts';
 import { InputError } from '../../harness/errors.ts';
 import { ServiceBusAdmin } from './admin.ts';
 import { ServiceBusConsumer, serviceBusProducer } from './client.ts';
@@ -51,6 +52,7 @@ const servicebus = brokerModule({
   settings: resolveSettings,
   deploy: { local: (ctx) => deployLocal(ctx), containers: deployConnected, external: deployConnected },
   containerServices: () => containerServices(),
+  capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new ServiceBusAdmin(endpoint, settings, names),
   producer: serviceBusProducer,

@@ -4,6 +4,7 @@
  * queues with visibility timeout, deduplication and a dead-letter queue (settings.ts).
  */
 import { brokerModule } from '../../harness/broker/module.ts';
+import { capabilities } from './capabilities.ts';
 import { SqsAdmin } from './admin.ts';
 import { SqsConsumer, SqsProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -23,6 +24,7 @@ const sqs = brokerModule({
   },
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
   containerServices,
+  capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new SqsAdmin(endpoint, settings, names),
   producer: (endpoint, settings, names, options) => new SqsProducer(endpoint, settings, names, options).connect(),

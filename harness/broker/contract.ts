@@ -221,3 +221,30 @@ export interface BrokerModule {
     options: ConsumerOptions,
   ): Promise<ConsumerClient>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Static capabilities: what a broker can do with the scenario's settings on a runtime, known
+// before anything starts, so `convoy validate` and `convoy run` refuse a fault that could
+// not happen (fault kinds check their specs against these; harness/scenario/static-check.ts).
+
+/** `true`, or one line saying why not. */
+export type Capability = true | string;
+
+export interface BrokerCapabilities {
+  /** Broker nodes convoy starts on this runtime and can stop and start again (kill-broker). */
+  nodes: string[];
+  /** Toxiproxy links the deployment will have (network faults). */
+  links: string[];
+  /** The run's destination can gain lanes (add-partitions). */
+  addPartitions: Capability;
+  /** Lanes the run's destination starts with, where the settings fix them. */
+  lanes?: number;
+  /** Dead-lettered messages can be moved back to the main destination (redrive). */
+  redriveDeadLetters: Capability;
+}
+
+// Merged into the BrokerModule interface above (kept in its own block).
+export interface BrokerModule {
+  /** What the broker can do with these (resolved) settings on this runtime. */
+  capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
+}

@@ -5,7 +5,7 @@
  * picks the deploy of the run's runtime. A broker's index.ts is then a list of its parts.
  */
 import type {
-  BrokerAdmin, BrokerModule, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
+  BrokerAdmin, BrokerCapabilities, BrokerModule, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
   Endpoint, ProducerClient, ProducerOptions, RunNames, RuntimeKind,
 } from './contract.ts';
 
@@ -22,6 +22,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   /** One deploy per runtime. */
   deploy: Record<RuntimeKind, (ctx: DeployContext, settings: S) => Promise<Deployment>>;
   containerServices(settings: S): ContainerService[];
+  /** What the broker can do with these settings on this runtime (checked before a run). */
+  capabilities?(settings: S, runtime: RuntimeKind): BrokerCapabilities;
   /** Reads a deployment's endpoint (as JSON) into the broker's own form. */
   endpoint(e: Endpoint): E;
   admin(endpoint: E, settings: S, names: RunNames): BrokerAdmin | Promise<BrokerAdmin>;
@@ -39,6 +41,7 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     resolveSettings: parts.resolveSettings ?? settings,
     deploy: (ctx, raw) => parts.deploy[ctx.runtime](ctx, settings(raw)),
     containerServices: (raw) => parts.containerServices(settings(raw)),
+    capabilities: parts.capabilities ? (raw, runtime) => parts.capabilities!(settings(raw), runtime) : undefined,
     admin: async (e, raw, names) => parts.admin(endpoint(e), settings(raw), names),
     producer: async (e, raw, names, options) => parts.producer(endpoint(e), settings(raw), names, options),
     consumer: async (e, raw, names, options) => parts.consumer(endpoint(e), settings(raw), names, options),
