@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir } from './cache.ts';
 import { pidAlive } from './process.ts';
+import { spareGroups } from './reaper.ts';
 
 /**
  * Brokers left running by `convoy brokers up`, recorded in the cache so later runs (from any
@@ -23,8 +24,10 @@ function dir(): string {
   return cacheDir('instances');
 }
 
+/** Records a broker that outlives this process; from here on the reaper leaves its processes running. */
 export function saveInstance(rec: InstanceRecord): void {
   writeFileSync(join(dir(), `${rec.key}.json`), JSON.stringify(rec, null, 2));
+  spareGroups(rec.pids);
 }
 
 export function removeInstance(key: string): void {

@@ -3,6 +3,7 @@ import { openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InfraError } from '../errors.ts';
 import { ownProcessGroup } from '../runtime/cleanup.ts';
+import { OWNER_ENV, ensureReaper, ownerTag, watchGroup } from '../runtime/reaper.ts';
 import { tailFile } from '../runtime/process.ts';
 import { emptyStats, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
 
@@ -26,9 +27,11 @@ export class WorkerHandle {
   private fatal?: FromWorker & { type: 'fatal' };
 
   constructor(readonly init: WorkerInit, readonly logFile: string, private readonly log: (line: string) => void) {
+    ensureReaper();
     const out = openSync(logFile, 'a');
     try {
       this.child = fork(WORKER_MAIN, [], {
+        env: { ...process.env, [OWNER_ENV]: ownerTag() },
         // CONVOY_WORKER_NODE_ARGS adds node flags to every worker, e.g. "--cpu-prof" to profile.
         execArgv: ['--import', TSX_LOADER, ...(process.env.CONVOY_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)],
         stdio: ['ignore', out, out, 'ipc'],
@@ -39,6 +42,7 @@ export class WorkerHandle {
       closeSync(out);
     }
     this.releaseGroup = this.child.pid ? ownProcessGroup(this.child.pid) : () => {};
+    const unwatch = this.child.pid ? watchGroup(this.child.pid, `worker ${init.id}`) : () => {};
     this.child.on('message', (m: FromWorker) => {
       if (m.type === 'stats' || m.type === 'stopped') this.stats = m.stats;
       if (m.type === 'log') this.log(`${init.id}: ${m.line}`);
@@ -49,6 +53,7 @@ export class WorkerHandle {
       this.exited = true;
       this.exitCode = code ?? (signal ? 128 : null);
       this.releaseGroup();
+      unwatch();
       this.listeners.forEach((l) => l({ type: 'fatal', message: `exited (${signal ?? code})` }));
     });
     this.send({ type: 'init', init });
