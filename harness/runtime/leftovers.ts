@@ -11,8 +11,8 @@
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { listInstances, removeInstance } from './instances.ts';
-import { pidAlive, stopByPidFile } from './process.ts';
+import { listInstances, removeInstance, stopInstance } from './instances.ts';
+import { stopByPidFile } from './process.ts';
 import { allProcesses, cmdlineOf, environOf, startTime, stopGroups, type OwnedGroup } from './proc.ts';
 import { OWNER_ENV, reaperDir } from './reaper.ts';
 
@@ -37,8 +37,7 @@ export async function stopLeftovers(): Promise<{ stopped: Stopped[]; leftAlone: 
   const leftAlone: string[] = [];
 
   for (const { record, alive } of listInstances()) {
-    const pids = record.pids.filter((p) => pidAlive(p));
-    for (const f of record.pidFiles) await stopByPidFile(f);
+    const pids = await stopInstance(record, stopByPidFile);
     removeInstance(record.key);
     stopped.push({ what: `${record.key} (convoy brokers up)${alive ? '' : ', stale record'}`, pids });
   }

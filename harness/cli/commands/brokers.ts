@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { join } from 'node:path';
 import { brokerNames, loadBroker } from '../../broker/registry.ts';
 import { cacheDir } from '../../runtime/cache.ts';
-import { listInstances, removeInstance } from '../../runtime/instances.ts';
+import { listInstances, removeInstance, stopInstance } from '../../runtime/instances.ts';
 import { stopByPidFile } from '../../runtime/process.ts';
 import { InputError } from '../../errors.ts';
 import { loadScenarioFile } from '../../scenario/load.ts';
@@ -49,7 +49,7 @@ export function register(program: Command): void {
       }
       const list = listInstances().filter((i) => names.length === 0 || names.includes(i.record.broker));
       for (const { record } of list) {
-        for (const f of record.pidFiles) await stopByPidFile(f);
+        await stopInstance(record, stopByPidFile);
         removeInstance(record.key);
         process.stdout.write(`${record.key}: stopped\n`);
       }
