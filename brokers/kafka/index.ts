@@ -5,6 +5,7 @@
  */
 import type { BrokerSettings, DeployContext, Deployment } from '../../harness/broker/contract.ts';
 import { brokerModule } from '../../harness/broker/module.ts';
+import { capabilities } from './capabilities.ts';
 import { InfraError, InputError } from '../../harness/errors.ts';
 import { sleep } from '../../harness/clock.ts';
 import { kafkaAdmin } from './admin.ts';
@@ -79,6 +80,7 @@ const kafka = brokerModule({
     },
   },
   containerServices,
+  capabilities,
   endpoint: parseEndpoint,
   admin: kafkaAdmin,
   producer: (e, s, names, options) => (s.client === 'confluent' ? confluentProducer(e, s, names, options) : kafkajsProducer(e, s, names, options)),

@@ -5,6 +5,7 @@
  */
 import { brokerModule } from '../../harness/broker/module.ts';
 import { TOXIPROXY } from '../../harness/net/toxiproxy.ts';
+import { capabilities } from './capabilities.ts';
 import { PubsubAdmin } from './admin.ts';
 import { PubsubConsumer, PubsubProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -31,6 +32,7 @@ const pubsub = brokerModule({
   },
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
   containerServices,
+  capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new PubsubAdmin(endpoint, settings, names),
   producer: (endpoint, settings, names, options) => new PubsubProducer(endpoint, settings, names, options).connect(),

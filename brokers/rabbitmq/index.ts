@@ -4,6 +4,7 @@
  */
 import { brokerModule } from '../../harness/broker/module.ts';
 import { TOXIPROXY } from '../../harness/net/toxiproxy.ts';
+import { capabilities } from './capabilities.ts';
 import { RabbitAdmin } from './admin.ts';
 import { RabbitConsumer, RabbitProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -25,6 +26,7 @@ const rabbitmq = brokerModule({
   ],
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
   containerServices,
+  capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new RabbitAdmin(endpoint, settings, names),
   producer: (endpoint, settings, names, options) => new RabbitProducer(endpoint, settings, names, options).connect(),

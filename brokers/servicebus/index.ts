@@ -6,6 +6,7 @@
 import type { ContainerService, DeployContext, Deployment } from '../../harness/broker/contract.ts';
 import { brokerModule } from '../../harness/broker/module.ts';
 import { TOXIPROXY } from '../../harness/net/toxiproxy.ts';
+import { capabilities } from './capabilities.ts';
 import { InputError } from '../../harness/errors.ts';
 import { ServiceBusAdmin } from './admin.ts';
 import { ServiceBusConsumer, serviceBusProducer } from './client.ts';
@@ -55,6 +56,7 @@ const servicebus = brokerModule({
   requirements: [TOXIPROXY],
   deploy: { local: (ctx) => deployLocal(ctx), containers: deployConnected, external: deployConnected },
   containerServices: () => containerServices(),
+  capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new ServiceBusAdmin(endpoint, settings, names),
   producer: serviceBusProducer,

@@ -5,6 +5,7 @@
  */
 import { brokerModule } from '../../harness/broker/module.ts';
 import { TOXIPROXY } from '../../harness/net/toxiproxy.ts';
+import { capabilities } from './capabilities.ts';
 import { SqsAdmin } from './admin.ts';
 import { SqsConsumer, SqsProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
@@ -35,6 +36,7 @@ const sqs = brokerModule({
   },
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
   containerServices,
+  capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new SqsAdmin(endpoint, settings, names),
   producer: (endpoint, settings, names, options) => new SqsProducer(endpoint, settings, names, options).connect(),

@@ -214,6 +214,8 @@ export interface BrokerModule {
   clients: string[];
   /** A test double (the memory broker): for fast tests of the harness, never a broker to judge. */
   testDouble?: boolean;
+  /** What the broker can do with these (resolved) settings on this runtime (see BrokerCapabilities). */
+  capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
   /** A JSON Schema (draft 2020-12 subset) for the broker section of a scenario. */
   settingsSchema: Record<string, unknown>;
   /** Programs and packages the local runtime needs (installed or checked by `convoy setup`). */
@@ -241,3 +243,25 @@ export interface BrokerModule {
     options: ConsumerOptions,
   ): Promise<ConsumerClient>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Static capabilities: what a broker can do with the scenario's settings on a runtime, known
+// before anything starts, so `convoy validate` and `convoy run` refuse a fault that could
+// not happen (fault kinds check their specs against these; harness/scenario/static-check.ts).
+
+/** `true`, or one line saying why not. */
+export type Capability = true | string;
+
+export interface BrokerCapabilities {
+  /** Broker nodes convoy starts on this runtime and can stop and start again (kill-broker). */
+  nodes: string[];
+  /** Toxiproxy links the deployment will have (network faults). */
+  links: string[];
+  /** The run's destination can gain lanes (add-partitions). */
+  addPartitions: Capability;
+  /** Lanes the run's destination starts with, where the settings fix them. */
+  lanes?: number;
+  /** Dead-lettered messages can be moved back to the main destination (redrive). */
+  redriveDeadLetters: Capability;
+}
+

@@ -6,7 +6,7 @@
  */
 import type { Need } from '../runtime/requirements.ts';
 import type {
-  BrokerAdmin, BrokerModule, CachedItem, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
+  BrokerAdmin, BrokerCapabilities, BrokerModule, CachedItem, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
   Endpoint, ProducerClient, ProducerOptions, RunNames, RuntimeKind,
 } from './contract.ts';
 
@@ -27,6 +27,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   /** One deploy per runtime. */
   deploy: Record<RuntimeKind, (ctx: DeployContext, settings: S) => Promise<Deployment>>;
   containerServices(settings: S): ContainerService[];
+  /** What the broker can do with these settings on this runtime (checked before a run). */
+  capabilities?(settings: S, runtime: RuntimeKind): BrokerCapabilities;
   /** Reads a deployment's endpoint (as JSON) into the broker's own form. */
   endpoint(e: Endpoint): E;
   admin(endpoint: E, settings: S, names: RunNames): BrokerAdmin | Promise<BrokerAdmin>;
@@ -48,6 +50,7 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     resolveSettings: parts.resolveSettings ?? settings,
     deploy: (ctx, raw) => parts.deploy[ctx.runtime](ctx, settings(raw)),
     containerServices: (raw) => parts.containerServices(settings(raw)),
+    capabilities: parts.capabilities ? (raw, runtime) => parts.capabilities!(settings(raw), runtime) : undefined,
     admin: async (e, raw, names) => parts.admin(endpoint(e), settings(raw), names),
     producer: async (e, raw, names, options) => parts.producer(endpoint(e), settings(raw), names, options),
     consumer: async (e, raw, names, options) => parts.consumer(endpoint(e), settings(raw), names, options),

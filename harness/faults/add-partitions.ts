@@ -1,4 +1,4 @@
-import type { FaultKind } from './contract.ts';
+import { checkCapability, type FaultKind } from './contract.ts';
 
 /**
  * Raise the topic's partition count mid-run. Producers are told to refresh metadata at once
@@ -12,6 +12,13 @@ const addPartitions: FaultKind = {
     type: 'object',
     properties: { to: { type: 'integer', minimum: 2 }, refreshProducers: { type: 'boolean' } },
     required: ['to'],
+  },
+  check(spec, scope) {
+    const refused = checkCapability(scope.path, scope, 'add partitions', (c) => c.addPartitions);
+    if (refused.length) return refused;
+    const lanes = scope.capabilities?.lanes;
+    const to = spec.to as number;
+    return lanes !== undefined && to <= lanes ? [`${scope.path}.to: expected more than the ${lanes} partitions the topic starts with, got ${to}`] : [];
   },
   async start(spec, ctx) {
     const admin = ctx.admin;

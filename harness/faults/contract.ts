@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { BrokerAdmin, Deployment, RuntimeKind } from '../broker/contract.ts';
+import type { BrokerAdmin, BrokerCapabilities, Capability, Deployment, RuntimeKind } from '../broker/contract.ts';
 import type { FaultSpec } from '../scenario/types.ts';
 import type { WorkerHandle } from '../workers/handle.ts';
 
@@ -58,4 +58,43 @@ export function procState(pid: number | undefined): string {
   } catch {
     return 'gone';
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks before anything starts (`convoy validate`, `convoy run`): a fault kind refuses a spec
+// that names something the scenario does not have, or that the broker cannot do.
+
+/** What a fault can know about its run before anything starts. */
+export interface FaultScope {
+  /** Where messages point: `faults[2]`. */
+  path: string;
+  runtime: RuntimeKind;
+  broker: string;
+  /** The broker's capabilities with these settings on this runtime; undefined when it declares none. */
+  capabilities?: BrokerCapabilities;
+  /** Consumer process names: c1..cN. */
+  consumers: string[];
+  /** Logical producer names. */
+  producers: string[];
+}
+
+// Merged into the FaultKind interface above (kept in its own block).
+export interface FaultKind {
+  /** Problems with this spec, one line each starting with a path (`faults[2].consumer: ...`). */
+  check?(spec: FaultSpec, scope: FaultScope): string[];
+}
+
+/** `<path>: no consumer "c7"; expected busiest or one of c1, c2 (consumers.processes is 2)`. */
+export function checkConsumerName(path: string, name: unknown, scope: FaultScope, allowBusiest = true): string[] {
+  if (allowBusiest && name === 'busiest') return [];
+  if (typeof name === 'string' && scope.consumers.includes(name)) return [];
+  const names = [...(allowBusiest ? ['busiest'] : []), ...scope.consumers];
+  return [`${path}: no consumer ${JSON.stringify(name)} in this scenario; expected one of ${names.join(', ')} (consumers.processes is ${scope.consumers.length})`];
+}
+
+/** `<path>: <broker> cannot <what> ...` when a capability is missing; nothing when undeclared. */
+export function checkCapability(path: string, scope: FaultScope, what: string, pick: (c: BrokerCapabilities) => Capability): string[] {
+  if (!scope.capabilities) return [];
+  const c = pick(scope.capabilities);
+  return c === true ? [] : [`${path}: ${scope.broker} cannot ${what} on the ${scope.runtime} runtime: ${c}`];
 }

@@ -1,11 +1,12 @@
 import type { FaultKind } from './contract.ts';
-import { consumerNamed, procState } from './contract.ts';
+import { checkConsumerName, consumerNamed, procState } from './contract.ts';
 
 /** SIGSTOP one consumer process (no heartbeats at all), SIGCONT at the end. */
 const freeze: FaultKind = {
   kind: 'freeze',
   destructive: false,
   schema: { type: 'object', properties: { consumer: { type: 'string' } }, required: ['consumer'] },
+  check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
     const group = ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined;

@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { consumerNamed } from './contract.ts';
+import { checkConsumerName, consumerNamed } from './contract.ts';
 
 /**
  * A downstream outage: during the window every handling attempt of the chosen consumers
@@ -17,6 +17,8 @@ const handlerErrors: FaultKind = {
       settle: { enum: ['dead-letter', 'requeue', 'release'] },
     },
   },
+  check: (spec, scope) =>
+    ((spec.consumers as unknown[] | undefined) ?? []).flatMap((c, i) => checkConsumerName(`${scope.path}.consumers[${i}]`, c, scope, false)),
   async start(spec, ctx) {
     const targets = Array.isArray(spec.consumers) ? (spec.consumers as string[]).map((c) => consumerNamed(ctx, c)) : ctx.consumers();
     const settle = (spec.settle as 'dead-letter' | 'requeue' | 'release' | undefined) ?? 'dead-letter';

@@ -11,6 +11,13 @@ const killBroker: FaultKind = {
     type: 'object',
     properties: { node: { type: 'string', description: 'Node id; default the last node' }, signal: { enum: ['SIGKILL', 'SIGTERM'] } },
   },
+  check(spec, scope) {
+    const nodes = scope.capabilities?.nodes;
+    if (!nodes) return [];
+    if (nodes.length === 0) return [`${scope.path}: ${scope.broker} on the ${scope.runtime} runtime has no broker nodes convoy can kill (convoy does not run its processes)`];
+    if (spec.node !== undefined && !nodes.includes(spec.node as string)) return [`${scope.path}.node: no node ${JSON.stringify(spec.node)} in this deployment; expected one of ${nodes.join(', ')}`];
+    return [];
+  },
   async start(spec, ctx) {
     const nodes = ctx.deployment.nodes;
     if (nodes.length === 0) throw new Error(`fault ${spec.name}: this deployment has no broker nodes convoy controls`);

@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { consumerNamed, procState } from './contract.ts';
+import { checkConsumerName, consumerNamed, procState } from './contract.ts';
 
 /**
  * kill -9 a consumer process; a fresh one with the same name starts at the window's end.
@@ -19,6 +19,7 @@ const killConsumer: FaultKind = {
     },
     required: ['consumer'],
   },
+  check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
     const pid = w.pid;

@@ -23,6 +23,14 @@ const network: FaultKind = {
     },
     required: ['toxic'],
   },
+  check(spec, scope) {
+    const links = scope.capabilities?.links;
+    if (!links) return [];
+    const link = (spec.link as string | undefined) ?? 'clients';
+    const where = spec.link === undefined ? scope.path : `${scope.path}.link`;
+    if (links.length === 0) return [`${where}: ${scope.broker} on the ${scope.runtime} runtime has no Toxiproxy links, so no network faults`];
+    return links.includes(link) ? [] : [`${where}: no link ${JSON.stringify(link)} in this deployment; expected one of ${links.join(', ')}`];
+  },
   async start(spec: FaultSpec, ctx: FaultContext): Promise<StartedFault> {
     const linkName = (spec.link as string | undefined) ?? 'clients';
     const link = ctx.deployment.links.find((l) => l.name === linkName);

@@ -1,4 +1,4 @@
-import type { FaultKind } from './contract.ts';
+import { checkCapability, type FaultKind } from './contract.ts';
 
 /**
  * Move dead-lettered messages back into the main destination (the seeds' warning: a redrive
@@ -8,6 +8,7 @@ const redrive: FaultKind = {
   kind: 'redrive',
   destructive: true,
   schema: { type: 'object', properties: {} },
+  check: (_spec, scope) => checkCapability(scope.path, scope, 'redrive dead letters', (c) => c.redriveDeadLetters),
   async start(spec, ctx) {
     if (!ctx.admin.redriveDeadLetters) throw new Error(`fault ${spec.name}: broker ${ctx.deployment.broker} has no dead-letter redrive`);
     const moved = await ctx.admin.redriveDeadLetters();

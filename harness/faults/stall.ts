@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { consumerNamed } from './contract.ts';
+import { checkConsumerName, consumerNamed } from './contract.ts';
 
 /**
  * The handler of one consumer stops returning while its process keeps running. With
@@ -10,6 +10,7 @@ const stall: FaultKind = {
   kind: 'stall',
   destructive: false,
   schema: { type: 'object', properties: { consumer: { type: 'string' } }, required: ['consumer'] },
+  check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
     w.send({ type: 'stall', durationMs: spec.durationMs });

@@ -2,6 +2,8 @@ import { readFileSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir } from './cache.ts';
 import { pidAlive } from './process.ts';
+import { spareGroups } from './reaper.ts';
+import { startTime, stopGroups } from './proc.ts';
 
 /**
  * Brokers left running by `convoy brokers up`, recorded in the cache so later runs (from any
@@ -14,6 +16,8 @@ export interface InstanceRecord {
   broker: string;
   pids: number[];
   pidFiles: string[];
+  /** Start time of each of `pids` (proc.ts), so a stop never signals a process that reused a pid. */
+  starts?: number[];
   startedAt: string;
   /** Who keeps it up: `convoy brokers up` (absent) or a suite, which stops it when it ends. */
   startedBy?: 'brokers-up' | 'suite';
@@ -25,8 +29,11 @@ function dir(): string {
   return cacheDir('instances');
 }
 
+/** Records a broker that outlives this process; from here on the reaper leaves its processes running. */
 export function saveInstance(rec: InstanceRecord): void {
-  writeFileSync(join(dir(), `${rec.key}.json`), JSON.stringify(rec, null, 2));
+  const starts = rec.pids.map((p) => startTime(p) ?? 0);
+  writeFileSync(join(dir(), `${rec.key}.json`), JSON.stringify({ ...rec, starts }, null, 2));
+  spareGroups(rec.pids);
 }
 
 export function removeInstance(key: string): void {
@@ -66,4 +73,19 @@ export function listInstances(): { record: InstanceRecord; alive: boolean }[] {
         return [];
       }
     });
+}
+
+/**
+ * Stops a recorded instance's processes: by process group and start time when the record has
+ * them, else by its pid files (records written before start times were kept).
+ */
+export async function stopInstance(rec: InstanceRecord, stopByPidFile: (f: string) => Promise<boolean>): Promise<number[]> {
+  if (rec.starts && rec.starts.length === rec.pids.length) {
+    const stopped = await stopGroups(rec.pids.map((pid, i) => ({ pid, start: rec.starts![i]!, name: rec.key })), 15_000);
+    for (const f of rec.pidFiles) rmSync(f, { force: true });
+    return stopped.flatMap((s) => s.pids);
+  }
+  const pids = rec.pids.filter((p) => pidAlive(p));
+  for (const f of rec.pidFiles) await stopByPidFile(f);
+  return pids;
 }

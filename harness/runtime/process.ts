@@ -3,6 +3,7 @@ import { openSync, closeSync, readFileSync, writeFileSync, rmSync, existsSync } 
 import { InfraError } from '../errors.ts';
 import { sleep } from '../clock.ts';
 import { ownProcessGroup } from './cleanup.ts';
+import { OWNER_ENV, ensureReaper, ownerTag, watchGroup } from './reaper.ts';
 
 export interface ProcessSpec {
   /** Short name for messages: "kafka node 1". */
@@ -55,24 +56,29 @@ export class LocalProcess {
   private exitCode: number | null = null;
   private exitWaiters: (() => void)[] = [];
   private releaseGroup: () => void = () => {};
+  private unwatch: () => void = () => {};
 
   private constructor(readonly spec: ProcessSpec, private readonly child: ChildProcess) {
     child.on('exit', (code, signal) => {
       this.exited = true;
       this.exitCode = code ?? (signal ? 128 : null);
       this.releaseGroup();
+      this.unwatch();
       this.exitWaiters.splice(0).forEach((w) => w());
     });
     if (child.pid && !spec.persistent) this.releaseGroup = ownProcessGroup(child.pid);
+    // Persistent ones too: until recorded as a `brokers up` broker, they die with the harness.
+    if (child.pid) this.unwatch = watchGroup(child.pid, spec.name);
   }
 
   static start(spec: ProcessSpec): LocalProcess {
+    ensureReaper();
     const out = openSync(spec.logFile, 'a');
     let child: ChildProcess;
     try {
       child = spawn(spec.command, spec.args, {
         cwd: spec.cwd,
-        env: spec.env ?? process.env,
+        env: { ...(spec.env ?? process.env), [OWNER_ENV]: ownerTag() },
         detached: true, // own process group
         stdio: ['ignore', out, out],
       });

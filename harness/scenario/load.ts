@@ -11,7 +11,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { InputError } from '../errors.ts';
 import { deepMerge } from '../runner/merge.ts';
-import type { BrokerSettings } from '../broker/contract.ts';
+import type { BrokerCapabilities, BrokerSettings, RuntimeKind } from '../broker/contract.ts';
+import { faultProblems, type CheckedFaultKind, type Target } from './static-check.ts';
 import type { ExpectationSpec, Scenario, TimeDistribution } from './types.ts';
 import {
   ANOMALY_TYPES,
@@ -53,6 +54,8 @@ export function registeredFaultKinds(): string[] {
 export interface BrokerSchemaModule {
   settingsSchema: SchemaObject;
   resolveSettings?(settings: BrokerSettings): BrokerSettings;
+  /** What the broker can do with resolved settings on a runtime; faults are checked against it. */
+  capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
 }
 
 export interface LoadOptions {
@@ -69,6 +72,13 @@ export interface LoadOptions {
    * harness/faults/ (its registry). With none at all, fault kinds are not checked (a warning).
    */
   faultSchemas?: Map<string, SchemaObject>;
+  /**
+   * Fault kinds whose `check` and `destructive` apply to the resolved faults. Default: the
+   * registry's, unless `faultSchemas` is given (then none).
+   */
+  faultKinds?: Map<string, CheckedFaultKind>;
+  /** Where the scenario will run (default: local, nothing destructive allowed on external). */
+  target?: Partial<Target>;
 }
 
 export interface LoadResult {
@@ -189,6 +199,12 @@ export async function parseScenario(text: string, options: LoadOptions = {}): Pr
     });
     if (problems.length) throw new ScenarioError(file, problems);
   }
+  // Faults against what the broker can do here and what the scenario has.
+  const target: Target = { runtime: options.target?.runtime ?? 'local', allowDestructive: options.target?.allowDestructive ?? false };
+  const kinds = options.faultKinds ?? (options.faultSchemas ? new Map<string, CheckedFaultKind>() : await defaultFaultKinds());
+  const capabilities = brokerModule?.capabilities?.(resolved.broker as BrokerSettings, target.runtime);
+  const faultErrors = faultProblems(resolved as Scenario, target, capabilities, kinds);
+  if (faultErrors.length) throw new ScenarioError(file, faultErrors);
   warnings.push(...durationWarnings(resolved as Scenario, raw));
   return { scenario: orderScenario(resolved as Scenario), warnings };
 }
@@ -284,6 +300,15 @@ async function registryBroker(kind: string): Promise<BrokerSchemaModule | undefi
     throw new InputError(`broker.kind: expected one of ${names.length ? names.join(', ') : '(no brokers installed)'}; got ${show(kind)}`);
   }
   return loadBroker(kind);
+}
+
+async function defaultFaultKinds(): Promise<Map<string, CheckedFaultKind>> {
+  try {
+    const { faultKinds } = await import('../faults/registry.ts');
+    return await faultKinds();
+  } catch {
+    return new Map();
+  }
 }
 
 async function defaultFaultSchemas(): Promise<Map<string, SchemaObject>> {
@@ -681,6 +706,7 @@ function crossChecks(s: Scenario, raw: Record<string, any>, warnings: string[]):
   for (const [type, specs] of Object.entries(s.expect)) {
     for (const spec of Array.isArray(specs) ? specs : [specs]) crossCheckExpectation(type, spec, faultNames, errors);
   }
+  if (errors.length === 0) errors.push(...windowsInsideRun(s));
   return errors;
 }
 
@@ -695,6 +721,39 @@ function crossCheckExpectation(type: string, spec: unknown, faultNames: string[]
       errors.push(`expect.${type}.${k}: expected the name of a fault (${faultNames.length ? faultNames.join(', ') : 'the scenario has none'}), got ${show(ref)}`);
     }
   }
+}
+
+/**
+ * An expectation scoped to a fault must be able to see that fault: it starts before the run's
+ * traffic is over (sending, then the drain timeout; as in durationWarnings) and before the
+ * run's hard bound stops everything.
+ */
+function windowsInsideRun(s: Scenario): string[] {
+  const sending = plannedSendingMs(s);
+  const errors: string[] = [];
+  const lastStart = (f: Scenario['faults'][number]): string | undefined => {
+    if (s.workload.warmupMs + f.atMs >= s.run.maxDurationMs) {
+      return `run.maxDurationMs ${secs(s.run.maxDurationMs)} ends the run before it (warm-up ${secs(s.workload.warmupMs)} + ${secs(f.atMs)})`;
+    }
+    if (sending === undefined) return undefined;
+    const end = sending - s.workload.warmupMs + s.run.drainTimeoutMs;
+    if (f.atMs >= end) return `the run is over by then (sending ${secs(sending - s.workload.warmupMs)} + drain timeout ${secs(s.run.drainTimeoutMs)} = ${secs(end)} into the measured phase)`;
+    return undefined;
+  };
+  for (const [type, specs] of Object.entries(s.expect)) {
+    (Array.isArray(specs) ? specs : [specs]).forEach((spec, i) => {
+      if (!isObject(spec)) return;
+      for (const k of WINDOW_KEYWORDS) {
+        const f = s.faults.find((x) => x.name === (spec as Record<string, unknown>)[k]);
+        const why = f && lastStart(f);
+        if (f && why) {
+          const path = `expect.${type}${Array.isArray(specs) ? `[${i}]` : ''}.${k}`;
+          errors.push(`${path}: fault ${show(f.name)} starts at ${secs(f.atMs)}, which cannot happen inside the run: ${why}`);
+        }
+      }
+    });
+  }
+  return errors;
 }
 
 function uniqueNames(items: { name: string }[], path: string, errors: string[]): void {

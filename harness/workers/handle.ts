@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { InfraError } from '../errors.ts';
 import type { BrokerHost, PeerSession } from '../broker/in-process.ts';
 import { ownProcessGroup } from '../runtime/cleanup.ts';
+import { OWNER_ENV, ensureReaper, ownerTag, watchGroup } from '../runtime/reaper.ts';
 import { tailFile } from '../runtime/process.ts';
 import { emptyStats, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
 
@@ -30,9 +31,11 @@ export class WorkerHandle {
   private readonly brokerSessions = new Map<number, PeerSession>();
 
   constructor(readonly init: WorkerInit, readonly logFile: string, private readonly log: (line: string) => void, private readonly host?: BrokerHost) {
+    ensureReaper();
     const out = openSync(logFile, 'a');
     try {
       this.child = fork(WORKER_MAIN, [], {
+        env: { ...process.env, [OWNER_ENV]: ownerTag() },
         // CONVOY_WORKER_NODE_ARGS adds node flags to every worker, e.g. "--cpu-prof" to profile.
         execArgv: ['--import', TSX_LOADER, ...(process.env.CONVOY_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)],
         stdio: ['ignore', out, out, 'ipc'],
@@ -43,6 +46,7 @@ export class WorkerHandle {
       closeSync(out);
     }
     this.releaseGroup = this.child.pid ? ownProcessGroup(this.child.pid) : () => {};
+    const unwatch = this.child.pid ? watchGroup(this.child.pid, `worker ${init.id}`) : () => {};
     this.child.on('message', (m: FromWorker) => {
       if (m.type === 'stats' || m.type === 'stopped') this.stats = m.stats;
       if (m.type === 'log') this.log(`${init.id}: ${m.line}`);
@@ -57,6 +61,7 @@ export class WorkerHandle {
       // A dead worker's clients are gone: the broker gives their deliveries to others.
       for (const session of this.brokerSessions.values()) session.closed();
       this.brokerSessions.clear();
+      unwatch();
       this.listeners.forEach((l) => l({ type: 'fatal', message: `exited (${signal ?? code})` }));
     });
     this.send({ type: 'init', init });

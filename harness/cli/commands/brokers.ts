@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import { join } from 'node:path';
 import { brokerNames, loadBroker } from '../../broker/registry.ts';
 import { cacheDir } from '../../runtime/cache.ts';
-import { listInstances, removeInstance } from '../../runtime/instances.ts';
+import { listInstances, removeInstance, stopInstance } from '../../runtime/instances.ts';
 import { stopByPidFile } from '../../runtime/process.ts';
 import { InputError } from '../../errors.ts';
 import { loadScenarioFile } from '../../scenario/load.ts';
+import { cleanCommand } from './clean.ts';
 
 /**
  * `convoy brokers up|down|status`: brokers that outlive one run. `up` starts them detached and
@@ -40,14 +41,19 @@ export function register(program: Command): void {
     .command('down')
     .description('stop brokers started with `convoy brokers up`')
     .argument('[names...]', 'only these brokers')
-    .action(async (names: string[]) => {
+    .option('--all', 'also stop anything else convoy started that is still running (what a killed run left): `convoy clean`')
+    .action(async (names: string[], o: { all?: boolean }) => {
+      if (o.all) {
+        if (names.length) throw new InputError('brokers down --all stops everything; name no brokers with it');
+        return cleanCommand();
+      }
       const list = listInstances().filter((i) => names.length === 0 || names.includes(i.record.broker));
       for (const { record } of list) {
-        for (const f of record.pidFiles) await stopByPidFile(f);
+        await stopInstance(record, stopByPidFile);
         removeInstance(record.key);
         process.stdout.write(`${record.key}: stopped\n`);
       }
-      if (list.length === 0) process.stdout.write('no brokers recorded as running\n');
+      if (list.length === 0) process.stdout.write('no brokers recorded as running (`convoy clean` also stops what a killed run left)\n');
     });
 
   brokers

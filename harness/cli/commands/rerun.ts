@@ -26,11 +26,11 @@ export function register(program: Command): void {
     const result = JSON.parse(readFileSync(file, 'utf8')) as { scenario?: Record<string, unknown>; versions?: { node?: string; convoy?: string; clients?: Record<string, string> } };
     if (!result.scenario) throw new InputError(`${file}: the result records no scenario`);
     // Checked again: the schema may have moved on since the run.
-    const { scenario } = await parseScenario(stringify(result.scenario), { file });
+    const runtime = checkRuntime(o.runtime);
+    const { scenario } = await parseScenario(stringify(result.scenario), { file, target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
     if (result.versions?.node && result.versions.node !== process.version) {
       process.stderr.write(`convoy: note: the run used node ${result.versions.node}; this is ${process.version}\n`);
     }
-    const runtime = checkRuntime(o.runtime);
     process.exitCode = await runAndAnalyze(scenario, {
       runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
       external: runtime === 'external' ? parseExternal(o.external ?? []) : undefined,

@@ -43,7 +43,8 @@ export function register(program: Command): void {
     const runtime = checkRuntime(o.runtime);
     const repeat = Number(o.repeat);
     if (!Number.isInteger(repeat) || repeat < 1) throw new InputError(`--repeat: expected an integer ≥ 1, got "${o.repeat}"`);
-    const scenario = await loadScenarioFile(file);
+    // The same checks as `convoy validate --runtime <kind>`, before anything starts.
+    const scenario = await loadScenarioFile(file, { target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
     const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
     process.exitCode = await runAndAnalyze(scenario, {
       runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),

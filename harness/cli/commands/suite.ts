@@ -53,7 +53,7 @@ export async function runSuiteCommand(folder: string, o: SuiteFlags): Promise<vo
     const outcome = await runSuite(
       { folder: resolve(folder), outDir: resolve(o.out), runtime, external, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) },
       {
-        load: (file) => loadScenarioFile(file),
+        load: (file) => loadScenarioFile(file, { target: { runtime, allowDestructive: Boolean(o.allowDestructive) } }),
         run: runOnce,
         report: reportAfterRun,
         log,

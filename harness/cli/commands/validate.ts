@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT, InputError } from '../../errors.ts';
+import { checkRuntime } from './run.ts';
 import { loadScenario, secs, type LoadOptions } from '../../scenario/load.ts';
 import type { Scenario } from '../../scenario/types.ts';
 
@@ -42,10 +43,13 @@ export async function validateFiles(
 export function register(program: Command, out: (line: string) => void = (line) => process.stdout.write(line + '\n')): void {
   program
     .command('validate')
-    .description('check scenario files against the schema (and their broker and fault settings) without running them')
+    .description('check scenario files without running them: the schema, broker and fault settings, and every fault against what the broker can do on the runtime')
     .argument('<file...>', 'scenario YAML files')
-    .action(async (files: string[]) => {
-      const code = await validateFiles(files, out);
+    .option('--runtime <kind>', 'check the faults against this runtime: local, containers, external', 'local')
+    .option('--allow-destructive', 'as for convoy run: allow faults that change or hurt an external broker')
+    .action(async (files: string[], o: { runtime: string; allowDestructive?: boolean }) => {
+      const target = { runtime: checkRuntime(o.runtime), allowDestructive: Boolean(o.allowDestructive) };
+      const code = await validateFiles(files, out, { target });
       if (code !== EXIT.ok) process.exitCode = code;
     });
 }

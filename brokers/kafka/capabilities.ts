@@ -1,0 +1,19 @@
+/**
+ * What the Kafka module can do before anything starts: every node of a local cluster can be
+ * killed and has its own link; containers have the links but convoy does not kill containers;
+ * an external cluster has neither (no proxy, no process of ours).
+ */
+import type { BrokerCapabilities, RuntimeKind } from '../../harness/broker/contract.ts';
+import type { KafkaSettings } from './settings.ts';
+import { nodeName } from './topology.ts';
+
+export function capabilities(s: KafkaSettings, runtime: RuntimeKind): BrokerCapabilities {
+  const ids = Array.from({ length: s.nodes }, (_, i) => nodeName(i + 1));
+  return {
+    nodes: runtime === 'local' ? ids : [],
+    links: runtime === 'external' ? [] : ['clients', ...ids],
+    addPartitions: true,
+    lanes: s.topic.partitions,
+    redriveDeadLetters: 'Kafka has no dead-letter queue of its own (poison messages are parked by the consumer strategy)',
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The checks that need the broker and the fault kinds, run before anything starts: each fault
+ * against the broker's capabilities with the scenario's settings on the target runtime, and
+ * against the scenario's own consumers and producers. `convoy validate` and `convoy run` share
+ * them through the scenario loader.
+ */
+import type { BrokerCapabilities, RuntimeKind } from '../broker/contract.ts';
+import type { FaultKind, FaultScope } from '../faults/contract.ts';
+import type { Scenario } from './types.ts';
+
+/** Where the scenario is meant to run. */
+export interface Target {
+  runtime: RuntimeKind;
+  /** `--allow-destructive`: faults that change or hurt an external broker are allowed. */
+  allowDestructive: boolean;
+}
+
+export type CheckedFaultKind = Pick<FaultKind, 'destructive' | 'check'>;
+
+export function faultProblems(
+  s: Scenario,
+  target: Target,
+  capabilities: BrokerCapabilities | undefined,
+  kinds: Map<string, CheckedFaultKind>,
+): string[] {
+  const consumers = Array.from({ length: s.consumers.processes }, (_, i) => `c${i + 1}`);
+  const producers = s.workload.producers.map((p) => p.name);
+  return s.faults.flatMap((f, i) => {
+    const kind = kinds.get(f.kind);
+    if (!kind) return [];
+    const path = `faults[${i}]`;
+    if (kind.destructive && target.runtime === 'external' && !target.allowDestructive) {
+      return [`${path}: ${f.kind} (${f.name}) changes or hurts the target broker: refused on the external runtime without --allow-destructive`];
+    }
+    const scope: FaultScope = { path, runtime: target.runtime, broker: s.broker.kind, capabilities, consumers, producers };
+    return kind.check?.(f, scope) ?? [];
+  });
+}

@@ -1,0 +1,50 @@
+/** Process identity by start time: a recorded pid that now names another process is never signalled. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { groupMembers, procInfo, stopGroups, startTime } from '../../harness/runtime/proc.ts';
+import { pidAlive } from '../../harness/runtime/process.ts';
+
+function sleeper() {
+  const child = spawn('sh', ['-c', 'sleep 60 & sleep 60'], { detached: true, stdio: 'ignore' });
+  return child;
+}
+
+test('procInfo reads state, process group and start time, also for a command with spaces and parentheses', () => {
+  const me = procInfo(process.pid)!;
+  assert.equal(me.pid, process.pid);
+  assert.ok(me.start > 0);
+  // The command field of /proc/<pid>/stat is the executable's name: "a (b) c" here.
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-proc-'));
+  symlinkSync('/bin/sleep', join(dir, 'a (b) c'));
+  const child = spawn(join(dir, 'a (b) c'), ['5'], { detached: true, stdio: 'ignore' });
+  try {
+    assert.match(readFileSync(`/proc/${child.pid}/stat`, 'utf8'), /\(a \(b\) c\)/);
+    const info = procInfo(child.pid!)!;
+    assert.equal(info.pgrp, child.pid, 'a detached child leads its own group');
+    assert.ok(info.start >= me.start);
+    assert.match(info.state, /^[RSD]$/);
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a group is stopped, children included, only when its leader still has the recorded start time', async () => {
+  const child = sleeper();
+  const pid = child.pid!;
+  await new Promise((r) => setTimeout(r, 200));
+  const start = startTime(pid)!;
+  assert.equal(groupMembers({ pid, start, name: 'sh' }).length, 3, 'sh and its two sleeps');
+  // A stranger that got the pid later has another start time: nothing is signalled.
+  assert.deepEqual(groupMembers({ pid, start: start - 1, name: 'sh' }), []);
+  assert.deepEqual(await stopGroups([{ pid, start: start - 1, name: 'sh' }], 200), []);
+  assert.equal(pidAlive(pid), true);
+  const stopped = await stopGroups([{ pid, start, name: 'sh' }], 2_000);
+  assert.equal(stopped[0]?.pids.length, 3);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(groupMembers({ pid, start, name: 'sh' }), []);
+});
