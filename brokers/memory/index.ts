@@ -7,6 +7,7 @@
 import { brokerModule } from '../../harness/broker/module.ts';
 import { memoryAdmin } from './admin.ts';
 import { MemoryConsumer, MemoryProducer } from './client.ts';
+import { capabilities } from './capabilities.ts';
 import { asEndpoint, deployLocal, refuseRuntime } from './deploy.ts';
 import { resolveSettings, settingsSchema } from './settings.ts';
 
@@ -18,6 +19,7 @@ const memory = brokerModule({
   settingsSchema,
   settings: resolveSettings,
   requirements: [],
+  capabilities,
   deploy: { local: deployLocal, containers: refuseRuntime, external: refuseRuntime },
   containerServices: () => [],
   endpoint: asEndpoint,
