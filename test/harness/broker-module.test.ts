@@ -58,6 +58,8 @@ test('every broker module resolves its own default settings and describes its co
     assert.equal(mod.name, name);
     const s = mod.resolveSettings({ kind: name });
     assert.equal(s.kind, name, `${name}: resolved settings keep the kind`);
-    assert.ok(Array.isArray(mod.containerServices(s)) && mod.containerServices(s).length > 0, `${name}: container services`);
+    // A test double lives in the runner's process: it has no containers to describe.
+    if (mod.testDouble) assert.deepEqual(mod.containerServices(s), [], `${name}: container services`);
+    else assert.ok(Array.isArray(mod.containerServices(s)) && mod.containerServices(s).length > 0, `${name}: container services`);
   }
 });
