@@ -1,7 +1,8 @@
 /**
  * Real runs on the memory broker, end to end through the CLI: the runner, worker processes,
  * the fault timeline (stall, kill-consumer, add-partitions), concurrency modes, a poison
- * policy and the checker, in seconds and with no broker process. Each scenario (scenarios/)
+ * policy and the checker, in seconds and with no broker process (three runs at a time:
+ * they mostly wait on their schedules). Each scenario (scenarios/)
  * states what it must show; exit 0 means every expectation held.
  */
 import { describe, test } from 'node:test';
@@ -13,7 +14,7 @@ import { convoy } from '../../../test/runner/helpers.ts';
 
 const SCENARIOS = new URL('./scenarios/', import.meta.url).pathname;
 
-describe('runs on the memory broker', () => {
+describe('runs on the memory broker', { concurrency: 3 }, () => {
   for (const file of readdirSync(SCENARIOS).filter((f) => f.endsWith('.yaml')).sort()) {
     test(file, async () => {
       const results = mkdtempSync(join(tmpdir(), 'convoy-memory-run-'));
