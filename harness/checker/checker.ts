@@ -10,8 +10,8 @@ import { DEFAULT_SETTLE_MS, faultWindows } from './faults.ts';
 import { parseBytes } from './byteParser.ts';
 import { Fields, parseFast } from './lineParser.ts';
 import { Occurrences } from './occurrences.ts';
-import { HistoryStore } from './store.ts';
-import type { Anomalies, BadLine, FaultWindow, InputStats, WindowInput } from './types.ts';
+import { HistoryStore, WHOLE_EVENT } from './store.ts';
+import type { Anomalies, BadLine, BrokerRemaining, FaultWindow, InputStats, WindowInput } from './types.ts';
 
 export interface CheckerOptions {
   /** Skip unusable lines/events and count them instead of throwing. */
@@ -37,6 +37,8 @@ export interface CheckOutcome {
   faults: FaultWindow[];
   settleMs: number;
   input: InputStats;
+  /** What the broker still held when the run ended (the history's `remaining` event), or null. */
+  remaining: BrokerRemaining | null;
 }
 
 /** A history line (or, for add(), the n-th event) the checker cannot use. */
@@ -83,7 +85,8 @@ export class Checker {
     if (typeof event !== 'object' || event === null || Array.isArray(event)) return this.bad(n, 'not a JSON object', 'event');
     if (this.store.ingestObject(event as Record<string, unknown>)) return;
     this.fields.fromObject(event as Record<string, unknown>);
-    const reason = this.store.ingest(this.fields);
+    let reason = this.store.ingest(this.fields);
+    if (reason === WHOLE_EVENT) reason = this.store.ingestRemaining(event as Record<string, unknown>);
     if (reason !== null) this.bad(n, reason, 'event');
   }
 
@@ -199,6 +202,7 @@ export class Checker {
       occurrences: this.judged.occurrences,
       faults: faultWindows(s.faults, settleMs * 1000, options.windows),
       settleMs,
+      remaining: s.remaining,
       input: {
         lines: this.lines,
         events: s.counted,
@@ -216,7 +220,8 @@ export class Checker {
   private consumeBytes(buf: Buffer, from: number, to: number, lineNo: number): void {
     if (parseBytes(buf, from, to, this.fields)) {
       const reason = this.store.ingest(this.fields);
-      if (reason !== null) this.bad(lineNo, reason);
+      if (reason === WHOLE_EVENT) this.consumeWhole(buf.toString('utf8', from, to), lineNo);
+      else if (reason !== null) this.bad(lineNo, reason);
     } else {
       const text = buf.toString('utf8', from, to);
       this.consume(text, 0, text.length, lineNo);
@@ -235,6 +240,7 @@ export class Checker {
     let reason: string | null;
     if (parseFast(text, from, to, this.fields)) {
       reason = this.store.ingest(this.fields);
+      if (reason === WHOLE_EVENT) return this.consumeWhole(text.slice(from, to), lineNo);
     } else {
       let value: unknown;
       try {
@@ -246,8 +252,15 @@ export class Checker {
       else {
         this.fields.fromObject(value as Record<string, unknown>);
         reason = this.store.ingest(this.fields);
+        if (reason === WHOLE_EVENT) reason = this.store.ingestRemaining(value as Record<string, unknown>);
       }
     }
+    if (reason !== null) this.bad(lineNo, reason);
+  }
+
+  /** A line the store needs as an object (see WHOLE_EVENT); the fast parsers already accepted it as JSON. */
+  private consumeWhole(text: string, lineNo: number): void {
+    const reason = this.store.ingestRemaining(JSON.parse(text) as Record<string, unknown>);
     if (reason !== null) this.bad(lineNo, reason);
   }
 
