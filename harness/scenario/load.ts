@@ -24,6 +24,7 @@ import {
   FINAL_STATE_EXPECTATION,
 } from './schema.ts';
 import { intendedSchedule } from '../workload/schedule.ts';
+import { drainBoundMs, drainPlan } from '../runner/drain.ts';
 
 export type SchemaObject = Record<string, unknown>;
 
@@ -53,6 +54,8 @@ export function registeredFaultKinds(): string[] {
 export interface BrokerSchemaModule {
   settingsSchema: SchemaObject;
   resolveSettings?(settings: BrokerSettings): BrokerSettings;
+  /** See BrokerModule.redeliveryHorizonMs: the default drain's length. */
+  redeliveryHorizonMs?(settings: BrokerSettings): number;
 }
 
 export interface LoadOptions {
@@ -189,7 +192,8 @@ export async function parseScenario(text: string, options: LoadOptions = {}): Pr
     });
     if (problems.length) throw new ScenarioError(file, problems);
   }
-  warnings.push(...durationWarnings(resolved as Scenario, raw));
+  const horizonMs = broker && brokerModule?.redeliveryHorizonMs ? brokerModule.redeliveryHorizonMs(broker) : 0;
+  warnings.push(...durationWarnings(resolved as Scenario, raw, horizonMs));
   return { scenario: orderScenario(resolved as Scenario), warnings };
 }
 
@@ -617,6 +621,9 @@ function resolveExpectations(given: Record<string, ExpectationSpec | Expectation
   const out: Record<string, ExpectationSpec | ExpectationSpec[]> = {};
   for (const t of ANOMALY_TYPES) {
     const v = given[t];
+    // unseen left out stays out: then it bears on lost (checker/expectations.ts), which an
+    // explicit `unseen: any` would switch off.
+    if (v === undefined && t === 'unseen') continue;
     if (v === undefined) out[t] = (DEFAULT_EXPECT_ZERO as readonly string[]).includes(t) ? '0' : 'any';
     else out[t] = Array.isArray(v) ? v.map(one) : one(v);
   }
@@ -722,16 +729,24 @@ export function plannedSendingMs(s: Pick<Scenario, 'workload'>): number | undefi
   return last === null ? undefined : Math.max(w.warmupMs, last / 1000);
 }
 
-function durationWarnings(s: Scenario, raw: Record<string, any>): string[] {
+function durationWarnings(s: Scenario, raw: Record<string, any>, brokerHorizonMs: number): string[] {
   const out: string[] = [];
+  const plan = drainPlan(brokerHorizonMs, s.run.drainTimeoutMs);
+  const drainMs = drainBoundMs(plan);
+  if (plan.capMs !== null && plan.capMs < plan.horizonMs) {
+    out.push(
+      `run.drainTimeoutMs ${secs(plan.capMs)} is shorter than the broker's redelivery horizon plus margin (${secs(plan.horizonMs)}): ` +
+        'a message on its way back when the drain stops is reported unseen and the verdict may be unknown',
+    );
+  }
   const sending = plannedSendingMs(s);
   const explicitMax = raw.run?.maxDurationMs !== undefined;
   const limit = explicitMax ? Math.max(NIGHTLY_LIMIT_MS, s.run.maxDurationMs) : NIGHTLY_LIMIT_MS;
   if (sending === undefined) {
     if (!explicitMax) out.push(`planned duration unknown (unlimited rate bounded by a message count); the nightly suite allows ${secs(NIGHTLY_LIMIT_MS)}`);
   } else {
-    const planned = sending + s.run.drainTimeoutMs;
-    const parts = `warm-up ${secs(s.workload.warmupMs)} + sending ${secs(sending - s.workload.warmupMs)} + drain timeout ${secs(s.run.drainTimeoutMs)}`;
+    const planned = sending + drainMs;
+    const parts = `warm-up ${secs(s.workload.warmupMs)} + sending ${secs(sending - s.workload.warmupMs)} + drain ${plan.capMs === null ? 'up to the redelivery horizon' : 'timeout'} ${secs(drainMs)}`;
     if (planned > limit) {
       out.push(
         explicitMax
@@ -742,10 +757,10 @@ function durationWarnings(s: Scenario, raw: Record<string, any>): string[] {
       out.push(`planned duration ${secs(planned)} (${parts}) is over run.maxDurationMs ${secs(s.run.maxDurationMs)}: the run will be cut short`);
     }
     // Faults may act during the drain (a redrive, say), but not past it.
-    const end = sending - s.workload.warmupMs + s.run.drainTimeoutMs;
+    const end = sending - s.workload.warmupMs + drainMs;
     for (const f of s.faults) {
       if (f.atMs + f.durationMs > end) {
-        out.push(`faults: ${f.name} ends at ${secs(f.atMs + f.durationMs)}, after the drain timeout (${secs(end)} into the measured phase)`);
+        out.push(`faults: ${f.name} ends at ${secs(f.atMs + f.durationMs)}, after the drain (${secs(end)} into the measured phase)`);
       }
     }
   }
