@@ -160,11 +160,16 @@ export class RabbitAdmin implements BrokerAdmin {
   async remaining(): Promise<RemainingReport> {
     const d = this.dest;
     const lanes: Record<string, number> = {};
-    const held: Record<string, { messages: number; consumers: number }> = {};
+    const held: Record<string, { messages: number; consumers: number; gone?: boolean }> = {};
     let total = 0;
     for (const q of [...d.queues, d.retryQueue, d.deadLetterQueue].filter((x): x is string => !!x)) {
-      const r = await this.withChannel((ch) => ch.checkQueue(q));
-      held[q] = { messages: r.messageCount, consumers: r.consumerCount };
+      // A queue the broker no longer has (a transient queue over a restart) holds nothing:
+      // its messages went with it.
+      const r = await this.withChannel((ch) => ch.checkQueue(q)).catch((err: { code?: number }) => {
+        if (err?.code === 404) return { messageCount: 0, consumerCount: 0, gone: true };
+        throw err;
+      });
+      held[q] = { messages: r.messageCount, consumers: r.consumerCount, ...('gone' in r ? { gone: true } : {}) };
       if (d.queues.includes(q)) lanes[q] = r.messageCount;
       total += r.messageCount;
     }

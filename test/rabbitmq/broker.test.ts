@@ -249,6 +249,12 @@ describe('remaining: what the broker still holds for the run (lost against unsee
       const empty = await settled(0);
       assert.deepEqual({ known: empty.known, total: empty.total }, { known: true, total: 0 });
       assert.ok(Object.values(empty.lanes!).every((n) => n === 0));
+
+      // A queue the broker no longer has (a transient queue over a restart) holds nothing.
+      await h.admin.deleteDestinations();
+      const gone = await h.admin.remaining!();
+      assert.deepEqual({ known: gone.known, total: gone.total }, { known: true, total: 0 });
+      assert.ok(Object.values((gone.detail as { queues: Record<string, { gone?: boolean }> }).queues).every((q) => q.gone === true));
     } finally {
       await h.close();
     }
