@@ -84,9 +84,14 @@ export class Checker {
     const n = ++this.added;
     if (typeof event !== 'object' || event === null || Array.isArray(event)) return this.bad(n, 'not a JSON object', 'event');
     if (this.store.ingestObject(event as Record<string, unknown>)) return;
-    this.fields.fromObject(event as Record<string, unknown>);
+    this.addOther(n, event as Record<string, unknown>);
+  }
+
+  /** add() for anything outside the store's fast path (kept out of add() so that it stays small). */
+  private addOther(n: number, event: Record<string, unknown>): void {
+    this.fields.fromObject(event);
     let reason = this.store.ingest(this.fields);
-    if (reason === WHOLE_EVENT) reason = this.store.ingestRemaining(event as Record<string, unknown>);
+    if (reason === WHOLE_EVENT) reason = this.store.ingestRemaining(event);
     if (reason !== null) this.bad(n, reason, 'event');
   }
 
@@ -220,8 +225,7 @@ export class Checker {
   private consumeBytes(buf: Buffer, from: number, to: number, lineNo: number): void {
     if (parseBytes(buf, from, to, this.fields)) {
       const reason = this.store.ingest(this.fields);
-      if (reason === WHOLE_EVENT) this.consumeWhole(buf.toString('utf8', from, to), lineNo);
-      else if (reason !== null) this.bad(lineNo, reason);
+      if (reason !== null) this.refused(reason, lineNo, buf, from, to);
     } else {
       const text = buf.toString('utf8', from, to);
       this.consume(text, 0, text.length, lineNo);
@@ -240,7 +244,7 @@ export class Checker {
     let reason: string | null;
     if (parseFast(text, from, to, this.fields)) {
       reason = this.store.ingest(this.fields);
-      if (reason === WHOLE_EVENT) return this.consumeWhole(text.slice(from, to), lineNo);
+      if (reason !== null) return this.refused(reason, lineNo, text, from, to);
     } else {
       let value: unknown;
       try {
@@ -258,10 +262,16 @@ export class Checker {
     if (reason !== null) this.bad(lineNo, reason);
   }
 
-  /** A line the store needs as an object (see WHOLE_EVENT); the fast parsers already accepted it as JSON. */
-  private consumeWhole(text: string, lineNo: number): void {
-    const reason = this.store.ingestRemaining(JSON.parse(text) as Record<string, unknown>);
-    if (reason !== null) this.bad(lineNo, reason);
+  /**
+   * A fast-parsed line the store did not take: unusable, or one it needs as an object (see
+   * WHOLE_EVENT; the fast parsers accepted it, so it is JSON). Out of the hot path on purpose.
+   */
+  private refused(reason: string, lineNo: number, src: string | Buffer, from: number, to: number): void {
+    if (reason === WHOLE_EVENT) {
+      const text = typeof src === 'string' ? src.slice(from, to) : src.toString('utf8', from, to);
+      const r = this.store.ingestRemaining(JSON.parse(text) as Record<string, unknown>);
+      if (r !== null) this.bad(lineNo, r);
+    } else this.bad(lineNo, reason);
   }
 
   private bad(line: number, reason: string, what: 'line' | 'event' = 'line'): void {
