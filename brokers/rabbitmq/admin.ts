@@ -173,7 +173,8 @@ export class RabbitAdmin implements BrokerAdmin {
       if (d.queues.includes(q)) lanes[q] = r.messageCount;
       total += r.messageCount;
     }
-    return { known: true, total, lanes, detail: { queues: held } };
+    const parked = d.deadLetterQueue ? (held[d.deadLetterQueue]?.messages ?? 0) : 0;
+    return { known: true, total, deliverable: total - parked, lanes, detail: { queues: held } };
   }
 
   /**

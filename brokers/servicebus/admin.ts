@@ -85,7 +85,7 @@ export class ServiceBusAdmin implements BrokerAdmin {
       const info = (await res.json()) as { counts?: Record<string, number> };
       const c = info.counts ?? {};
       const total = ['active', 'locked', 'deferred', 'scheduled', 'deadLetter'].reduce((n, k) => n + Number(c[k] ?? 0), 0);
-      return { known: true, total, detail: { queue: this.queue, ...c } };
+      return { known: true, total, deliverable: total - Number(c.deadLetter ?? 0), detail: { queue: this.queue, ...c } };
     }
     const p = await new ServiceBusAdministrationClient(this.endpoint.connectionString).getQueueRuntimeProperties(this.queue);
     // totalMessageCount covers active, scheduled, dead-lettered and transfer queues; locked
@@ -94,6 +94,7 @@ export class ServiceBusAdmin implements BrokerAdmin {
     return {
       known: true,
       total,
+      deliverable: Math.max(0, total - p.deadLetterMessageCount),
       detail: { queue: this.queue, active: p.activeMessageCount, deadLetter: p.deadLetterMessageCount, scheduled: p.scheduledMessageCount },
     };
   }

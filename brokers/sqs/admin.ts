@@ -145,7 +145,9 @@ export class SqsAdmin implements BrokerAdmin {
       detail[name] = q;
       total += q.visible + q.notVisible + q.delayed;
     }
-    return { known: true, total, detail: { queues: detail } };
+    const q = this.queues.deadLetter ? detail[this.queues.deadLetter] : undefined;
+    const parked = q ? q.visible + q.notVisible + q.delayed : 0;
+    return { known: true, total, deliverable: total - parked, detail: { queues: detail } };
   }
 
   /**

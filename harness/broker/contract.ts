@@ -113,6 +113,11 @@ export interface RemainingReport {
   total: number | null;
   /** The same per lane (partition, queue) where the broker tells lanes apart. */
   lanes?: Record<string, number>;
+  /**
+   * Of `total`, what can still reach a consumer by itself (not dead-lettered or parked): the
+   * drain ends early when this is 0. Absent: all of `total`.
+   */
+  deliverable?: number;
   /** The broker's own figures behind the total (ready, unacked, lag, in flight, ...). */
   detail?: Record<string, unknown>;
   /** Why it is not known. */

@@ -85,8 +85,9 @@ export async function drain(probe: DrainProbe, plan: DrainPlan, signal: AbortSig
     if (probe.remaining && inFlight === 0 && quietMs >= SETTLED_MS && Date.now() - lastAsk >= ASK_EVERY_MS) {
       lastAsk = Date.now();
       const r = await probe.remaining().catch(() => null);
-      if (r && r.known && r.total === 0) {
-        return end('broker-empty', `the broker holds nothing more for the run (${acked - applied} acked message${acked - applied === 1 ? '' : 's'} not processed)`);
+      if (r && r.known && (r.deliverable ?? r.total) === 0) {
+        const parked = r.total ? `; ${r.total} dead-lettered` : '';
+        return end('broker-empty', `the broker holds nothing more for the run to deliver (${acked - applied} acked message${acked - applied === 1 ? '' : 's'} not processed${parked})`);
       }
     }
     if (plan.capMs !== null && waited >= plan.capMs) return end('cap', `drain timeout (${plan.capMs} ms) with messages still to come`);

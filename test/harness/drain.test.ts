@@ -45,6 +45,12 @@ test('messages missing, the broker holds nothing more: broker-empty, long before
   assert.ok(r.waitedMs < 10_000, `${r.waitedMs} ms`);
 });
 
+test('only dead-lettered messages left: nothing more can be delivered, broker-empty', async () => {
+  const r = await drain(probe({ acked: 10, applied: 7 }, () => ({ known: true, total: 3, deliverable: 0 })), drainPlan(600_000, undefined), never, undefined, 20);
+  assert.equal(r.endedBy, 'broker-empty');
+  assert.match(r.reason, /3 dead-lettered/);
+});
+
 test('messages still on the broker: the drain waits to its cap, and says so', async () => {
   const p = probe({ acked: 10, applied: 7 }, () => ({ known: true, total: 3 }));
   const r = await drain(p, drainPlan(600_000, 2_500), never, undefined, 20);

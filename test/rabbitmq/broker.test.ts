@@ -232,6 +232,7 @@ describe('remaining: what the broker still holds for the run (lost against unsee
       const queued = await settled(20);
       assert.equal(queued.known, true);
       assert.equal(queued.total, 20);
+      assert.equal(queued.deliverable, 20, "no dead-letter queue: all of it can be delivered");
       assert.deepEqual(Object.keys(queued.lanes!).sort(), [0, 1].map((i) => `${h.names.prefix}.lane-0${i}`));
       assert.equal(Object.values(queued.lanes!).reduce((a, b) => a + b, 0), 20);
       assert.ok(Object.values(queued.lanes!).every((n) => n > 0), `both lanes hold some: ${JSON.stringify(queued.lanes)}`);

@@ -32,6 +32,7 @@ test("remaining counts active, locked and dead-lettered messages of the run's qu
     assert.equal(r.total, 3);
     const d = r.detail as Record<string, number>;
     assert.deepEqual([d.active, d.locked, d.deadLetter], [1, 1, 1]);
+    assert.equal(r.deliverable, 2, "the dead-lettered one cannot come back by itself");
     await receiver.completeMessage(got[2]);
     const [last] = await receiver.receiveMessages(1, { maxWaitTimeInMs: 2000 });
     await receiver.completeMessage(last);
