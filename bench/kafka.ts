@@ -61,7 +61,7 @@ function scenario(name: string, client: string, rate: Scenario['workload']['rate
     consumers: { processes: opts.consumers ?? 0, handler: { kind: 'constant', ms: 0 }, concurrency: { mode: 'partition', workers: 1 }, strategy: 'versioned' },
     faults: [],
     expect: {},
-    run: { drainTimeoutMs: opts.consumers ? 20_000 : 1_000, maxDurationMs: 600_000, settleMs: 1000 },
+    run: { drainTimeoutMs: opts.consumers ? 20_000 : 1_000, giveUpDelayMs: 2_000, maxDurationMs: 600_000, settleMs: 1000 },
   };
 }
 

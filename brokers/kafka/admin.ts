@@ -6,7 +6,7 @@
  */
 import kafkajs from 'kafkajs';
 import type { Admin } from 'kafkajs';
-import type { BrokerAdmin, RunNames } from '../../harness/broker/contract.ts';
+import type { BrokerAdmin, RemainingReport, RunNames } from '../../harness/broker/contract.ts';
 import { InfraError } from '../../harness/errors.ts';
 import { sleep } from '../../harness/clock.ts';
 import { laneOf } from './consumer-core.ts';
@@ -21,6 +21,7 @@ export interface KafkaAdmin extends BrokerAdmin {
   lanes(): Promise<string[]>;
   describeConsumerGroup(): Promise<Record<string, unknown>>;
   describeReplication(): Promise<Record<string, unknown>>;
+  remaining(): Promise<RemainingReport>;
   /** The kafkajs admin client itself, for tests and tools. */
   readonly client: Admin;
 }
@@ -141,6 +142,30 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
         // The classic group protocol's DescribeGroups carries no generation id; the
         // consumers report theirs with each rebalance event.
       };
+    },
+    /**
+     * The group's lag per partition: the high watermark less the committed offset (the log
+     * start offset where the group committed nothing there). Records the group has not
+     * committed past are still on the broker, whoever read them.
+     */
+    async remaining(): Promise<RemainingReport> {
+      const ends = await admin.fetchTopicOffsets(topic);
+      const committed = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+      const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+      const lanes: Record<string, number> = {};
+      const detail: Record<string, { high: number; low: number; committed: number | null }> = {};
+      let total = 0;
+      for (const p of ends) {
+        const high = Number(p.high);
+        const low = Number(p.low);
+        const c = done.get(p.partition);
+        const from = c !== undefined && c >= 0 ? c : low;
+        const lag = Math.max(0, high - Math.max(from, low));
+        lanes[laneOf(p.partition)] = lag;
+        detail[laneOf(p.partition)] = { high, low, committed: c !== undefined && c >= 0 ? c : null };
+        total += lag;
+      }
+      return { known: true, total, lanes, detail: { group, partitions: detail } };
     },
     async describeReplication(): Promise<Record<string, unknown>> {
       const ps = await partitions();

@@ -83,6 +83,9 @@ const kafka = brokerModule({
   capabilities,
   endpoint: parseEndpoint,
   admin: kafkaAdmin,
+  // A member that stops polling keeps its partitions this long (librdkafka's max.poll.interval.ms;
+  // kafkajs has none and is evicted after the session timeout); a dead member, the session timeout.
+  redeliveryHorizonMs: (s) => Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
   producer: (e, s, names, options) => (s.client === 'confluent' ? confluentProducer(e, s, names, options) : kafkajsProducer(e, s, names, options)),
   consumer: (e, s, names, options) => (s.client === 'confluent' ? confluentConsumer(e, s, names, options) : kafkajsConsumer(e, s, names, options)),
 });

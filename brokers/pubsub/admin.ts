@@ -13,7 +13,7 @@
  * be allowed to publish to the dead-letter topic and to subscribe to the subscription.
  */
 import { v1, type CreateSubscriptionOptions, type PubSub } from '@google-cloud/pubsub';
-import type { BrokerAdmin, RunNames } from '../../harness/broker/contract.ts';
+import type { BrokerAdmin, RemainingReport, RunNames } from '../../harness/broker/contract.ts';
 import { namesOf, pubsubClient, type Names, type PubsubEndpoint } from './connection.ts';
 import type { PubsubSettings } from './settings.ts';
 
@@ -89,6 +89,15 @@ export class PubsubAdmin implements BrokerAdmin {
       ackDeadlineSeconds: meta.ackDeadlineSeconds,
       deadLetterPolicy: meta.deadLetterPolicy ?? null,
     };
+  }
+
+  /**
+   * Pub/Sub has no backlog count in its API (the service reports num_undelivered_messages
+   * through Cloud Monitoring, pstest not at all), and a pull to count would lease messages and
+   * raise their delivery attempts. So it says it cannot tell: undelivered messages are unseen.
+   */
+  async remaining(): Promise<RemainingReport> {
+    return { known: false, total: null, reason: 'Pub/Sub (pstest) reports no backlog count for a subscription' };
   }
 
   private subscriberClient(): v1.SubscriberClient {

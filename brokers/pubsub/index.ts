@@ -35,6 +35,9 @@ const pubsub = brokerModule({
   capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new PubsubAdmin(endpoint, settings, names),
+  // An unacked message comes back when its ack deadline passes (the subscriber stops extending
+  // a lease after maxExtensionSeconds).
+  redeliveryHorizonMs: (s) => s.ackDeadlineSeconds * 1000,
   producer: (endpoint, settings, names, options) => new PubsubProducer(endpoint, settings, names, options).connect(),
   consumer: (endpoint, settings, names, options) => new PubsubConsumer(endpoint, settings, names, options),
 });

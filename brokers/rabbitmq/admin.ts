@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type * as amqp from 'amqplib';
-import type { BrokerAdmin, RunNames } from '../../harness/broker/contract.ts';
+import type { BrokerAdmin, RemainingReport, RunNames } from '../../harness/broker/contract.ts';
 import { closeConnection, openConnection, type RabbitEndpoint } from './connection.ts';
 import { destinations, REDRIVE_HEADER, type Destinations } from './names.ts';
 import type { RabbitSettings } from './settings.ts';
@@ -149,6 +149,32 @@ export class RabbitAdmin implements BrokerAdmin {
       }
     }
     return { topology: this.settings.topology, queueType: this.settings.queueType, metadataSync: this.metadataSync, queues };
+  }
+
+  /**
+   * Messages the run's queues still hold (queue.declare passive: ready ones; once the
+   * consumers' channels closed, their unacked deliveries are ready again). Lanes are the main
+   * queues; the retry queue (messages waiting to come back) and the dead-letter queue count in
+   * the total too: a message there is held, not lost.
+   */
+  async remaining(): Promise<RemainingReport> {
+    const d = this.dest;
+    const lanes: Record<string, number> = {};
+    const held: Record<string, { messages: number; consumers: number; gone?: boolean }> = {};
+    let total = 0;
+    for (const q of [...d.queues, d.retryQueue, d.deadLetterQueue].filter((x): x is string => !!x)) {
+      // A queue the broker no longer has (a transient queue over a restart) holds nothing:
+      // its messages went with it.
+      const r = await this.withChannel((ch) => ch.checkQueue(q)).catch((err: { code?: number }) => {
+        if (err?.code === 404) return { messageCount: 0, consumerCount: 0, gone: true };
+        throw err;
+      });
+      held[q] = { messages: r.messageCount, consumers: r.consumerCount, ...('gone' in r ? { gone: true } : {}) };
+      if (d.queues.includes(q)) lanes[q] = r.messageCount;
+      total += r.messageCount;
+    }
+    const parked = d.deadLetterQueue ? (held[d.deadLetterQueue]?.messages ?? 0) : 0;
+    return { known: true, total, deliverable: total - parked, lanes, detail: { queues: held } };
   }
 
   /**

@@ -29,6 +29,9 @@ const rabbitmq = brokerModule({
   capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new RabbitAdmin(endpoint, settings, names),
+  // An unacked delivery comes back when its channel closes: at once for a clean close, after
+  // about two heartbeats for a silent connection; a retry queue holds messages for its TTL.
+  redeliveryHorizonMs: (s) => Math.max(2 * s.heartbeatSeconds * 1000, s.deadLetter.retryQueue?.ttlMs ?? 0),
   producer: (endpoint, settings, names, options) => new RabbitProducer(endpoint, settings, names, options).connect(),
   consumer: (endpoint, settings, names, options) => new RabbitConsumer(endpoint, settings, names, options),
 });

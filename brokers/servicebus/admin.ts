@@ -1,5 +1,5 @@
 import { ServiceBusAdministrationClient, ServiceBusClient } from '@azure/service-bus';
-import type { BrokerAdmin, RunNames } from '../../harness/broker/contract.ts';
+import type { BrokerAdmin, RemainingReport, RunNames } from '../../harness/broker/contract.ts';
 import { queueName, type ServiceBusEndpoint } from './endpoint.ts';
 import { isoDuration, type ServiceBusSettings } from './settings.ts';
 
@@ -71,6 +71,32 @@ export class ServiceBusAdmin implements BrokerAdmin {
     } finally {
       await client.close();
     }
+  }
+
+  /**
+   * Messages the run's queue still holds: active, locked (they come back when the lock ends),
+   * deferred, scheduled and dead-lettered. The emulator counts them itself (GET /queues/<name>);
+   * a real namespace through the administration client's runtime properties. One queue: no lanes.
+   */
+  async remaining(): Promise<RemainingReport> {
+    if (this.endpoint.adminUrl) {
+      const res = await fetch(`${this.endpoint.adminUrl}/queues/${encodeURIComponent(this.queue)}`);
+      if (!res.ok) return { known: false, total: null, reason: `the emulator answered HTTP ${res.status}` };
+      const info = (await res.json()) as { counts?: Record<string, number> };
+      const c = info.counts ?? {};
+      const total = ['active', 'locked', 'deferred', 'scheduled', 'deadLetter'].reduce((n, k) => n + Number(c[k] ?? 0), 0);
+      return { known: true, total, deliverable: total - Number(c.deadLetter ?? 0), detail: { queue: this.queue, ...c } };
+    }
+    const p = await new ServiceBusAdministrationClient(this.endpoint.connectionString).getQueueRuntimeProperties(this.queue);
+    // totalMessageCount covers active, scheduled, dead-lettered and transfer queues; locked
+    // messages count as active on the service.
+    const total = p.totalMessageCount ?? p.activeMessageCount + p.deadLetterMessageCount + p.scheduledMessageCount;
+    return {
+      known: true,
+      total,
+      deliverable: Math.max(0, total - p.deadLetterMessageCount),
+      detail: { queue: this.queue, active: p.activeMessageCount, deadLetter: p.deadLetterMessageCount, scheduled: p.scheduledMessageCount },
+    };
   }
 
   async close(): Promise<void> {}

@@ -59,6 +59,8 @@ const servicebus = brokerModule({
   capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new ServiceBusAdmin(endpoint, settings, names),
+  // A locked message (or session) comes back when its lock ends.
+  redeliveryHorizonMs: (s) => s.lockDurationMs,
   producer: serviceBusProducer,
   consumer: (endpoint, settings, names, options) => new ServiceBusConsumer(endpoint, settings, names, options),
 });

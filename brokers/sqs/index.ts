@@ -39,6 +39,8 @@ const sqs = brokerModule({
   capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new SqsAdmin(endpoint, settings, names),
+  // A received message that is not deleted comes back when its visibility timeout ends.
+  redeliveryHorizonMs: (s) => s.visibilityTimeoutSeconds * 1000,
   producer: (endpoint, settings, names, options) => new SqsProducer(endpoint, settings, names, options).connect(),
   consumer: (endpoint, settings, names, options) => new SqsConsumer(endpoint, settings, names, options),
 });

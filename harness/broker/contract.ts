@@ -101,6 +101,32 @@ export interface BrokerAdmin {
   describeConsumerGroup?(): Promise<Record<string, unknown>>;
   /** Broker-side evidence for replication (ISR per partition). */
   describeReplication?(): Promise<Record<string, unknown>>;
+  /**
+   * What the broker still holds for the run's destinations: queued, locked or unacked
+   * messages, consumer-group lag, per lane where it can tell. Asked after the workers stopped
+   * and committed, before the destinations are deleted; the answer decides `lost` against
+   * `unseen` (harness/history/events.ts RemainingEvent). A broker that cannot tell says so
+   * (known: false) rather than guessing.
+   */
+  remaining?(): Promise<RemainingReport>;
+}
+
+/** BrokerAdmin.remaining's answer. */
+export interface RemainingReport {
+  known: boolean;
+  /** Messages held for the run; null when not known. */
+  total: number | null;
+  /** The same per lane (partition, queue) where the broker tells lanes apart. */
+  lanes?: Record<string, number>;
+  /**
+   * Of `total`, what can still reach a consumer by itself (not dead-lettered or parked): the
+   * drain ends early when this is 0. Absent: all of `total`.
+   */
+  deliverable?: number;
+  /** The broker's own figures behind the total (ready, unacked, lag, in flight, ...). */
+  detail?: Record<string, unknown>;
+  /** Why it is not known. */
+  reason?: string;
 }
 
 export interface OutgoingMessage {
@@ -230,6 +256,12 @@ export interface BrokerModule {
   /** Services for the containers runtime (docker-compose.yml and testcontainers). */
   containerServices(settings: BrokerSettings): ContainerService[];
   admin(endpoint: Endpoint, settings: BrokerSettings, names: RunNames): Promise<BrokerAdmin>;
+  /**
+   * The longest time, in ms, this broker can take under these (resolved) settings to give a
+   * message back to a consumer: lock duration, visibility timeout, ack deadline, session
+   * timeout, max.poll.interval.ms. The drain waits this long (plus a margin) by default.
+   */
+  redeliveryHorizonMs?(settings: BrokerSettings): number;
   producer(
     endpoint: Endpoint,
     settings: BrokerSettings,

@@ -34,6 +34,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   admin(endpoint: E, settings: S, names: RunNames): BrokerAdmin | Promise<BrokerAdmin>;
   producer(endpoint: E, settings: S, names: RunNames, options: ProducerOptions): ProducerClient | Promise<ProducerClient>;
   consumer(endpoint: E, settings: S, names: RunNames, options: ConsumerOptions): ConsumerClient | Promise<ConsumerClient>;
+  /** See BrokerModule.redeliveryHorizonMs. */
+  redeliveryHorizonMs?(settings: S): number;
 }
 
 export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, E>): BrokerModule {
@@ -54,5 +56,6 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     admin: async (e, raw, names) => parts.admin(endpoint(e), settings(raw), names),
     producer: async (e, raw, names, options) => parts.producer(endpoint(e), settings(raw), names, options),
     consumer: async (e, raw, names, options) => parts.consumer(endpoint(e), settings(raw), names, options),
+    redeliveryHorizonMs: parts.redeliveryHorizonMs ? (raw) => parts.redeliveryHorizonMs!(settings(raw)) : undefined,
   };
 }

@@ -5,6 +5,11 @@
  * - A message is (producer, key, seq). It is *sent* when the history has a send or an ack for
  *   it; process events of a message that was never sent are phantoms and take part in no
  *   other check.
+ * - An acked (ok) message with no process event is *lost* when the history has no `remaining`
+ *   event (old histories) or the latest one says the broker held nothing more for the run
+ *   (known, total 0); it is *unseen* when the broker still held messages or could not be asked:
+ *   it may still be on its way. (Per destination: the checker keeps no ack lanes, so a count
+ *   on any lane makes every undelivered message unseen; this never turns unseen into lost.)
  * - Its ack status: any ack `ok:true` -> ok; else unknown when some ack is null/missing or a
  *   send has no ack (fewer acks than sends); else (every ack false) failed.
  * - An *apply* is a process event with outcome ok and an end. Applies are ordered by end, then
@@ -15,7 +20,7 @@
  *   (duplicate, reorder, regression, gap, ghost, unknown-delivered, displaced); an event's end,
  *   or its start if it has none (phantom, retried); the start of the overlapping event
  *   (overlap); the end of the first apply from a second lane (split); the first send, else
- *   the first ack (lost); the last attempt's end or start (abandoned).
+ *   the first ack (lost, unseen); the last attempt's end or start (abandoned).
  * - Examples: events earliest by (start, end [none last], consumer, lane, offset [none first],
  *   producer, key, seq, outcome); messages lowest by (producer, key, seq); split keys by key.
  *   Displaced applies are those outside the longest run that keeps the earliest landings.
@@ -81,7 +86,7 @@ export class FinalPass {
     const byMessage = (a: number, b: number) => this.cmpMessage(a, b);
     const byKey = (a: number, b: number) => compareIds(this.store.keys, a, b);
     this.top = ANOMALY_TYPES.map((t) =>
-      new TopK(maxExamples, t === 'lost' || t === 'abandoned' ? byMessage : t === 'split' ? byKey : byEvent),
+      new TopK(maxExamples, t === 'lost' || t === 'unseen' || t === 'abandoned' ? byMessage : t === 'split' ? byKey : byEvent),
     );
   }
 
@@ -193,6 +198,8 @@ export class FinalPass {
     // A message's events are ids starts[m] .. starts[m + 1] (numbered in message order).
     const ends = s.evEnd;
     const outcomes = s.evOutcome;
+    const r = s.remaining;
+    const undelivered = r === null || (r.known && r.total === 0) ? T.lost : T.unseen;
     for (let m = 0; m < this.messageCount; m++) {
       const lo = starts[m];
       const hi = starts[m + 1];
@@ -204,7 +211,7 @@ export class FinalPass {
       }
       if (st === ST_FAILED) this.msgFlags[m] = MF_COVERS;
       if (lo === hi) {
-        if (st === ST_OK) this.record(T.lost, s.firstSend[m] === s.firstSend[m] ? s.firstSend[m] : s.firstAck[m], key, m);
+        if (st === ST_OK) this.record(undelivered, s.firstSend[m] === s.firstSend[m] ? s.firstSend[m] : s.firstAck[m], key, m);
         continue;
       }
       let first = -1;

@@ -10,8 +10,8 @@ import { DEFAULT_SETTLE_MS, faultWindows } from './faults.ts';
 import { parseBytes } from './byteParser.ts';
 import { Fields, parseFast } from './lineParser.ts';
 import { Occurrences } from './occurrences.ts';
-import { HistoryStore } from './store.ts';
-import type { Anomalies, BadLine, FaultWindow, InputStats, WindowInput } from './types.ts';
+import { HistoryStore, WHOLE_EVENT } from './store.ts';
+import type { Anomalies, BadLine, BrokerRemaining, FaultWindow, InputStats, WindowInput } from './types.ts';
 
 export interface CheckerOptions {
   /** Skip unusable lines/events and count them instead of throwing. */
@@ -37,6 +37,8 @@ export interface CheckOutcome {
   faults: FaultWindow[];
   settleMs: number;
   input: InputStats;
+  /** What the broker still held when the run ended (the history's `remaining` event), or null. */
+  remaining: BrokerRemaining | null;
 }
 
 /** A history line (or, for add(), the n-th event) the checker cannot use. */
@@ -82,8 +84,14 @@ export class Checker {
     const n = ++this.added;
     if (typeof event !== 'object' || event === null || Array.isArray(event)) return this.bad(n, 'not a JSON object', 'event');
     if (this.store.ingestObject(event as Record<string, unknown>)) return;
-    this.fields.fromObject(event as Record<string, unknown>);
-    const reason = this.store.ingest(this.fields);
+    this.addOther(n, event as Record<string, unknown>);
+  }
+
+  /** add() for anything outside the store's fast path (kept out of add() so that it stays small). */
+  private addOther(n: number, event: Record<string, unknown>): void {
+    this.fields.fromObject(event);
+    let reason = this.store.ingest(this.fields);
+    if (reason === WHOLE_EVENT) reason = this.store.ingestRemaining(event);
     if (reason !== null) this.bad(n, reason, 'event');
   }
 
@@ -199,6 +207,7 @@ export class Checker {
       occurrences: this.judged.occurrences,
       faults: faultWindows(s.faults, settleMs * 1000, options.windows),
       settleMs,
+      remaining: s.remaining,
       input: {
         lines: this.lines,
         events: s.counted,
@@ -216,7 +225,7 @@ export class Checker {
   private consumeBytes(buf: Buffer, from: number, to: number, lineNo: number): void {
     if (parseBytes(buf, from, to, this.fields)) {
       const reason = this.store.ingest(this.fields);
-      if (reason !== null) this.bad(lineNo, reason);
+      if (reason !== null) this.refused(reason, lineNo, buf, from, to);
     } else {
       const text = buf.toString('utf8', from, to);
       this.consume(text, 0, text.length, lineNo);
@@ -235,6 +244,7 @@ export class Checker {
     let reason: string | null;
     if (parseFast(text, from, to, this.fields)) {
       reason = this.store.ingest(this.fields);
+      if (reason !== null) return this.refused(reason, lineNo, text, from, to);
     } else {
       let value: unknown;
       try {
@@ -246,9 +256,22 @@ export class Checker {
       else {
         this.fields.fromObject(value as Record<string, unknown>);
         reason = this.store.ingest(this.fields);
+        if (reason === WHOLE_EVENT) reason = this.store.ingestRemaining(value as Record<string, unknown>);
       }
     }
     if (reason !== null) this.bad(lineNo, reason);
+  }
+
+  /**
+   * A fast-parsed line the store did not take: unusable, or one it needs as an object (see
+   * WHOLE_EVENT; the fast parsers accepted it, so it is JSON). Out of the hot path on purpose.
+   */
+  private refused(reason: string, lineNo: number, src: string | Buffer, from: number, to: number): void {
+    if (reason === WHOLE_EVENT) {
+      const text = typeof src === 'string' ? src.slice(from, to) : src.toString('utf8', from, to);
+      const r = this.store.ingestRemaining(JSON.parse(text) as Record<string, unknown>);
+      if (r !== null) this.bad(lineNo, r);
+    } else this.bad(lineNo, reason);
   }
 
   private bad(line: number, reason: string, what: 'line' | 'event' = 'line'): void {

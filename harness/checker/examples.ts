@@ -26,6 +26,8 @@ function render(p: FinalPass, t: number, id: number, c1: number, c2: number): Ex
   switch (t) {
     case T.lost:
       return lost(p, id);
+    case T.unseen:
+      return unseen(p, id);
     case T.abandoned:
       return abandoned(p, id);
     case T.duplicate: {
@@ -135,6 +137,14 @@ function lost(p: FinalPass, m: number): Example {
     sentAt,
     acks: s.ackCount[m],
   };
+}
+
+function unseen(p: FinalPass, m: number): Example {
+  const ex = lost(p, m);
+  const r = p.store.remaining;
+  const held = r && r.known ? `the broker still held ${r.total} message${r.total === 1 ? '' : 's'} for the run` : 'the broker could not be asked what it still held';
+  ex.note = `acknowledged as written, not delivered before the run ended; ${held} (sent ${ex.sends as number}x, first at ${ex.sentAt ?? 'unknown'})`;
+  return ex;
 }
 
 function eventsOf(p: FinalPass, m: number): number[] {

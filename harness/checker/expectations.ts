@@ -8,11 +8,17 @@
  *               (a type may also map to an array of such entries)
  * Types not mentioned keep their default: lost, abandoned, reorder, gap, overlap, split,
  * phantom and ghost are expected 0; the rest are informational (`any`).
+ *
+ * `unseen` (acked, not delivered, while the broker still held messages or could not be asked)
+ * is informational by default, but it bears on `lost`: an expectation of `lost: 0` that holds
+ * while unseen messages are in its scope cannot be a pass, since they may be lost or on their
+ * way. The verdict is then `unknown` ("the drain ended with N messages still on the broker"),
+ * never `fail`. A scenario that gives its own `unseen` expectation is judged by it alone.
  */
 import { InputError } from '../errors.ts';
 import { faultStart, faultUntil, inFault } from './faults.ts';
 import type { Occurrences } from './occurrences.ts';
-import { ANOMALY_TYPES, isAnomalyType, type Anomalies, type AnomalyType, type FaultWindow, type InputStats } from './types.ts';
+import { ANOMALY_TYPES, isAnomalyType, type Anomalies, type AnomalyType, type BrokerRemaining, type FaultWindow, type InputStats } from './types.ts';
 
 export type Expected = '0' | '>0' | 'any';
 export type Relation = 'during' | 'outside' | 'before' | 'after';
@@ -164,6 +170,8 @@ export interface Judged {
   occurrences: Occurrences;
   faults: readonly FaultWindow[];
   input?: Pick<InputStats, 'badLines'>;
+  /** The history's `remaining` event, for the wording of unseen reasons. */
+  remaining?: BrokerRemaining | null;
 }
 
 export interface EvaluateOptions {
@@ -185,6 +193,17 @@ export function evaluateExpectations(
   for (const r of results) {
     if (r.held === false) failures.push(`${label(r)}: expected ${r.expected}, found ${r.found} (${plural(r.keys ?? 0, 'key')})`);
     if (r.held === null) unknowns.push(`${label(r)}: fault "${r.window?.fault}" never occurred in the history`);
+  }
+  const unseenGiven = given.some((e) => e.type === 'unseen');
+  if (!unseenGiven) {
+    for (const r of results) {
+      if (r.type !== 'lost' || r.expected !== '0' || r.held !== true) continue;
+      const unseen = evaluateOne(judged, { type: 'unseen', expect: 'any', window: r.window });
+      if (!unseen.found) continue;
+      const rem = judged.remaining;
+      const held = !rem || !rem.known ? 'and the broker could not be asked what it still held' : `still on the broker (it held ${rem.total})`;
+      unknowns.push(`${label(r)}: the drain ended with ${plural(unseen.found, 'acked message')} undelivered ${held}: unseen, not lost (${plural(unseen.keys ?? 0, 'key')})`);
+    }
   }
   // As in Jepsen, a definite failure outranks an unknown; unknown is never a pass.
   const status: VerdictStatus = failures.length > 0 ? 'fail' : unknowns.length > 0 ? 'unknown' : 'pass';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { CheckOutcome } from './checker.ts';
 import type { ExpectationResult, Verdict } from './expectations.ts';
 import { redactSecrets } from './redact.ts';
-import type { Anomalies, FaultWindow, InputStats } from './types.ts';
+import type { Anomalies, BrokerRemaining, FaultWindow, InputStats } from './types.ts';
 
 export { redactSecrets, redactString, REDACTED } from './redact.ts';
 
@@ -39,6 +39,8 @@ export interface CheckSection {
   settleMs: number;
   input: InputStats;
   faults: FaultWindow[];
+  /** What the broker still held when the run ended (decides lost against unseen); null: not in the history. */
+  remaining: BrokerRemaining | null;
 }
 
 export interface ConvoyResult extends RunIdentity {
@@ -98,7 +100,7 @@ export function buildResult(input: ResultInput): ConvoyResult {
 
 /** The check section for a checker outcome. */
 export function checkSection(outcome: CheckOutcome, history: string | null = null): CheckSection {
-  return { history, settleMs: outcome.settleMs, input: outcome.input, faults: outcome.faults };
+  return { history, settleMs: outcome.settleMs, input: outcome.input, faults: outcome.faults, remaining: outcome.remaining };
 }
 
 let cachedVersion: string | null = null;

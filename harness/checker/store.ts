@@ -14,6 +14,7 @@ import { MessageTable, StreamTable, buildMessages } from './messageTable.ts';
 import { KeyBatch } from './keyBatch.ts';
 import { EventLog } from './eventLog.ts';
 import { RefLog, TAG_ACK, TAG_PROCESS, TAG_SEND } from './refLog.ts';
+import type { BrokerRemaining } from './types.ts';
 
 export const MAX_SEQ = 2147483647;
 
@@ -25,6 +26,13 @@ export const OUT_ERROR = 2;
 /** Message ack flags. */
 export const ACK_ANY_TRUE = 1;
 export const ACK_ANY_UNKNOWN = 2; // an ack with ok null or missing
+
+/**
+ * ingest() returns this for an event it needs whole (a `remaining` event, one per history,
+ * with nested members the field parsers do not read): the caller hands the parsed object to
+ * ingestRemaining() instead. Kept off the per-event path: only unknown types reach the test.
+ */
+export const WHOLE_EVENT = '\u0000whole event';
 
 export interface FaultMark {
   name: string;
@@ -87,7 +95,9 @@ export class HistoryStore {
   readonly phSeq = new F64List(64);
 
   readonly faults: FaultMark[] = [];
-  /** Events of the four types read here, and of other types. */
+  /** The history's latest `remaining` event (see BrokerRemaining), or null. */
+  remaining: BrokerRemaining | null = null;
+  /** Events of the types read here (send, ack, process, fault, remaining), and of other types. */
   counted = 0;
   ignored = 0;
 
@@ -100,7 +110,34 @@ export class HistoryStore {
     if (type === 'send') return this.ingestSendOrAck(f, true);
     if (type === 'ack') return this.ingestSendOrAck(f, false);
     if (type === 'fault') return this.ingestFault(f);
+    if (type === 'remaining') return WHOLE_EVENT;
     this.ignored++;
+    return null;
+  }
+
+  /** Stores a `remaining` event given whole (see WHOLE_EVENT); returns null or why it is unusable. */
+  ingestRemaining(o: Record<string, unknown>): string | null {
+    const { at, known, total, lanes } = o;
+    if (typeof at !== 'number' || !Number.isFinite(at)) return '"at" must be a finite number';
+    if (typeof known !== 'boolean') return '"known" must be true or false';
+    if (total !== null && total !== undefined && !isCount(total)) return '"total" must be a non-negative integer or null';
+    if (known && !isCount(total)) return '"total" must be a non-negative integer when "known" is true';
+    let laneCounts: Record<string, number> | null = null;
+    if (lanes !== null && lanes !== undefined) {
+      if (typeof lanes !== 'object' || Array.isArray(lanes)) return '"lanes" must be an object of counts';
+      laneCounts = {};
+      for (const [lane, n] of Object.entries(lanes)) {
+        if (!isCount(n)) return `"lanes.${lane}" must be a non-negative integer`;
+        laneCounts[lane] = n;
+      }
+    }
+    this.assertOpen();
+    const next: BrokerRemaining = { at, known, total: isCount(total) ? total : null, lanes: laneCounts };
+    // Several: the latest wins; at the same instant the one that holds more (so the result
+    // does not depend on line order, and a tie never turns unseen into lost).
+    const cur = this.remaining;
+    if (!cur || at > cur.at || (at === cur.at && heldRank(next) > heldRank(cur))) this.remaining = next;
+    this.counted++;
     return null;
   }
 
@@ -337,6 +374,15 @@ export class HistoryStore {
     const m = this.evMsg[ev];
     return m >= 0 ? this.messages.b[m] : this.phSeq.data[-m - 1];
   }
+}
+
+function isCount(n: unknown): n is number {
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0;
+}
+
+/** Unknown ranks above any count. */
+function heldRank(r: BrokerRemaining): number {
+  return !r.known || r.total === null ? Infinity : r.total;
 }
 
 /** An integer seq from 1 to MAX_SEQ. */

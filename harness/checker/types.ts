@@ -6,6 +6,7 @@
 /** Every anomaly type, in the order results list them. */
 export const ANOMALY_TYPES = [
   'lost',
+  'unseen',
   'abandoned',
   'duplicate',
   'reorder',
@@ -80,6 +81,18 @@ export interface WindowInput {
   start: number;
   end: number;
   kind?: string;
+}
+
+/**
+ * The history's `remaining` event (the latest by `at`, if several): what the broker still
+ * held when the run ended. null in the outcome when the history has none (old histories):
+ * an undelivered acked message is then `lost` as before.
+ */
+export interface BrokerRemaining {
+  at: number;
+  known: boolean;
+  total: number | null;
+  lanes: Record<string, number> | null;
 }
 
 export interface BadLine {

@@ -77,6 +77,27 @@ export interface CommitEvent {
   offset: number;
 }
 
+/**
+ * What the broker still held for the run's destinations once the workers had stopped and
+ * committed (BrokerAdmin.remaining), written once by the runner before the destinations are
+ * deleted. The checker reads it to tell `lost` (the broker holds nothing more) from `unseen`
+ * (it still holds messages, or could not be asked). A history without it reads as before.
+ */
+export interface RemainingEvent {
+  type: 'remaining';
+  at: number;
+  /** false: the broker could not be asked (or cannot tell); every undelivered message is then unseen. */
+  known: boolean;
+  /** Messages still held for the run (queued, locked, unacked, consumer-group lag); null when unknown. */
+  total: number | null;
+  /** The same per lane (partition, queue), where the broker can tell lanes apart. */
+  lanes?: Record<string, number>;
+  /** Broker-side figures behind the total (ready, unacked, lag, ...), for the report. */
+  detail?: unknown;
+  /** Why it is not known. */
+  reason?: string;
+}
+
 /** Harness-side markers (phase changes, producer metadata refresh...). */
 export interface MarkEvent {
   type: 'mark';
@@ -92,4 +113,5 @@ export type HistoryEvent =
   | FaultEvent
   | RebalanceEvent
   | CommitEvent
-  | MarkEvent;
+  | MarkEvent
+  | RemainingEvent;

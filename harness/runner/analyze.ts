@@ -61,7 +61,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
   const seriesLen = ((m.series as { sent: number[] }).sent ?? []).length;
   const oldest = await oldestUnprocessed(record.historyFile, m.topKeys, record.measureStartUs, 1_000_000, seriesLen);
   const unreachable = new Set<string>();
-  for (const o of outcome.occurrences.list()) if ((o.type === 'lost' || o.type === 'abandoned') && o.key !== null) unreachable.add(o.key);
+  for (const o of outcome.occurrences.list()) if ((o.type === 'lost' || o.type === 'unseen' || o.type === 'abandoned') && o.key !== null) unreachable.add(o.key);
   const finalState = existsSync(record.storeFile) ? finalStateCheck(record.storeFile, scenario, m.truth, unreachable) : null;
 
   // Did the harness keep its schedule? (Publish delay during a fault is the fault's doing.)
@@ -97,7 +97,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
 
   const { [FINAL_STATE_EXPECTATION]: stateSpec, ...anomalySpecs } = scenario.expect;
   const { expectations, verdict } = evaluateExpectations(
-    { anomalies: outcome.anomalies, occurrences: outcome.occurrences, faults: outcome.faults, input: outcome.input },
+    { anomalies: outcome.anomalies, occurrences: outcome.occurrences, faults: outcome.faults, input: outcome.input, remaining: outcome.remaining },
     parseExpectations(anomalySpecs),
     { incomplete },
   );
@@ -156,6 +156,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
         failure: record.failure ? { stage: record.failedStage ?? null, reason: record.failure.message } : null,
         incomplete,
         drain: record.drain,
+        gaveUp: record.gaveUp ?? null,
         worstLoopLagMs: record.worstLoopLagMs,
         cpu: record.cpu ?? null,
         producers: record.producerStats,
@@ -169,7 +170,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
 
 /**
  * `wrong-state`: keys whose final state differs from the truth under the consumers' strategy
- * (keys with a lost or abandoned message left out). Judged like an anomaly count.
+ * (keys with a lost, unseen or abandoned message left out). Judged like an anomaly count.
  */
 function judgeFinalState(spec: ExpectationSpec | ExpectationSpec[] | undefined, wrong: number | null, expectations: ExpectationResult[], verdict: Verdict): void {
   for (const one of spec === undefined ? [] : Array.isArray(spec) ? spec : [spec]) {

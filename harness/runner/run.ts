@@ -20,6 +20,9 @@ import { debugDetail } from '../verbosity.ts';
 import { ensureRequirements } from '../setup/install.ts';
 import { needsOf } from '../setup/setup.ts';
 import { deepMerge } from './merge.ts';
+import { drain, drainPlan, notReached, type DrainOutcome } from './drain.ts';
+import { GiveUpWatch } from './give-up.ts';
+import type { RemainingEvent } from '../history/events.ts';
 
 export interface RunOptions {
   runtime: RuntimeKind;
@@ -58,7 +61,9 @@ export interface RunRecord {
   worstLoopLagMs: number;
   /** CPU use of the host and of each worker while the producers sent. */
   cpu?: CpuFigures;
-  drain: { drained: boolean; waitedMs: number; reason: string };
+  drain: DrainOutcome;
+  /** Set when the run stopped sending early because its verdict was already unknown. */
+  gaveUp: { atMs: number; reason: string } | null;
   interrupted: boolean;
   /** The error that stopped the run, if one did, and the stage it stopped (deploy, provision, ...). */
   failure?: Error;
@@ -89,7 +94,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
   const record: RunRecord = {
     runId, runDir, historyFile: join(runDir, 'history.jsonl'), storeFile: join(runDir, 'state.sqlite'), scenario,
     startUs: 0, measureStartUs: 0, endUs: 0, faults: [], producerStats: {}, consumerStats: {},
-    incomplete: [], worstLoopLagMs: 0, drain: { drained: false, waitedMs: 0, reason: 'not reached' }, interrupted: false,
+    incomplete: [], worstLoopLagMs: 0, drain: notReached(drainPlan(0, scenario.run.drainTimeoutMs)), gaveUp: null, interrupted: false,
   };
   const runnerHistory = new HistoryWriter(join(histDir, 'runner.jsonl'));
   const mark = (name: string, detail?: unknown) => runnerHistory.write({ type: 'mark', at: nowMicros(), name, detail });
@@ -107,6 +112,8 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
 
   const broker: BrokerModule = await loadBroker(scenario.broker.kind);
   const settings = broker.resolveSettings(scenario.broker);
+  const plan = drainPlan(broker.redeliveryHorizonMs?.(settings) ?? 0, scenario.run.drainTimeoutMs);
+  record.drain = notReached(plan);
   let deployment: Deployment | undefined;
   let admin: BrokerAdmin | undefined;
   let timeline: FaultTimeline | undefined;
@@ -236,23 +243,58 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       }
     };
     const cpuWatch = new CpuWatch();
+    const settleUs = scenario.run.settleMs * 1000;
+    const faultRecords = timeline.records;
+    const giveUp = new GiveUpWatch({
+      measureStartUs: record.measureStartUs,
+      delayBoundMs: scenario.run.giveUpDelayMs,
+      targetPerSecond: scenario.workload.rate.kind === 'fixed' ? scenario.workload.rate.perSecond : null,
+      planEndUs: startUs + plannedS * 1e6,
+      // Planned or actual, whichever is wider, plus the settle time.
+      inFault: (t) =>
+        faultRecords.some((r) => Math.min(r.plannedStartUs, r.startUs ?? Infinity) <= t && t <= Math.max(r.plannedEndUs, r.endUs ?? (r.startUs !== undefined ? Infinity : 0)) + settleUs),
+    });
     while (!abort.signal.aborted && !producers.every((p) => p.stats.finished || p.exited)) {
       await sleep(500, abort.signal);
       tick('produce');
       cpuWatch.sample([...producers, ...consumers]);
+      const reason = record.gaveUp ? null : giveUp.sample({ atUs: nowMicros(), sent: sum(producers, 'sent'), behindMs: Math.max(0, ...producers.map((p) => p.stats.behindMs)) });
+      if (reason) {
+        record.gaveUp = { atMs: Math.round((nowMicros() - startUs) / 1000), reason };
+        record.incomplete.push(reason);
+        log(reason);
+        for (const p of producers) p.send({ type: 'stop' });
+      }
     }
     record.cpu = cpuWatch.figures();
     mark('producers-finished');
 
-    // 6. Let the fault windows close, then drain.
+    // 6. Let the fault windows close (not after giving up: undo them now), then drain.
     stage = 'faults';
-    while (!abort.signal.aborted && timeline.busyAfter(nowMicros())) {
+    while (!record.gaveUp && !abort.signal.aborted && timeline.busyAfter(nowMicros())) {
       await sleep(500, abort.signal);
       tick('faults');
     }
     await timeline.stop();
     stage = 'drain';
-    record.drain = await drain(producers, () => [...consumers, ...retired], scenario.run.drainTimeoutMs, abort.signal, () => tick('drain'));
+    const all = () => [...consumers, ...retired];
+    // After giving up, drain briefly: the verdict is unknown already; what is still queued is unseen.
+    const drainFor = record.gaveUp ? { ...plan, capMs: Math.min(plan.capMs ?? Infinity, 5_000) } : plan;
+    record.drain = await drain(
+      {
+        acked: () => sum(producers, 'acked'),
+        applied: () => sum(all(), 'applied'),
+        errors: () => sum(all(), 'errors'),
+        inFlight: () => sum(all(), 'inFlight'),
+        remaining: admin.remaining ? () => admin!.remaining!() : undefined,
+      },
+      drainFor,
+      abort.signal,
+      () => tick('drain'),
+    );
+    if (record.gaveUp && record.drain.endedBy === 'cap') record.drain = { ...record.drain, endedBy: 'gave-up', reason: `gave up early; ${record.drain.reason}`, capMs: plan.capMs };
+    // A drain that hit its cap is not incomplete in itself: what the broker still holds is
+    // unseen, and an expectation of lost 0 is then unknown (checker/expectations.ts).
     mark('drained', record.drain);
   } catch (err) {
     // Kept, not thrown: the partial history is still analysed; the verdict will be unknown.
@@ -272,6 +314,9 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     await Promise.all([...producers, ...consumers].map((w) => w.stop(10_000)));
     for (const p of producers) record.producerStats[p.id] = p.stats;
     for (const c of [...retired, ...consumers]) record.consumerStats[c.id] = c.stats;
+    // What the broker still holds, now that every worker stopped and committed, and before the
+    // destinations go: the checker's evidence for lost against unseen.
+    if (record.startUs > 0) runnerHistory.write(await askRemaining(admin, log));
     if (admin) {
       if (!opts.keep) await admin.deleteDestinations().catch((e: Error) => log(`deleting destinations: ${e.message}`));
       await admin.close().catch(() => {});
@@ -290,39 +335,27 @@ function sum(ws: WorkerHandle[], field: keyof WorkerStats): number {
   return ws.reduce((n, w) => n + Number(w.stats[field]), 0);
 }
 
-/**
- * Waits until every acked message was processed: the consumers' applies cover the producers'
- * acks and nothing moved for a short while (duplicates can make the count reach it early),
- * or nothing moved for a long while (the rest will never come), or the drain timeout passes.
- */
-async function drain(
-  producers: WorkerHandle[],
-  allConsumers: () => WorkerHandle[],
-  timeoutMs: number,
-  signal: AbortSignal,
-  tick: () => void,
-): Promise<RunRecord['drain']> {
-  const started = Date.now();
-  let lastApplied = -1;
-  let lastChange = Date.now();
-  while (!signal.aborted) {
-    await sleep(250, signal);
-    tick();
-    const consumers = allConsumers();
-    const acked = sum(producers, 'acked');
-    const applied = sum(consumers, 'applied') + sum(consumers, 'errors');
-    const inFlight = sum(consumers, 'inFlight');
-    if (applied !== lastApplied) {
-      lastApplied = applied;
-      lastChange = Date.now();
-    }
-    const quietMs = Date.now() - lastChange;
-    const waited = Date.now() - started;
-    if (sum(consumers, 'applied') >= acked && inFlight === 0 && quietMs >= 1500) return { drained: true, waitedMs: waited, reason: 'every acked message was processed' };
-    if (quietMs >= Math.min(15_000, timeoutMs)) return { drained: false, waitedMs: waited, reason: `no progress for ${Math.round(quietMs / 1000)} s` };
-    if (waited >= timeoutMs) return { drained: false, waitedMs: waited, reason: `drain timeout (${timeoutMs} ms)` };
+/** BrokerAdmin.remaining as a history event; a broker that cannot be asked says so. */
+async function askRemaining(admin: BrokerAdmin | undefined, log: (line: string) => void): Promise<RemainingEvent> {
+  const at = nowMicros();
+  if (!admin) return { type: 'remaining', at, known: false, total: null, reason: 'no broker admin (the run failed before its destinations existed)' };
+  if (!admin.remaining) return { type: 'remaining', at, known: false, total: null, reason: 'this broker cannot report what it still holds' };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const r = await Promise.race([
+      admin.remaining(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer within 15 s')), 15_000);
+      }),
+    ]);
+    log(`the broker still holds ${r.known ? r.total : 'an unknown number of'} message(s) for the run`);
+    return { type: 'remaining', at, known: r.known, total: r.known ? r.total : null, lanes: r.lanes, detail: r.detail, reason: r.reason };
+  } catch (err) {
+    log(`asking the broker what it still holds: ${(err as Error).message}`);
+    return { type: 'remaining', at, known: false, total: null, reason: `the broker could not be asked: ${(err as Error).message}` };
+  } finally {
+    clearTimeout(timer);
   }
-  return { drained: false, waitedMs: Date.now() - started, reason: 'interrupted' };
 }
 
 /** Concatenates the workers' history files into one (the format allows any line order). */

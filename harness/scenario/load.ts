@@ -25,6 +25,7 @@ import {
   FINAL_STATE_EXPECTATION,
 } from './schema.ts';
 import { intendedSchedule } from '../workload/schedule.ts';
+import { drainBoundMs, drainPlan } from '../runner/drain.ts';
 
 export type SchemaObject = Record<string, unknown>;
 
@@ -56,6 +57,8 @@ export interface BrokerSchemaModule {
   resolveSettings?(settings: BrokerSettings): BrokerSettings;
   /** What the broker can do with resolved settings on a runtime; faults are checked against it. */
   capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
+  /** See BrokerModule.redeliveryHorizonMs: the default drain's length. */
+  redeliveryHorizonMs?(settings: BrokerSettings): number;
 }
 
 export interface LoadOptions {
@@ -205,7 +208,8 @@ export async function parseScenario(text: string, options: LoadOptions = {}): Pr
   const capabilities = brokerModule?.capabilities?.(resolved.broker as BrokerSettings, target.runtime);
   const faultErrors = faultProblems(resolved as Scenario, target, capabilities, kinds);
   if (faultErrors.length) throw new ScenarioError(file, faultErrors);
-  warnings.push(...durationWarnings(resolved as Scenario, raw));
+  const horizonMs = broker && brokerModule?.redeliveryHorizonMs ? brokerModule.redeliveryHorizonMs(broker) : 0;
+  warnings.push(...durationWarnings(resolved as Scenario, raw, horizonMs));
   return { scenario: orderScenario(resolved as Scenario), warnings };
 }
 
@@ -642,6 +646,9 @@ function resolveExpectations(given: Record<string, ExpectationSpec | Expectation
   const out: Record<string, ExpectationSpec | ExpectationSpec[]> = {};
   for (const t of ANOMALY_TYPES) {
     const v = given[t];
+    // unseen left out stays out: then it bears on lost (checker/expectations.ts), which an
+    // explicit `unseen: any` would switch off.
+    if (v === undefined && t === 'unseen') continue;
     if (v === undefined) out[t] = (DEFAULT_EXPECT_ZERO as readonly string[]).includes(t) ? '0' : 'any';
     else out[t] = Array.isArray(v) ? v.map(one) : one(v);
   }
@@ -735,9 +742,11 @@ function windowsInsideRun(s: Scenario): string[] {
     if (s.workload.warmupMs + f.atMs >= s.run.maxDurationMs) {
       return `run.maxDurationMs ${secs(s.run.maxDurationMs)} ends the run before it (warm-up ${secs(s.workload.warmupMs)} + ${secs(f.atMs)})`;
     }
-    if (sending === undefined) return undefined;
-    const end = sending - s.workload.warmupMs + s.run.drainTimeoutMs;
-    if (f.atMs >= end) return `the run is over by then (sending ${secs(sending - s.workload.warmupMs)} + drain timeout ${secs(s.run.drainTimeoutMs)} = ${secs(end)} into the measured phase)`;
+    // Without a cap the drain lasts while it makes progress: only the hard bound above is sure.
+    const cap = s.run.drainTimeoutMs;
+    if (sending === undefined || cap === undefined) return undefined;
+    const end = sending - s.workload.warmupMs + cap;
+    if (f.atMs >= end) return `the run is over by then (sending ${secs(sending - s.workload.warmupMs)} + drain timeout ${secs(cap)} = ${secs(end)} into the measured phase)`;
     return undefined;
   };
   for (const [type, specs] of Object.entries(s.expect)) {
@@ -781,16 +790,24 @@ export function plannedSendingMs(s: Pick<Scenario, 'workload'>): number | undefi
   return last === null ? undefined : Math.max(w.warmupMs, last / 1000);
 }
 
-function durationWarnings(s: Scenario, raw: Record<string, any>): string[] {
+function durationWarnings(s: Scenario, raw: Record<string, any>, brokerHorizonMs: number): string[] {
   const out: string[] = [];
+  const plan = drainPlan(brokerHorizonMs, s.run.drainTimeoutMs);
+  const drainMs = drainBoundMs(plan);
+  if (plan.capMs !== null && plan.capMs < plan.horizonMs) {
+    out.push(
+      `run.drainTimeoutMs ${secs(plan.capMs)} is shorter than the broker's redelivery horizon plus margin (${secs(plan.horizonMs)}): ` +
+        'a message on its way back when the drain stops is reported unseen and the verdict may be unknown',
+    );
+  }
   const sending = plannedSendingMs(s);
   const explicitMax = raw.run?.maxDurationMs !== undefined;
   const limit = explicitMax ? Math.max(NIGHTLY_LIMIT_MS, s.run.maxDurationMs) : NIGHTLY_LIMIT_MS;
   if (sending === undefined) {
     if (!explicitMax) out.push(`planned duration unknown (unlimited rate bounded by a message count); the nightly suite allows ${secs(NIGHTLY_LIMIT_MS)}`);
   } else {
-    const planned = sending + s.run.drainTimeoutMs;
-    const parts = `warm-up ${secs(s.workload.warmupMs)} + sending ${secs(sending - s.workload.warmupMs)} + drain timeout ${secs(s.run.drainTimeoutMs)}`;
+    const planned = sending + drainMs;
+    const parts = `warm-up ${secs(s.workload.warmupMs)} + sending ${secs(sending - s.workload.warmupMs)} + drain ${plan.capMs === null ? 'up to the redelivery horizon' : 'timeout'} ${secs(drainMs)}`;
     if (planned > limit) {
       out.push(
         explicitMax
@@ -801,10 +818,10 @@ function durationWarnings(s: Scenario, raw: Record<string, any>): string[] {
       out.push(`planned duration ${secs(planned)} (${parts}) is over run.maxDurationMs ${secs(s.run.maxDurationMs)}: the run will be cut short`);
     }
     // Faults may act during the drain (a redrive, say), but not past it.
-    const end = sending - s.workload.warmupMs + s.run.drainTimeoutMs;
+    const end = sending - s.workload.warmupMs + drainMs;
     for (const f of s.faults) {
       if (f.atMs + f.durationMs > end) {
-        out.push(`faults: ${f.name} ends at ${secs(f.atMs + f.durationMs)}, after the drain timeout (${secs(end)} into the measured phase)`);
+        out.push(`faults: ${f.name} ends at ${secs(f.atMs + f.durationMs)}, after the drain (${secs(end)} into the measured phase)`);
       }
     }
   }

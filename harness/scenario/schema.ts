@@ -301,7 +301,7 @@ export const scenarioSchema = {
     },
     expect: {
       type: 'object',
-      description: `Expectations per anomaly type. Types left out: ${DEFAULT_EXPECT_ZERO.join(', ')} expect 0; the others any.`,
+      description: `Expectations per anomaly type. Types left out: ${DEFAULT_EXPECT_ZERO.join(', ')} expect 0; the others any, but unseen left out bears on lost: lost 0 with unseen messages (acked, undelivered, still on the broker) is unknown, not a pass.`,
       additionalProperties: false,
       properties: Object.fromEntries(
         [...ANOMALY_TYPES, FINAL_STATE_EXPECTATION].map((t) => [
@@ -317,7 +317,13 @@ export const scenarioSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        drainTimeoutMs: dur('After producers stop, wait this long at most for every acked message to be processed. Default 10 s.', { default: 10_000 }),
+        drainTimeoutMs: dur(
+          "Caps the drain. By default the drain waits, without progress, as long as the broker can take to give a message back (its redelivery horizon from the broker settings: lock duration, visibility timeout, ack deadline, session timeout, max.poll.interval.ms) plus 5 s, and ends as soon as every acked message was processed or the broker holds nothing more. A cap shorter than the horizon leaves messages unseen; convoy validate warns.",
+        ),
+        giveUpDelayMs: dur(
+          'Give up early: when the publish delay stays above this for 3 s (or the sending rate under half a fixed target) after the warm-up and outside fault windows, stop sending and end unknown. Default 2 s.',
+          { default: 2_000 },
+        ),
         maxDurationMs: dur(
           'Hard bound on the whole run, set-up to teardown. Default 5 min. A nightly scenario plans at most 90 s (warm-up + duration + drain) unless this says more.',
           { default: 300_000 },

@@ -111,8 +111,10 @@ export interface Scenario {
    * `wrong-state` is the count of keys whose final state is wrong under the consumers' strategy. */
   expect: Record<string, ExpectationSpec | ExpectationSpec[]>;
   run: {
-    /** Wait this long for every acked message to be processed after producers stop. */
-    drainTimeoutMs: number;
+    /** Caps the drain (default: the broker's redelivery horizon plus a margin; harness/runner/drain.ts). */
+    drainTimeoutMs?: number;
+    /** Give up early when the publish delay stays above this (harness/runner/give-up.ts). */
+    giveUpDelayMs: number;
     /** Hard bound on the whole run, set-up to teardown. */
     maxDurationMs: number;
     /** Anomalies within this long after a fault's end still count as "during" it. */

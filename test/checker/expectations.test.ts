@@ -58,7 +58,7 @@ test('malformed expectations are input errors with a clear message', () => {
 
 test('defaults: the listed types expect 0, the rest any; a given type replaces its default', () => {
   const all = withDefaults([]);
-  assert.equal(all.length, 13);
+  assert.equal(all.length, 14);
   for (const e of all) assert.equal(e.expect, DEFAULT_EXPECTED_ZERO.includes(e.type) ? '0' : 'any', e.type);
   assert.deepEqual([...DEFAULT_EXPECTED_ZERO].sort(), ['abandoned', 'gap', 'ghost', 'lost', 'overlap', 'phantom', 'reorder', 'split']);
   const merged = withDefaults(parseExpectSpec('reorder=>0,reorder@stall=0'));
@@ -126,4 +126,41 @@ test('fault windows: pairing, repeats, nesting, unmatched marks, extra windows',
     { name: 'c', kind: 'k', start: 70, end: null, until: null },
     { name: 'd', kind: 'k', start: 90, end: 90, until: 1090 },
   ]);
+});
+
+test('unseen beside lost: lost=0 with unseen in scope is unknown, never fail or pass; a given unseen expectation decides alone', () => {
+  const sent = [
+    { type: 'send', key: 'k', producer: 'p', seq: 1, at: 10 },
+    { type: 'ack', key: 'k', producer: 'p', seq: 1, at: 11, ok: true },
+    { type: 'fault', name: 'cut', kind: 'network', phase: 'start', at: 100 },
+    { type: 'fault', name: 'cut', kind: 'network', phase: 'end', at: 200 },
+  ];
+  const held = (total: number | null) => ({ type: 'remaining', at: 5000, known: total !== null, total });
+  const verdictOf = (extra: Record<string, unknown>[], spec = '') => {
+    const outcome = checkEvents([...sent, ...extra], { settleMs: 0 });
+    return evaluateExpectations(outcome, parseExpectSpec(spec)).verdict;
+  };
+  // No remaining event: the old reading (lost, fail).
+  assert.equal(verdictOf([]).status, 'fail');
+  // The broker holds nothing more: lost.
+  const empty = verdictOf([held(0)]);
+  assert.equal(empty.status, 'fail');
+  assert.match(empty.reasons[0], /^lost: expected 0, found 1/);
+  // It still holds messages: unseen, and the verdict is unknown with the reason.
+  const some = verdictOf([held(4)]);
+  assert.equal(some.status, 'unknown');
+  assert.equal(some.reasons.length, 1);
+  assert.match(some.reasons[0], /^lost: the drain ended with 1 acked message undelivered still on the broker \(it held 4\): unseen, not lost/);
+  // It could not be asked: unseen too.
+  const notAsked = verdictOf([held(null)]);
+  assert.equal(notAsked.status, 'unknown');
+  assert.match(notAsked.reasons[0], /could not be asked/);
+  // A lost expectation scoped to a window the unseen message is outside of stays a pass.
+  // (lost@cut replaces the whole-run default; the unseen message was sent before the cut.)
+  assert.equal(verdictOf([held(4)], 'lost@cut=0').status, 'pass');
+  assert.equal(verdictOf([held(4)], 'lost@before:cut=0').status, 'unknown');
+  // A scenario's own unseen expectation decides alone.
+  assert.equal(verdictOf([held(4)], 'unseen=>0').status, 'pass');
+  assert.equal(verdictOf([held(4)], 'unseen=0').status, 'fail');
+  assert.equal(verdictOf([held(0)], 'unseen=>0').status, 'fail'); // lost, and no unseen
 });

@@ -11,7 +11,7 @@ export type Ev = Record<string, unknown>;
 /** The identity of a checker example, in the oracle's terms. */
 export function exampleIdentity(type: OracleType, ex: Example): Identity {
   if (type === 'split') return { key: ex.key };
-  if (type === 'lost' || type === 'abandoned') return { key: ex.key, producer: ex.producer, seq: ex.seq };
+  if (type === 'lost' || type === 'unseen' || type === 'abandoned') return { key: ex.key, producer: ex.producer, seq: ex.seq };
   const e = ex.event as Record<string, unknown>;
   return {
     key: ex.key,
@@ -91,8 +91,16 @@ export function historyArb(opts: { maxEvents?: number } = {}): fc.Arbitrary<Ev[]
         return e;
       });
     const other = fc.record({ type: fc.constantFrom('commit', 'rebalance', 'mark'), at: time });
+    // What the broker still held: empty (lost), some (unseen), or not known (unseen); flat or with lanes.
+    const remaining = fc
+      .record({ at: time, held: fc.constantFrom(0, 0, 3, -1), lanes: fc.boolean() })
+      .map((r): Ev => {
+        const e: Ev = { type: 'remaining', at: r.at, known: r.held >= 0, total: r.held >= 0 ? r.held : null };
+        if (r.lanes && r.held >= 0) e.lanes = { l1: r.held, l2: 0 };
+        return e;
+      });
     return fc.array(
-      fc.oneof({ weight: 4, arbitrary: send }, { weight: 3, arbitrary: ack }, { weight: 9, arbitrary: proc }, { weight: 1, arbitrary: other }),
+      fc.oneof({ weight: 8, arbitrary: send }, { weight: 6, arbitrary: ack }, { weight: 18, arbitrary: proc }, { weight: 2, arbitrary: other }, { weight: 1, arbitrary: remaining }),
       { maxLength: opts.maxEvents ?? 40, size: 'max' },
     );
   });

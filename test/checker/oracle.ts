@@ -10,6 +10,7 @@
 
 export const TYPES = [
   'lost',
+  'unseen',
   'abandoned',
   'duplicate',
   'reorder',
@@ -61,6 +62,12 @@ export function oracle(events: Json[]): OracleResult {
   const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
   const sends = events.filter((e) => e.type === 'send');
   const acks = events.filter((e) => e.type === 'ack');
+  // The latest `remaining` event; at one instant, the one holding most (unknown holds most).
+  const held = (e: Json) => (e.known === true && typeof e.total === 'number' ? e.total : Infinity);
+  const remaining = events
+    .filter((e) => e.type === 'remaining')
+    .sort((a, b) => (b.at as number) - (a.at as number) || held(b) - held(a))[0];
+  const brokerEmpty = remaining === undefined || held(remaining) === 0;
   const procs: Proc[] = events
     .filter((e) => e.type === 'process')
     .map((e) => ({
@@ -142,11 +149,12 @@ export function oracle(events: Json[]): OracleResult {
     const evs = ofMessage(m.producer, m.key, m.seq);
     const st = status(m.producer, m.key, m.seq);
     const first = firstApply(m.producer, m.key, m.seq);
-    // lost: acked true, never delivered.
+    // lost: acked true, never delivered, and the broker (its latest `remaining` event) held
+    // nothing more; unseen: the same while it still held messages or could not be asked.
     if (st === 'ok' && evs.length === 0) {
       const sendTimes = sends.filter((e) => same(e, m.producer, m.key, m.seq)).map((e) => e.at as number);
       const ackTimes = acks.filter((e) => same(e, m.producer, m.key, m.seq)).map((e) => e.at as number);
-      items.lost.push(messageItem(m, sendTimes.length ? Math.min(...sendTimes) : Math.min(...ackTimes)));
+      items[brokerEmpty ? 'lost' : 'unseen'].push(messageItem(m, sendTimes.length ? Math.min(...sendTimes) : Math.min(...ackTimes)));
     }
     // abandoned: process events, no apply.
     if (evs.length > 0 && first === null) items.abandoned.push(messageItem(m, Math.max(...evs.map(timeOf))));

@@ -322,3 +322,52 @@ test('the producer partitioners agree with Java for murmur2 and differ with crc3
   }
   void parse;
 });
+
+test('remaining: group lag per partition (from the log start when nothing is committed), held deliveries stay counted, 0 when all is committed', async () => {
+  const s = settings({ client: 'confluent', topic: { partitions: 3 }, consumer: { autoCommit: false } });
+  const run = await new Run(dep, s, runNames('remaining')).init();
+  try {
+    const p = await run.producer();
+    const keys = Array.from({ length: 6 }, (_, i) => `k${i}`);
+    const acks = await sendKeyed(p, keys, 5);
+    const perLane = new Map<string, SendAck[]>();
+    for (const list of acks.values()) for (const a of list) (perLane.get(a.lane!) ?? perLane.set(a.lane!, []).get(a.lane!)!).push(a);
+    // No consumer yet: the group has committed nothing; every message is still held.
+    const before = await run.admin.remaining();
+    assert.deepEqual({ known: before.known, total: before.total }, { known: true, total: 30 });
+    assert.deepEqual(before.lanes, { p0: perLane.get('p0')?.length ?? 0, p1: perLane.get('p1')?.length ?? 0, p2: perLane.get('p2')?.length ?? 0 });
+
+    // k0's third message is held unsettled: its partition's commit stops there.
+    const heldLane = acks.get('k0')![2]!.lane!;
+    const heldOffset = acks.get('k0')![2]!.offset!;
+    const held: Delivery[] = [];
+    await run.consumer('c1', {
+      maxInFlight: 50,
+      decide: (d, r) => {
+        if (r.key === 'k0' && r.seq === 3 && held.length === 0) {
+          held.push(d);
+          return 'hold';
+        }
+        return 'ack';
+      },
+    });
+    await waitFor(() => run.received.length >= 30, 30_000, 'all 30 delivered');
+    const laneEnd = Math.max(...perLane.get(heldLane)!.map((a) => a.offset!)) + 1;
+    const stuck = laneEnd - heldOffset;
+    let r = await run.admin.remaining();
+    await waitFor(
+      async () => {
+        r = await run.admin.remaining();
+        return r.total === stuck;
+      },
+      15_000,
+      `lag ${stuck} behind the held delivery`,
+    );
+    for (const [lane, n] of Object.entries(r.lanes!)) assert.equal(n, lane === heldLane ? stuck : 0, `lag of ${lane}`);
+
+    await held[0]!.settle('ack');
+    await waitFor(async () => (await run.admin.remaining()).total === 0, 15_000, 'no lag once the held delivery is settled');
+  } finally {
+    await run.close();
+  }
+});

@@ -214,3 +214,50 @@ describe('rabbitmq through toxiproxy', { timeout: 120_000 }, () => {
     }
   });
 });
+
+describe('remaining: what the broker still holds for the run (lost against unseen)', () => {
+  it('counts queued messages per lane, unacked ones once their consumer closed, and 0 when all were acked', async () => {
+    const h = await Harness.create(dep, { topology: 'hash-lanes', lanes: 2 }, 'remaining');
+    const settled = async (want: number) => {
+      let r = await h.admin.remaining!();
+      for (let i = 0; i < 100 && r.total !== want; i++) {
+        await sleep(50);
+        r = await h.admin.remaining!();
+      }
+      return r;
+    };
+    try {
+      const p = await h.producer();
+      await sendAll(p, Array.from({ length: 20 }, (_, s) => [`key-${s}`, s] as [string, number]));
+      const queued = await settled(20);
+      assert.equal(queued.known, true);
+      assert.equal(queued.total, 20);
+      assert.equal(queued.deliverable, 20, "no dead-letter queue: all of it can be delivered");
+      assert.deepEqual(Object.keys(queued.lanes!).sort(), [0, 1].map((i) => `${h.names.prefix}.lane-0${i}`));
+      assert.equal(Object.values(queued.lanes!).reduce((a, b) => a + b, 0), 20);
+      assert.ok(Object.values(queued.lanes!).every((n) => n > 0), `both lanes hold some: ${JSON.stringify(queued.lanes)}`);
+
+      // Half acked, half left unsettled: while the consumer holds them the queue shows them as
+      // unacked; once it closes they are queued again, and still held.
+      const c1 = await h.consumer('c1', (rec) => (rec.seq < 10 ? 'ack' : 'none'), 50);
+      await waitFor(() => h.handled.length === 20, 10_000, '20 deliveries');
+      await c1.close();
+      const half = await settled(10);
+      assert.equal(half.total, 10);
+
+      await h.consumer('c2', () => 'ack', 50);
+      await waitFor(() => h.handled.filter((x) => x.consumer === 'c2').length === 10, 10_000, 'the 10 returned');
+      const empty = await settled(0);
+      assert.deepEqual({ known: empty.known, total: empty.total }, { known: true, total: 0 });
+      assert.ok(Object.values(empty.lanes!).every((n) => n === 0));
+
+      // A queue the broker no longer has (a transient queue over a restart) holds nothing.
+      await h.admin.deleteDestinations();
+      const gone = await h.admin.remaining!();
+      assert.deepEqual({ known: gone.known, total: gone.total }, { known: true, total: 0 });
+      assert.ok(Object.values((gone.detail as { queues: Record<string, { gone?: boolean }> }).queues).every((q) => q.gone === true));
+    } finally {
+      await h.close();
+    }
+  });
+});

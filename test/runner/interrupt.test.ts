@@ -63,6 +63,16 @@ test('Ctrl-C in the middle of faults: every fault undone, workers stopped, parti
   const result = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8'));
   assert.equal(result.verdict.status, 'unknown');
   assert.ok(result.verdict.reasons.some((x: string) => /interrupted/.test(x)));
+  // The consumers were frozen and stalled: acked messages are still queued. The broker was
+  // asked after the workers stopped, and what it holds is unseen, never lost.
+  const remaining = events.filter((e) => e.type === 'remaining');
+  assert.equal(remaining.length, 1);
+  assert.equal(remaining[0].known, true);
+  assert.ok((remaining[0].total as number) > 0, JSON.stringify(remaining[0]));
+  assert.equal(result.anomalies.lost.count, 0);
+  assert.ok(result.anomalies.unseen.count > 0);
+  assert.ok(!result.verdict.reasons.some((x: string) => /^lost: expected/.test(x)), result.verdict.reasons.join('; '));
+  assert.ok(result.verdict.reasons.some((x: string) => /still on the broker/.test(x)), result.verdict.reasons.join('; '));
 
   // Every fault that started also ended, and Toxiproxy says the link is clean again.
   for (const name of ['slow-link', 'freeze-c1', 'stall-c2']) {

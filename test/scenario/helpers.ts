@@ -13,6 +13,8 @@ export const fakeBroker = {
     properties: { kind: { const: 'fake' }, partitions: { type: 'integer', minimum: 1 }, acks: { enum: ['all', 'leader'] } },
   } as SchemaObject,
   resolveSettings: (s: BrokerSettings): BrokerSettings => ({ partitions: 1, acks: 'all', ...s }),
+  /** 5 s, plus the drain's 5 s margin: a 10 s drain by default. */
+  redeliveryHorizonMs: (s: BrokerSettings): number => (s.acks === 'leader' ? 60_000 : 5_000),
 };
 
 export const faultSchemas = new Map<string, SchemaObject>([

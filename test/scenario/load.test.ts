@@ -136,7 +136,7 @@ test('defaults are filled: the minimal scenario resolves to the full shape', asy
       displaced: 'any',
       'wrong-state': 'any',
     },
-    run: { drainTimeoutMs: 10_000, maxDurationMs: 300_000, settleMs: 1000 },
+    run: { giveUpDelayMs: 2_000, maxDurationMs: 300_000, settleMs: 1000 },
   };
   assert.deepEqual(scenario, expected);
   assert.deepEqual(Object.keys(scenario.workload), ['keys', 'entity', 'rate', 'size', 'durationMs', 'warmupMs', 'maxInFlight', 'producers']);
@@ -163,7 +163,7 @@ test('the full fixture resolves: durations in ms, nested defaults, expectations 
   assert.deepEqual(s.expect.duplicate, { expect: '0', outside: 'kill-c2' });
   assert.equal(s.expect.lost, '0');
   assert.equal(s.expect.overlap, 'any');
-  assert.deepEqual(s.run, { drainTimeoutMs: 15_000, maxDurationMs: 300_000, settleMs: 500 });
+  assert.deepEqual(s.run, { drainTimeoutMs: 15_000, giveUpDelayMs: 2_000, maxDurationMs: 300_000, settleMs: 500 });
 });
 
 test('durations: numbers are ms; strings take a unit', () => {
@@ -174,7 +174,7 @@ test('durations: numbers are ms; strings take a unit', () => {
 test('nightly limit: warm-up + duration + drain over 90 s warns, unless run.maxDurationMs allows it', async () => {
   const { warnings } = await loadScenario(fixture('too-long.yaml'), options);
   assert.deepEqual(warnings, [
-    'planned duration 97 s (warm-up 2 s + sending 85 s + drain timeout 10 s) is over the nightly limit of 90 s; set run.maxDurationMs to allow more',
+    'planned duration 97 s (warm-up 2 s + sending 85 s + drain up to the redelivery horizon 10 s) is over the nightly limit of 90 s; set run.maxDurationMs to allow more',
   ]);
   const allowed = await parseScenario(ok.replace('5s', '85s') + 'run: { maxDurationMs: 2m }\n', options);
   assert.deepEqual(allowed.warnings, []);
@@ -256,7 +256,24 @@ test('fault kinds: common fields here, kind fields by the kind schema, registere
   const drain = await parseScenario(f('{ name: s, kind: stall, atMs: 4s, durationMs: 3s, consumer: c1 }'), options);
   assert.deepEqual(drain.warnings, []);
   const late = await parseScenario(f('{ name: s, kind: stall, atMs: 14s, durationMs: 3s, consumer: c1 }'), options);
-  assert.deepEqual(late.warnings, ['faults: s ends at 17 s, after the drain timeout (15 s into the measured phase)']);
+  assert.deepEqual(late.warnings, ['faults: s ends at 17 s, after the drain (15 s into the measured phase)']);
+});
+
+test('the drain: the broker horizon plus margin by default; a shorter run.drainTimeoutMs warns; a long horizon can exceed the nightly budget', async () => {
+  // The fake broker's horizon is 5 s (60 s with acks: leader); the margin 5 s.
+  assert.deepEqual((await parseScenario(ok, options)).warnings, []);
+  assert.deepEqual((await parseScenario(ok + 'run: { drainTimeoutMs: 20s }\n', options)).warnings, []);
+  assert.deepEqual((await parseScenario(ok + 'run: { drainTimeoutMs: 4s }\n', options)).warnings, [
+    "run.drainTimeoutMs 4 s is shorter than the broker's redelivery horizon plus margin (10 s): a message on its way back when the drain stops is reported unseen and the verdict may be unknown",
+  ]);
+  const long = ok.replace('{ kind: fake }', '{ kind: fake, acks: leader }').replace('5s', '30s');
+  assert.deepEqual((await parseScenario(long, options)).warnings, [
+    'planned duration 97 s (warm-up 2 s + sending 30 s + drain up to the redelivery horizon 65 s) is over the nightly limit of 90 s; set run.maxDurationMs to allow more',
+  ]);
+  const capped = await parseScenario(long + 'run: { drainTimeoutMs: 20s }\n', options);
+  assert.deepEqual(capped.warnings, [
+    "run.drainTimeoutMs 20 s is shorter than the broker's redelivery horizon plus margin (65 s): a message on its way back when the drain stops is reported unseen and the verdict may be unknown",
+  ]);
 });
 
 test('ScenarioError names the file and counts the problems', async () => {

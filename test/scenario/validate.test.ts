@@ -12,7 +12,7 @@ test('validateFiles: an ok line per good file, the problems of a bad one, exit c
     `ok ${fixture('full.yaml')}: hot-key-stall (broker fake, 20 s or 50000 messages, 2 faults)`,
     `ok ${fixture('minimal.yaml')}: minimal (broker fake, 10 s, 0 faults)`,
     `ok ${fixture('too-long.yaml')}: too-long (broker fake, 85 s, 0 faults)`,
-    '  warning: planned duration 97 s (warm-up 2 s + sending 85 s + drain timeout 10 s) is over the nightly limit of 90 s; set run.maxDurationMs to allow more',
+    '  warning: planned duration 97 s (warm-up 2 s + sending 85 s + drain up to the redelivery horizon 10 s) is over the nightly limit of 90 s; set run.maxDurationMs to allow more',
   ]);
   lines.length = 0;
   const bad = await validateFiles([fixture('unknown-property.yaml'), fixture('minimal.yaml')], (l) => lines.push(l), options);

@@ -119,6 +119,27 @@ describe('sqs on ElasticMQ', () => {
     assert.deepEqual(await r.admin.depth('deadLetter'), { visible: 0, inFlight: 0 });
   });
 
+  test('remaining: visible and in-flight (received, not deleted) messages are still held; 0 once all are deleted', async () => {
+    const r = await run({ queueType: 'standard', visibilityTimeoutSeconds: 30 }, 'remaining');
+    await r.sendAll(await r.producer(), ['k'], 3);
+    await waitFor(async () => (await r.admin.remaining()).total === 3, 5_000, '3 held before any consumer');
+    // k#1 is received and released: invisible for 30 s, still on the broker.
+    let released = false;
+    await r.consumer('c1', (h) => {
+      if (h.seq === 1 && !released) {
+        released = true;
+        return 'release';
+      }
+      return 'ack';
+    });
+    await waitFor(() => r.handled.filter((h) => h.settled === 'ack').length === 2, 10_000, 'k#2 and k#3 acked');
+    await waitFor(async () => (await r.admin.remaining()).total === 1, 5_000, 'the released one still held');
+    const held = await r.admin.remaining();
+    assert.equal(held.known, true);
+    const main = (held.detail as { queues: Record<string, { visible: number; notVisible: number }> }).queues[r.admin.queues.main]!;
+    assert.deepEqual({ visible: main.visible, notVisible: main.notVisible }, { visible: 0, notVisible: 1 });
+  });
+
   test('dead-letter settle "move": sent to the DLQ by the client at once, then deleted', async () => {
     const r = await run({ queueType: 'fifo', deadLetter: { enabled: true, maxReceiveCount: 5, settle: 'move' } }, 'move');
     await r.consumer('c1', (h) => (h.seq === 1 ? 'dead-letter' : 'ack'));

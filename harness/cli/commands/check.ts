@@ -35,7 +35,8 @@ export function register(program: Command): void {
     .option(
       '--expect <spec>',
       'expectations, e.g. lost=0,reorder=>0,duplicate=any,gap@stall-c1=>0 (also @outside:, @before:, @after:); ' +
-        'types not named keep their default (lost, abandoned, reorder, gap, overlap, split, phantom, ghost: 0)',
+        'types not named keep their default (lost, abandoned, reorder, gap, overlap, split, phantom, ghost: 0; ' +
+        'unseen left out makes lost=0 unknown while messages are still on the broker)',
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
