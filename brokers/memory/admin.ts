@@ -15,6 +15,11 @@ export function memoryAdmin(endpoint: MemoryEndpoint, settings: MemorySettings, 
     createDestinations: async () => broker().create(names.prefix),
     deleteDestinations: async () => broker().delete(names.prefix),
     close: async () => {},
+    remaining: async () => {
+      const { lanes, deadLetters } = broker().destination(names.prefix).remaining();
+      const deliverable = Object.values(lanes).reduce((a, b) => a + b, 0);
+      return { known: true, total: deliverable + deadLetters, deliverable, lanes, detail: { deadLetters } };
+    },
     lanes: async () => {
       const d = broker().destination(names.prefix);
       return Array.from({ length: d.laneCount }, (_, i) => d.laneName(i));

@@ -99,10 +99,12 @@ export class Destination {
     return { lane: this.laneName(lane), offset: this.settings.mode === 'partitioned' ? this.logs[lane]!.length - 1 : stored.seq };
   }
 
-  /** Messages not yet settled for good: what a drain still waits for. */
-  remaining(): number {
-    if (this.settings.mode === 'queue') return this.ready.length + this.out.size;
-    return this.logs.reduce((n, log, i) => n + log.length - this.committed[i]!, 0);
+  /** Messages not yet settled for good, per lane (what a drain still waits for), and dead letters. */
+  remaining(): { lanes: Record<string, number>; deadLetters: number } {
+    const lanes: Record<string, number> = {};
+    if (this.settings.mode === 'queue') lanes.queue = this.ready.length + this.out.size;
+    else this.logs.forEach((log, i) => (lanes[this.laneName(i)] = log.length - this.committed[i]!));
+    return { lanes, deadLetters: this.deadLetters.length };
   }
 
   join(peer: string, push: (p: Push) => void, maxInFlight: number): void {

@@ -20,6 +20,8 @@ const memory = brokerModule({
   settings: resolveSettings,
   requirements: [],
   capabilities,
+  // A lost delivery comes back after the visibility timeout (queue) or the group's re-forming.
+  redeliveryHorizonMs: (s) => (s.mode === 'queue' ? s.visibilityMs : s.rebalanceDelayMs),
   deploy: { local: deployLocal, containers: refuseRuntime, external: refuseRuntime },
   containerServices: () => [],
   endpoint: asEndpoint,

@@ -210,6 +210,8 @@ export async function parseScenario(text: string, options: LoadOptions = {}): Pr
   if (faultErrors.length) throw new ScenarioError(file, faultErrors);
   const horizonMs = broker && brokerModule?.redeliveryHorizonMs ? brokerModule.redeliveryHorizonMs(broker) : 0;
   warnings.push(...durationWarnings(resolved as Scenario, raw, horizonMs));
+  const late = windowsInsideRun(resolved as Scenario, horizonMs);
+  if (late.length) throw new ScenarioError(file, late);
   return { scenario: orderScenario(resolved as Scenario), warnings };
 }
 
@@ -713,7 +715,6 @@ function crossChecks(s: Scenario, raw: Record<string, any>, warnings: string[]):
   for (const [type, specs] of Object.entries(s.expect)) {
     for (const spec of Array.isArray(specs) ? specs : [specs]) crossCheckExpectation(type, spec, faultNames, errors);
   }
-  if (errors.length === 0) errors.push(...windowsInsideRun(s));
   return errors;
 }
 
@@ -735,18 +736,18 @@ function crossCheckExpectation(type: string, spec: unknown, faultNames: string[]
  * traffic is over (sending, then the drain timeout; as in durationWarnings) and before the
  * run's hard bound stops everything.
  */
-function windowsInsideRun(s: Scenario): string[] {
+function windowsInsideRun(s: Scenario, brokerHorizonMs: number): string[] {
   const sending = plannedSendingMs(s);
   const errors: string[] = [];
   const lastStart = (f: Scenario['faults'][number]): string | undefined => {
     if (s.workload.warmupMs + f.atMs >= s.run.maxDurationMs) {
       return `run.maxDurationMs ${secs(s.run.maxDurationMs)} ends the run before it (warm-up ${secs(s.workload.warmupMs)} + ${secs(f.atMs)})`;
     }
-    // Without a cap the drain lasts while it makes progress: only the hard bound above is sure.
-    const cap = s.run.drainTimeoutMs;
-    if (sending === undefined || cap === undefined) return undefined;
-    const end = sending - s.workload.warmupMs + cap;
-    if (f.atMs >= end) return `the run is over by then (sending ${secs(sending - s.workload.warmupMs)} + drain timeout ${secs(cap)} = ${secs(end)} into the measured phase)`;
+    if (sending === undefined) return undefined;
+    // The drain: its cap, or else the broker's redelivery horizon plus margin (as durationWarnings).
+    const drainMs = drainBoundMs(drainPlan(brokerHorizonMs, s.run.drainTimeoutMs));
+    const end = sending - s.workload.warmupMs + drainMs;
+    if (f.atMs >= end) return `the run is over by then (sending ${secs(sending - s.workload.warmupMs)} + drain ${secs(drainMs)} = ${secs(end)} into the measured phase)`;
     return undefined;
   };
   for (const [type, specs] of Object.entries(s.expect)) {

@@ -20,7 +20,7 @@ const BAD: [string, Partial<Target>, string][] = [
   // The three cases of the issue.
   ['kill-consumer-c7', {}, 'faults[0].consumer: no consumer "c7" in this scenario; expected one of busiest, c1, c2 (consumers.processes is 2)'],
   ['rabbitmq-add-partitions', {}, 'faults[0]: rabbitmq cannot add partitions on the local runtime: RabbitMQ queues have no partitions to add (topology competing)'],
-  ['late-fault-expectation', {}, 'expect.reorder.during: fault "late-stall" starts at 60 s, which cannot happen inside the run: the run is over by then (sending 5 s + drain timeout 10 s = 15 s into the measured phase)'],
+  ['late-fault-expectation', {}, 'expect.reorder.during: fault "late-stall" starts at 60 s, which cannot happen inside the run: the run is over by then (sending 5 s + drain 15 s = 20 s into the measured phase)'],
   // More of the same kinds.
   ['stall-unknown-consumer', {}, 'faults[0].consumer: no consumer "c3" in this scenario; expected one of busiest, c1, c2 (consumers.processes is 2)'],
   ['freeze-unknown-consumer', {}, 'faults[0].consumer: no consumer "c0" in this scenario; expected one of busiest, c1, c2 (consumers.processes is 2)'],
@@ -32,7 +32,7 @@ const BAD: [string, Partial<Target>, string][] = [
   ['kafka-redrive', {}, 'faults[0]: kafka cannot redrive dead letters on the local runtime: Kafka has no dead-letter queue of its own (poison messages are parked by the consumer strategy)'],
   ['sqs-add-partitions', {}, 'faults[0]: sqs cannot add partitions on the local runtime: SQS queues have no partitions to add'],
   ['fault-after-max-duration', {}, 'expect.duplicate.after: fault "late" starts at 400 s, which cannot happen inside the run: run.maxDurationMs 300 s ends the run before it (warm-up 2 s + 400 s)'],
-  ['late-fault-in-list', {}, 'expect.reorder[1].before: fault "late" starts at 20 s, which cannot happen inside the run: the run is over by then (sending 5 s + drain timeout 10 s = 15 s into the measured phase)'],
+  ['late-fault-in-list', {}, 'expect.reorder[1].before: fault "late" starts at 20 s, which cannot happen inside the run: the run is over by then (sending 5 s + drain 15 s = 20 s into the measured phase)'],
   // Fine locally, refused on another runtime.
   ['kafka-kill-broker', { runtime: 'external', allowDestructive: true }, 'faults[0]: kafka on the external runtime has no broker nodes convoy can kill (convoy does not run its processes)'],
   ['kafka-kill-broker', { runtime: 'containers' }, 'faults[0]: kafka on the containers runtime has no broker nodes convoy can kill (convoy does not run its processes)'],
