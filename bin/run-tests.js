@@ -12,7 +12,7 @@ const args = process.argv.slice(2);
 const unitOnly = args.includes('--unit');
 const filters = args.filter((a) => !a.startsWith('--'));
 /** Folders whose tests start brokers. */
-const INTEGRATION = ['kafka', 'rabbitmq', 'servicebus', 'sqs', 'pubsub', 'runner', 'runtime', 'faults', 'report', 'suite'];
+const INTEGRATION = ['kafka', 'rabbitmq', 'servicebus', 'sqs', 'pubsub', 'runner', 'runtime', 'faults', 'report', 'suite', 'workers'];
 
 function walk(dir) {
   return readdirSync(dir).flatMap((name) => {
