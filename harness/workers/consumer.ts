@@ -141,6 +141,10 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       settlement = decision.action === 'handle' ? 'dead-letter' : decision.settle;
       break;
     }
+    // The handling's record reaches the file before its settlement reaches the broker: a process
+    // killed after the ack must not leave an acked message that the history never saw handled
+    // (the checker would call it lost, and the broker's redelivery rules would be blamed).
+    history.flush();
     await d.settle(settlement).catch((e: Error) => log(`settle ${settlement} failed: ${e.message}`));
   };
 

@@ -1,7 +1,7 @@
 // Shared setup for the emulator tests: every test gets its own emulator on an ephemeral port and
 // talks to it only through the real @azure/service-bus SDK.
 import { ServiceBusClient, type ServiceBusClientOptions, type ServiceBusReceivedMessage } from "@azure/service-bus";
-import { startEmulator, type Emulator, type QueuePropertiesInput } from "../../brokers/servicebus/emulator/index.ts";
+import { startEmulator, type Emulator, type EmulatorOptions, type QueuePropertiesInput } from "../../brokers/servicebus/emulator/index.ts";
 
 export interface Harness {
   emulator: Emulator;
@@ -14,8 +14,8 @@ export interface Harness {
 /** Short SDK timeouts so a broken emulator fails a test in seconds, not minutes. */
 export const FAST_RETRY: ServiceBusClientOptions = { retryOptions: { maxRetries: 1, timeoutInMs: 10_000, retryDelayInMs: 100 } };
 
-export async function startHarness(queues: Record<string, QueuePropertiesInput>): Promise<Harness> {
-  const emulator = await startEmulator({ port: 0 });
+export async function startHarness(queues: Record<string, QueuePropertiesInput>, options: EmulatorOptions = {}): Promise<Harness> {
+  const emulator = await startEmulator({ ...options, port: 0 });
   for (const [name, props] of Object.entries(queues)) emulator.createQueue(name, props);
   const clients: ServiceBusClient[] = [];
   const newClient = (options: ServiceBusClientOptions = FAST_RETRY): ServiceBusClient => {
@@ -39,8 +39,9 @@ export async function startHarness(queues: Record<string, QueuePropertiesInput>)
 export async function withHarness(
   queues: Record<string, QueuePropertiesInput>,
   fn: (h: Harness) => Promise<void>,
+  options: EmulatorOptions = {},
 ): Promise<void> {
-  const h = await startHarness(queues);
+  const h = await startHarness(queues, options);
   try {
     await fn(h);
   } finally {

@@ -1,11 +1,20 @@
 // A message as the broker stores it: the AMQP message the client sent plus broker-owned state.
 import type { Message as AmqpMessage } from "rhea";
-import type { MessageSession } from "./sessions.ts";
 
 export type MessageState = "active" | "deferred" | "scheduled";
 
 /** Numeric x-opt-message-state values the SDK reads. */
 export const MESSAGE_STATE_CODE: Record<MessageState, number> = { active: 0, deferred: 1, scheduled: 2 };
+
+/**
+ * What a message lock needs of the session that holds it (sessions.ts's MessageSession): session
+ * messages have no lock of their own, so their lock lasts as long as the session's.
+ */
+export interface SessionLock {
+  readonly lockedUntil: number;
+  /** The session's messages delivered under its lock and not yet settled. */
+  readonly locked: Set<StoredMessage>;
+}
 
 export interface MessageLock {
   /** RFC-4122 uuid string; the wire form is derived from it by the protocol layer. */
@@ -13,7 +22,7 @@ export interface MessageLock {
   /** Name of the AMQP link that received the message (or the $management caller's associated link). */
   readonly linkName: string | undefined;
   /** Set when the lock is the session lock (session messages have no lock of their own). */
-  readonly session: MessageSession | undefined;
+  readonly session: SessionLock | undefined;
   /** Expiry of a message lock; session-bound locks use the session's lockedUntil instead. */
   until: number;
   timer: NodeJS.Timeout | undefined;

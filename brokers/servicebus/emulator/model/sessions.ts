@@ -1,7 +1,7 @@
 // Message sessions of one session-enabled queue: per-session FIFO, the exclusive session lock,
 // session state, and receivers waiting for "the next available session".
 import { MinHeap } from "./heap.ts";
-import { byOrder, type StoredMessage } from "./message.ts";
+import { byOrder, type SessionLock, type StoredMessage } from "./message.ts";
 import { BrokerError, Condition } from "./errors.ts";
 
 /** The receiver link that holds (or waits for) a session lock. */
@@ -13,7 +13,7 @@ export interface SessionOwner {
   lockLost(): void;
 }
 
-export class MessageSession {
+export class MessageSession implements SessionLock {
   readonly ready = new MinHeap<StoredMessage>(byOrder);
   /** Messages delivered in peek-lock under this session's lock and not yet settled. */
   readonly locked = new Set<StoredMessage>();
