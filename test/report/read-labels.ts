@@ -45,12 +45,18 @@ function readDuration(text: string, scaleUs: number): Reading | string {
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** "2026-11-29" or "Nov 29 02:00" (UTC), in seconds; the year of the second form is the position's. */
+/**
+ * "2026-11-29", "Nov 29" (midnight) or "06:00" (UTC), in seconds. A label without a year or a
+ * day reads them from the position's value, as a reader reads them from the labels beside it.
+ */
 function readUtc(text: string, atS: number): Reading | string {
+  const at = new Date(atS * 1000);
   let m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (m) return { value: Date.UTC(+m[1], +m[2] - 1, +m[3]) / 1000, resolution: 0.5 };
-  m = /^([A-Z][a-z]{2}) (\d{1,2}) (\d{2}):(\d{2})$/.exec(text);
-  if (m && MONTHS.includes(m[1])) return { value: Date.UTC(new Date(atS * 1000).getUTCFullYear(), MONTHS.indexOf(m[1]), +m[2], +m[3], +m[4]) / 1000, resolution: 0.5 };
+  m = /^([A-Z][a-z]{2}) (\d{1,2})$/.exec(text);
+  if (m && MONTHS.includes(m[1])) return { value: Date.UTC(at.getUTCFullYear(), MONTHS.indexOf(m[1]), +m[2]) / 1000, resolution: 0.5 };
+  m = /^(\d{2}):(\d{2})$/.exec(text);
+  if (m) return { value: Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate(), +m[1], +m[2]) / 1000, resolution: 0.5 };
   return `not a UTC date or time: "${text}"`;
 }
 
