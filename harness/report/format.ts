@@ -1,14 +1,10 @@
-/** How the report writes numbers. Latencies are stored in microseconds and shown in ms. */
+/**
+ * How the report writes numbers. Latencies are stored in microseconds; durations are written
+ * by assets/units.js, the same code the pages' charts run.
+ */
+export { formatDuration } from './assets/units.js';
 
 export const DASH = '—';
-
-/** A latency in µs as milliseconds: 3 significant figures below 100 ms, whole ms above. */
-export function formatMs(us: number | null | undefined): string {
-  if (us === null || us === undefined || !Number.isFinite(us)) return DASH;
-  const ms = us / 1000;
-  const digits = ms < 1 ? 3 : ms < 10 ? 2 : ms < 100 ? 1 : 0;
-  return `${ms.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })} ms`;
-}
 
 export function formatCount(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return DASH;

@@ -19,10 +19,17 @@ export interface PageInput {
   scripts: string[];
 }
 
+/** assets/units.js (an ES module) as a classic script that defines window.ConvoyUnits. */
+function unitsScript(): string {
+  const src = asset('units.js');
+  const names = [...src.matchAll(/^export function (\w+)/gm)].map((m) => m[1]);
+  return `window.ConvoyUnits = (function () {\n${src.replace(/^export /gm, '')}\nreturn { ${names.join(', ')} };\n})();`;
+}
+
 export function page(input: PageInput): string {
   const uplot = uplotAssets();
   const nav = input.nav?.length ? `<nav class="toc">${input.nav.map(([href, label]) => `<a href="${esc(href)}">${esc(label)}</a>`).join('')}</nav>` : '';
-  const scripts = ['charts.js', ...input.scripts].map((s) => `<script>${scriptText(asset(s))}</script>`).join('\n');
+  const scripts = [unitsScript(), ...['charts.js', ...input.scripts].map(asset)].map((s) => `<script>${scriptText(s)}</script>`).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>

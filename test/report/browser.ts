@@ -18,9 +18,13 @@ export interface OpenedPage {
   requests: string[];
 }
 
-/** Opens a local file and waits for its scripts to finish (data-charts-ready or data-charts-error on <body>, or `ready`). */
-export async function openFile(browser: Browser, file: string, ready = 'body[data-charts-ready], body[data-charts-error]'): Promise<OpenedPage> {
+/**
+ * Opens a local file and waits for its scripts to finish (data-charts-ready or data-charts-error
+ * on <body>, or `ready`); `init` runs in the page before any of its scripts.
+ */
+export async function openFile(browser: Browser, file: string, ready = 'body[data-charts-ready], body[data-charts-error]', init?: string): Promise<OpenedPage> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  if (init) await page.addInitScript(init);
   const errors: string[] = [];
   const requests: string[] = [];
   page.on('console', (m) => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { writeReport } from '../../harness/report/render.ts';
-import { formatMs } from '../../harness/report/format.ts';
+import { formatDuration } from '../../harness/report/format.ts';
 import { faultWindowsOf, type ReportResult } from '../../harness/report/view.ts';
 import { launch, openFile, type OpenedPage } from './browser.ts';
 import { exampleDir } from './fixture/variants.ts';
@@ -18,11 +18,11 @@ import { exampleDir } from './fixture/variants.ts';
 /** The run committed as the example (synthetic until a real run replaces it). */
 const COMMITTED = new URL('../../results/example/', import.meta.url).pathname;
 
-/** "1,521 ms" -> 1521000 µs */
-function parseMs(text: string): number {
-  const m = /^([\d,.]+) ms$/.exec(text.trim());
+/** "1.52 s" -> 1520000 µs, "344 µs" -> 344 */
+function parseDuration(text: string): number {
+  const m = /^([\d,.]+) (µs|ms|s)$/.exec(text.trim());
   assert.ok(m, `not a latency: "${text}"`);
-  return Number(m[1].replace(/,/g, '')) * 1000;
+  return Number(m[1].replace(/,/g, '')) * { 'µs': 1, ms: 1e3, s: 1e6 }[m[2] as 'µs' | 'ms' | 's'];
 }
 
 describe('report page', () => {
@@ -113,13 +113,13 @@ describe('report page', () => {
       const p99 = cells.find((c) => c.metric === m && c.stat === 'p99');
       assert.ok(p99, `${m} p99 shown`);
       assert.equal(Number(p99.us), whole[m].p99);
-      assert.equal(p99.text, formatMs(whole[m].p99));
-      const shown = parseMs(p99.text);
+      assert.equal(p99.text, formatDuration(whole[m].p99));
+      const shown = parseDuration(p99.text);
       assert.ok(Math.abs(shown - whole[m].p99) <= Math.max(1, whole[m].p99 * 0.005), `${m} p99 ${p99.text} vs ${whole[m].p99} µs`);
     }
     for (const c of cells) assert.equal(Number(c.us), (whole[c.metric] as unknown as Record<string, number>)[c.stat], `${c.metric} ${c.stat}`);
     const headline = await opened.page.textContent('[data-figure="endToEnd.p99"] .figure-value');
-    assert.equal(headline, formatMs(whole.endToEnd.p99));
+    assert.equal(headline, formatDuration(whole.endToEnd.p99));
   });
 
   test('the per-key plots show the worst keys with the checker\'s reorders, regressions, duplicates, gaps and overlaps', async () => {

@@ -123,30 +123,81 @@
     };
   }
 
-  /** Short latency labels for axes and legends (v in ms). */
+  var U = window.ConvoyUnits;
+
+  /** Legend text for a latency held in ms (the charts' latency scales are ms). */
   function fmtMs(v) {
-    if (v === null || v === undefined) return '—';
-    if (v >= 1000) return (v / 1000).toFixed(v >= 10000 ? 1 : 2) + ' s';
-    if (v >= 100) return v.toFixed(0) + ' ms';
-    if (v >= 10) return v.toFixed(1) + ' ms';
-    if (v >= 1) return v.toFixed(2) + ' ms';
-    return v.toFixed(3) + ' ms';
+    return v === null || v === undefined ? '\u2014' : U.formatDuration(v * 1000);
   }
 
-  /** The same text as the pages' tables (harness/report/format.ts formatMs): us in, ms out. */
-  function formatMs(us) {
-    if (us === null || us === undefined || !isFinite(us)) return '\u2014';
-    var ms = us / 1000;
-    var digits = ms < 1 ? 3 : ms < 10 ? 2 : ms < 100 ? 1 : 0;
-    return ms.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) + ' ms';
-  }
-
-  /** Labels for a log axis: only at powers of ten (the other splits are grid lines). */
+  /** Labels for a log axis in ms: only at powers of ten (the other splits are grid lines), each in its unit. */
   function logMsValues(u, splits) {
-    return splits.map(function (v) {
-      var e = Math.log10(v);
-      return Math.abs(e - Math.round(e)) < 1e-9 ? fmtMs(v) : '';
-    });
+    return U.decadeTicks(splits.map(function (v) { return v * 1000; }));
+  }
+
+  /** Labels for a time axis in seconds: "0 s", "500 ms", "1 s", "1.5 s" (the step sets the decimals). */
+  function secondsValues(u, splits, axisIdx, space, incr) {
+    return U.durationTicks(splits.map(function (v) { return v * 1e6; }), incr * 1e6);
+  }
+
+  /** A log scale's range widened to whole decades, so that both ends carry a label. */
+  function decades(u, min, max) {
+    if (min === null || max === null || !(min > 0)) return [1, 10];
+    return uPlot.rangeLog(min, max, 10, true);
+  }
+
+  /**
+   * A rate or count scale from 0 to a round number above the data (and above `floor`, e.g. the
+   * target rate): a steady run looks steady instead of a ±1 wobble filling the height.
+   */
+  function fromZero(floor) {
+    return function (u, min, max) {
+      var top = Math.max(max || 0, floor || 0, 1);
+      return [0, uPlot.rangeNum(0, top, 0.1, true)[1]];
+    };
+  }
+
+  /** Labels for a log axis: the powers of ten only, written by `write`. */
+  function decadeValues(write) {
+    return function (u, splits) {
+      return splits.map(function (v) {
+        var e = Math.log10(v);
+        return Math.abs(e - Math.round(e)) < 1e-9 ? write(v) : '';
+      });
+    };
+  }
+
+  function percent(v) {
+    return Number(v.toPrecision(6)).toLocaleString('en-US', { maximumFractionDigits: 6 }) + '%';
+  }
+
+  /** A horizontal reference line (e.g. the target rate) with its label, drawn under the series. */
+  function referenceLine(value, label) {
+    return {
+      hooks: {
+        drawClear: [
+          function (u) {
+            if (value === null || value === undefined) return;
+            var y = u.valToPos(value, 'y', true);
+            if (y < u.bbox.top || y > u.bbox.top + u.bbox.height) return;
+            var ctx = u.ctx;
+            ctx.save();
+            ctx.strokeStyle = 'rgba(0,0,0,0.45)';
+            ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+            ctx.lineWidth = devicePixelRatio;
+            ctx.beginPath();
+            ctx.moveTo(u.bbox.left, y);
+            ctx.lineTo(u.bbox.left + u.bbox.width, y);
+            ctx.stroke();
+            ctx.fillStyle = 'rgba(0,0,0,0.6)';
+            ctx.font = Math.round(11 * devicePixelRatio) + 'px sans-serif';
+            ctx.textAlign = 'right';
+            ctx.fillText(label, u.bbox.left + u.bbox.width - 4 * devicePixelRatio, y - 4 * devicePixelRatio);
+            ctx.restore();
+          }
+        ]
+      }
+    };
   }
 
   /** Latency in ms for a log axis (which cannot show 0): at least 1 µs. */
@@ -161,10 +212,10 @@
   /** Options for a percentile-curve chart: x stretches the tail, y is log ms. */
   function curveAxes() {
     return {
-      scales: { x: { time: false, range: [tailX(50) - 0.05, tailX(99.99) + 0.05] }, y: { distr: 3 } },
+      scales: { x: { time: false, range: [tailX(50) - 0.05, tailX(99.99) + 0.05] }, y: { distr: 3, range: decades } },
       axes: [
         { splits: function () { return TAIL_TICKS.map(tailX); }, values: function (u, splits) { return splits.map(function (s, i) { return 'p' + TAIL_TICKS[i]; }); } },
-        { values: logMsValues, size: 60 }
+        { label: 'latency', values: logMsValues, size: 70 }
       ]
     };
   }
@@ -182,6 +233,7 @@
   window.ConvoyCharts = {
     PALETTE: PALETTE, ANOMALY_COLORS: ANOMALY_COLORS, TAG_COLORS: TAG_COLORS,
     readData: readData, chart: chart, faultShading: faultShading, markers: markers,
-    fmtMs: fmtMs, formatMs: formatMs, logMs: logMs, logMsValues: logMsValues, tailX: tailX, curveAxes: curveAxes, swatch: swatch, charts: charts
+    fmtMs: fmtMs, formatDuration: U.formatDuration, logMs: logMs, logMsValues: logMsValues, secondsValues: secondsValues,
+    decades: decades, fromZero: fromZero, decadeValues: decadeValues, percent: percent, referenceLine: referenceLine, tailX: tailX, curveAxes: curveAxes, swatch: swatch, charts: charts
   };
 })();

@@ -97,7 +97,7 @@
 
   function shown(v, kind) {
     if (v === null || v === undefined) return '—';
-    if (kind === 'us') return C.formatMs(v);
+    if (kind === 'us') return C.formatDuration(v);
     if (kind === 'count') return Number(v).toLocaleString('en-US');
     return String(v);
   }

@@ -24,13 +24,14 @@
     });
     var anomalies = (t.anomalies || []).map(function (a) { return { x: rel(a.at), color: C.ANOMALY_COLORS[a.type] || '#000', type: a.type }; });
     var plugins = [C.faultShading(windows), C.markers(anomalies)];
+    var target = (r.workload && r.workload.targetRate) || null;
     var sync = { key: 'timeline' };
     var perS = function (arr) { return (arr || []).map(function (v) { return v / bs; }); };
-    var xAxis = { values: function (u, sp) { return sp.map(function (v) { return v + ' s'; }); } };
+    var xAxis = { values: C.secondsValues };
     var xSeries = { label: 'time', value: function (u, v) { return v === null || v === undefined ? '—' : v.toFixed(1) + ' s'; } };
     var tp = C.chart(el('chart-throughput'), {
-      title: 'Throughput (msg/s)', plugins: plugins, cursor: { sync: sync },
-      scales: { x: { time: false } },
+      title: 'Throughput (msg/s)', plugins: target ? plugins.concat([C.referenceLine(target, 'target ' + target.toLocaleString('en-US') + ' msg/s')]) : plugins, cursor: { sync: sync },
+      scales: { x: { time: false }, y: { range: C.fromZero(target ? target * 1.1 : 0) } },
       axes: [xAxis, { label: 'msg/s', size: 60 }],
       series: [xSeries, { label: 'sent', stroke: C.PALETTE[0] }, { label: 'acked', stroke: C.PALETTE[1] }, { label: 'processed', stroke: C.PALETTE[2], width: 2 }]
     }, [xs, perS(s.sent), perS(s.acked), perS(s.processed)]);
@@ -38,15 +39,15 @@
     tp.root.parentElement.dataset.faultWindows = String(windows.length);
     C.chart(el('chart-backlog'), {
       title: 'Backlog (acked, not yet processed)', plugins: plugins, cursor: { sync: sync }, height: 180,
-      scales: { x: { time: false } }, axes: [xAxis, { label: 'messages', size: 60 }],
+      scales: { x: { time: false }, y: { range: C.fromZero(0) } }, axes: [xAxis, { label: 'messages', size: 60 }],
       series: [xSeries, { label: 'backlog', stroke: C.PALETTE[3], fill: 'rgba(148,103,189,0.15)' }]
     }, [xs, s.backlog.slice()]);
     var p50 = s.endToEnd.map(function (b) { return b ? C.logMs(b.p50) : null; });
     var p99 = s.endToEnd.map(function (b) { return b ? C.logMs(b.p99) : null; });
     C.chart(el('chart-e2e-over-time'), {
       title: 'End-to-end latency per second (log scale)', plugins: plugins, cursor: { sync: sync }, height: 200,
-      scales: { x: { time: false }, y: { distr: 3 } },
-      axes: [xAxis, { label: 'latency', values: C.logMsValues, size: 60 }],
+      scales: { x: { time: false }, y: { distr: 3, range: C.decades } },
+      axes: [xAxis, { label: 'latency', values: C.logMsValues, size: 70 }],
       series: [xSeries, { label: 'e2e p50', stroke: C.PALETTE[1], value: function (u, v) { return C.fmtMs(v); } }, { label: 'e2e p99', stroke: C.PALETTE[9], width: 2, value: function (u, v) { return C.fmtMs(v); } }]
     }, [xs, p50, p99]);
     var counts = {};
@@ -82,8 +83,12 @@
     var ranks = s.series.map(function (p) { return p.rank; });
     C.chart(el('chart-key-share'), {
       title: 'Traffic share by key rank', height: 240, legend: { live: false }, width: Math.max(320, el('chart-key-share').clientWidth || 440),
-      scales: { x: { time: false, distr: 3 }, y: { distr: 3 }, cum: { range: [0, 100] } },
-      axes: [{ label: 'key rank' }, { label: 'share %', size: 55 }, { scale: 'cum', side: 1, label: 'cumulative %', grid: { show: false }, size: 50 }],
+      scales: { x: { time: false, distr: 3, range: C.decades }, y: { distr: 3, range: C.decades }, cum: { range: [0, 100] } },
+      axes: [
+        { label: 'key rank', values: C.decadeValues(function (v) { return v.toLocaleString('en-US'); }) },
+        { label: 'share', values: C.decadeValues(C.percent), size: 70 },
+        { scale: 'cum', side: 1, label: 'cumulative', grid: { show: false }, size: 60, values: function (u, sp) { return sp.map(C.percent); } }
+      ],
       series: [{ label: 'rank' }, { label: 'share %', stroke: C.PALETTE[0], width: 2, points: { show: true, size: 4 } }, { label: 'cumulative %', scale: 'cum', stroke: C.PALETTE[2], dash: [6, 4] }]
     }, [ranks, s.series.map(function (p) { return Math.max(1e-4, p.share * 100); }), s.series.map(function (p) { return p.cumulative * 100; })]);
     var lanes = s.lanes || [];
@@ -92,7 +97,7 @@
     C.chart(el('chart-lane-traffic'), {
       title: 'Traffic per lane (messages)', height: 240, legend: { live: false }, width: Math.max(320, el('chart-lane-traffic').clientWidth || 440),
       scales: { x: { time: false, range: [-0.6, lanes.length - 0.4] }, y: { range: function (u, min, max) { return [0, Math.max(1, max) * 1.1]; } } },
-      axes: [{ splits: function () { return idx; }, values: function (u, sp) { return sp.map(function (i) { return lanes[i] ? lanes[i].lane : ''; }); } }, { size: 60 }],
+      axes: [{ splits: function () { return idx; }, values: function (u, sp) { return sp.map(function (i) { return lanes[i] ? lanes[i].lane : ''; }); } }, { label: 'messages', size: 70 }],
       series: [{ label: 'lane', value: function (u, v) { return lanes[v] ? lanes[v].lane : '—'; } }, { label: 'messages', fill: 'rgba(31,119,180,0.6)', stroke: C.PALETTE[0], paths: uPlot.paths.bars({ size: [0.6, 80] }), points: { show: false } }]
     }, [idx, lanes.map(function (l) { return l.messages; })]);
   }
@@ -137,7 +142,7 @@
       C.chart(target, {
         title: 'Key ' + k.key + ': seq processed over time', height: 260, legend: { live: false }, plugins: [C.faultShading(windows)],
         scales: { x: { time: false } },
-        axes: [{ values: function (u, sp) { return sp.map(function (v) { return v + ' s'; }); } }, { label: 'seq', size: 50 }],
+        axes: [{ values: C.secondsValues }, { label: 'seq', size: 60 }],
         series: series
       }, cols);
       target.dataset.highlighted = String(shown);

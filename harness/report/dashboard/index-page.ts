@@ -1,6 +1,6 @@
 /** The dashboard's index: every run (newest first) and small trend charts per scenario. */
 import { dataAttrs, esc } from '../html.ts';
-import { formatCount, formatDate, formatMs, formatRate } from '../format.ts';
+import { formatCount, formatDate, formatDuration, formatRate } from '../format.ts';
 import { page } from '../page.ts';
 import type { RunSummary } from './summary.ts';
 
@@ -40,8 +40,8 @@ export function indexPage(input: IndexInput): string {
   <td>${esc(r.broker)}${Object.keys(r.brokerVersions).length ? ` <span class="hint">${esc(versions(r.brokerVersions))}</span>` : ''}</td>
   <td class="hint">${esc(versions(r.clients) || '—')}</td>
   <td class="verdict-cell ${esc(r.verdict)}" title="${esc(r.reasons.join('\n'))}">${esc(r.verdict)}</td>
-  <td class="num"${dataAttrs({ us: e2e?.p99 })}>${esc(formatMs(e2e?.p99))}</td>
-  <td class="num">${esc(formatMs(pub?.p99))}</td>
+  <td class="num"${dataAttrs({ us: e2e?.p99 })}>${esc(formatDuration(e2e?.p99))}</td>
+  <td class="num">${esc(formatDuration(pub?.p99))}</td>
   <td class="num">${esc(formatRate(r.figures.achievedRate))}</td>
   <td class="num">${esc(formatCount(r.figures.sent))}</td>
   <td>${esc(anomalies || 'none')}</td>

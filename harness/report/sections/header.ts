@@ -1,6 +1,6 @@
 /** The page header: what ran, when, on what, and the headline figures. */
 import { dataAttrs, esc } from '../html.ts';
-import { formatCount, formatDate, formatMs, formatRate } from '../format.ts';
+import { formatCount, formatDate, formatDuration, formatRate } from '../format.ts';
 import { brokerKind, faultWindowsOf, scenarioName, startedAt, type ReportResult } from '../view.ts';
 
 export function headerSection(r: ReportResult): string {
@@ -24,8 +24,8 @@ export function headerSection(r: ReportResult): string {
   <div class="figures">
     ${figure('messages sent', formatCount(w?.sent), { figure: 'sent', value: w?.sent })}
     ${figure(w?.targetRate ? `achieved rate (target ${formatRate(w.targetRate)})` : 'achieved rate', formatRate(w?.achievedRate), { figure: 'achievedRate', value: w?.achievedRate })}
-    ${figure('end-to-end p99', formatMs(e2e?.count ? e2e.p99 : null), { figure: 'endToEnd.p99', value: e2e?.count ? e2e.p99 : null })}
-    ${figure('publish p99', formatMs(publish?.count ? publish.p99 : null), { figure: 'publish.p99', value: publish?.count ? publish.p99 : null })}
+    ${figure('end-to-end p99', formatDuration(e2e?.count ? e2e.p99 : null), { figure: 'endToEnd.p99', value: e2e?.count ? e2e.p99 : null })}
+    ${figure('publish p99', formatDuration(publish?.count ? publish.p99 : null), { figure: 'publish.p99', value: publish?.count ? publish.p99 : null })}
     ${figure('faults', String(faultWindowsOf(r).length || (r.timeline?.faults?.length ?? 0)), { figure: 'faults' })}
   </div>
 </header>`;

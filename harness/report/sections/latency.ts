@@ -1,6 +1,6 @@
 /** Latency: percentile curves (log-scaled tail) and the figures behind them. */
 import { dataAttrs, esc } from '../html.ts';
-import { formatCount, formatMs } from '../format.ts';
+import { formatCount, formatDuration } from '../format.ts';
 import type { LatencySummary, ReportResult } from '../view.ts';
 
 export const METRIC_LABELS: Record<string, string> = {
@@ -23,7 +23,7 @@ const STATS: [keyof LatencySummary, string][] = [
 function cells(metric: string, s: LatencySummary | undefined, scope: string): string {
   return STATS.map(([k]) => {
     const v = s && s.count > 0 ? (s[k] as number) : null;
-    return `<td class="num"${dataAttrs({ metric, stat: k, scope, us: v })}>${esc(formatMs(v))}</td>`;
+    return `<td class="num"${dataAttrs({ metric, stat: k, scope, us: v })}>${esc(formatDuration(v))}</td>`;
   }).join('');
 }
 
@@ -51,7 +51,7 @@ export function latencySection(r: ReportResult): string {
   <p class="hint">Percentile curves from the measured phase's histograms; the x axis stretches the tail (p50 to p99.99), the y axis is logarithmic. Publish delay shows coordinated omission instead of hiding it.</p>
   <div class="chart" data-chart="latency-curves" id="chart-latency-curves"></div>
   <table class="latency" id="latency-table"><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>
-  ${quiet && quiet.count > 0 ? `<p class="hint">Publish delay outside fault windows: p99 <span${dataAttrs({ metric: 'publishDelayOutsideFaults', stat: 'p99', us: quiet.p99 })}>${esc(formatMs(quiet.p99))}</span> over ${esc(formatCount(quiet.count))} sends (the harness keeping its schedule).</p>` : ''}
+  ${quiet && quiet.count > 0 ? `<p class="hint">Publish delay outside fault windows: p99 <span${dataAttrs({ metric: 'publishDelayOutsideFaults', stat: 'p99', us: quiet.p99 })}>${esc(formatDuration(quiet.p99))}</span> over ${esc(formatCount(quiet.count))} sends (the harness keeping its schedule).</p>` : ''}
   ${phaseRows ? `<h3>Before, during and after each fault</h3><table class="latency phases" id="phase-table"><thead><tr><th>fault</th><th>phase</th><th>metric</th><th>count</th>${STATS.map(([, l]) => `<th>${l}</th>`).join('')}</tr></thead><tbody>${phaseRows}</tbody></table>` : ''}
 </section>`;
 }
