@@ -24,7 +24,7 @@
  * CONVOY_BENCH_CLIENTS, CONVOY_BENCH_MODES narrow the set.
  */
 import { execSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,10 +72,11 @@ interface Tree {
 /** Exports `rev` to a temporary directory that shares this checkout's node_modules. */
 function exportRevision(rev: string, into: string): Tree {
   const dir = join(into, `tree-${rev.replace(/[^\w.-]/g, '_')}`);
+  const sha = execSync(`git -C ${JSON.stringify(REPO)} rev-parse --short ${rev}`, { encoding: 'utf8' }).trim();
+  if (existsSync(join(dir, 'node_modules'))) return { label: `before (${sha})`, dir }; // exported by an earlier part
   mkdirSync(dir, { recursive: true });
   execSync(`git -C ${JSON.stringify(REPO)} archive ${rev} | tar -x -C ${JSON.stringify(dir)}`, { stdio: ['ignore', 'ignore', 'inherit'] });
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
-  const sha = execSync(`git -C ${JSON.stringify(REPO)} rev-parse --short ${rev}`, { encoding: 'utf8' }).trim();
   return { label: `before (${sha})`, dir };
 }
 
