@@ -86,16 +86,6 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     log,
   });
 
-  // Without a timer, a batch of deliveries runs as one chain of microtasks: give the event
-  // loop a turn (stats, IPC, the client's timers) every few milliseconds of it.
-  let lastTurn = clock();
-  const yieldNow = (): Promise<void> | undefined => {
-    const now = clock();
-    if (now - lastTurn < 5) return undefined;
-    lastTurn = now;
-    return new Promise<void>((r) => setImmediate(r));
-  };
-
   const handle = async (d: Delivery, msg: DecodedMessage | null, received: number): Promise<void> => {
     const base = {
       type: 'process' as const,
@@ -120,7 +110,6 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       // to about 700 messages per second.
       const ms = handlerTime();
       if (ms > 0) await sleep(ms);
-      else await yieldNow();
       const stalled = gate.pass();
       if (stalled) await stalled;
       phases.handlerMs += clock() - t;
