@@ -6,6 +6,10 @@
  *   throughput   the rate convoy's producers sustain against a single Kafka node, per client,
  *                next to kafka-producer-perf-test (ProducerPerformance) on the same broker
  *   rate         achieved vs target rate at 1k, 10k and 50k msg/s (open loop)
+ *   consume      convoy's consumer worker per client and concurrency mode next to
+ *                kafka-consumer-perf-test (ConsumerPerformance) on the same preloaded topic
+ *   scale        the issue-29 run: 10k msg/s, 100k keys, 2 consumers; backlog and drain
+ * (consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set)
  *
  * `npm run bench -- checker` (or throughput, rate) runs one part.
  */
@@ -14,9 +18,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCheckerBench, formatCheckerBench } from './checker.ts';
 import { producerThroughput, rateAccuracy } from './kafka.ts';
+import { consumerThroughput, scaleRun } from './consume.ts';
 
 const parts = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const want = (p: string) => parts.length === 0 || parts.includes(p);
+const want = (p: string) => (parts.length === 0 && !['consume', 'scale'].includes(p)) || parts.includes(p);
 const out = (line: string) => process.stdout.write(line + '\n');
 
 const results = mkdtempSync(join(tmpdir(), 'convoy-bench-'));
@@ -32,6 +37,14 @@ try {
   if (want('rate')) {
     out('== open-loop rate accuracy (confluent client, one Kafka node)');
     for (const line of await rateAccuracy({ resultsDir: results })) out(line);
+  }
+  if (want('consume')) {
+    out('== consumer throughput against one Kafka node (history and store on, as in any run)');
+    for (const line of await consumerThroughput({ resultsDir: results })) out(line);
+  }
+  if (want('scale')) {
+    out('== scale run: 10k msg/s, 6 partitions, 100k keys (Zipf 0.8), 2 consumers, 0 ms handler, partition mode, confluent');
+    for (const line of await scaleRun({ resultsDir: results })) out(line);
   }
 } finally {
   rmSync(results, { recursive: true, force: true });

@@ -29,6 +29,7 @@ export class EntityStore {
   private readonly db: Database.Database;
   private readonly entity: EntityKind;
   private readonly upsert: Record<Strategy, Database.Statement<[string, number, string]>>;
+  private readonly applyBoth: (key: string, version: number, json: string) => Record<Strategy, Effect>;
 
   constructor(readonly path: string, options: StoreOptions = {}) {
     this.entity = options.entity ?? 'order';
@@ -54,6 +55,19 @@ export class EntityStore {
          WHERE entities_versioned.version < excluded.version`,
       ),
     };
+    this.applyBoth = this.db.transaction((key: string, version: number, json: string) => ({
+      naive: this.upsert.naive.run(key, version, json).changes > 0 ? ('applied' as const) : ('skipped-stale' as const),
+      versioned: this.upsert.versioned.run(key, version, json).changes > 0 ? ('applied' as const) : ('skipped-stale' as const),
+    }));
+  }
+
+  /**
+   * Apply message `version` of `key` under every strategy, in one transaction (one commit
+   * instead of one per strategy; each table sees the same writes in the same order as with
+   * apply() per strategy). The state is the entity's state at that version.
+   */
+  applyAll(key: string, version: number): Record<Strategy, Effect> {
+    return this.applyBoth(key, version, stateJson(entityStateAt(this.entity, key, version)));
   }
 
   /**

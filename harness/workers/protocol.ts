@@ -5,6 +5,7 @@
  */
 import type { BrokerSettings, Endpoint, RunNames } from '../broker/contract.ts';
 import type { Scenario } from '../scenario/types.ts';
+import type { ConsumerPhases } from './phases.ts';
 
 export interface WorkerInit {
   role: 'producer' | 'consumer';
@@ -68,6 +69,8 @@ export interface WorkerStats {
   cpuPercent: number;
   /** Producers: every planned message has been sent (and settled). */
   finished: boolean;
+  /** Consumers: where the handling time went (see phases.ts). */
+  phases?: ConsumerPhases;
 }
 
 /** Every counter at zero. */

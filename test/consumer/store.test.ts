@@ -39,6 +39,22 @@ test('out-of-order apply: naive ends wrong, versioned ends right and reports the
   store.close();
 });
 
+test('applyAll gives each strategy the effects and final states of apply() per strategy', (t) => {
+  const one = openStore(tempStore(t), { entity: 'order' });
+  const all = openStore(tempStore(t), { entity: 'order' });
+  // Out of order, a duplicate of the newest, an old redelivery, and a second key.
+  const arrivals: [string, number][] = [['k1', 1], ['k1', 3], ['k1', 2], ['k1', 3], ['k2', 2], ['k1', 1], ['k2', 1], ['k1', 4]];
+  for (const [key, v] of arrivals) {
+    const expected = { naive: one.apply('naive', key, v), versioned: one.apply('versioned', key, v) };
+    assert.deepEqual(all.applyAll(key, v), expected, `${key}@${v}`);
+  }
+  for (const s of ['naive', 'versioned'] as const) assert.deepEqual([...all.finalStates(s)], [...one.finalStates(s)], s);
+  assert.equal(all.finalStates('naive').get('k2')?.version, 1);
+  assert.equal(all.finalStates('versioned').get('k2')?.version, 2);
+  one.close();
+  all.close();
+});
+
 test('compareWithTruth: missing keys are wrong, unreachable keys are counted apart, examples sorted', () => {
   const s = (version: number) => ({ version, state: { count: version } });
   const truthMap = new Map([['k1', s(2)], ['k2', s(5)], ['k10', s(1)], ['k3', s(4)]]);

@@ -1,0 +1,330 @@
+/**
+ * `npm run bench -- consume`: convoy's consumer path next to kafka-consumer-perf-test
+ * (ConsumerPerformance), reading the same topic preloaded with the same messages.
+ *
+ * One topic (6 partitions) is filled once with MESSAGES convoy-encoded messages (10k keys,
+ * 256 B). Then, back to back:
+ *   - the Java tool reads MESSAGES from it with a fresh group;
+ *   - a real convoy consumer worker (the process a run starts: history file and entity store
+ *     on, versioned strategy) reads it with each client and each concurrency mode. The group
+ *     is deleted after each, so every reader starts from offset 0.
+ * Per reader: messages/s over the busy window (first delivery to last settlement; the Java
+ * tool's fetch.nMsg.sec, which also leaves out its group join), client CPU ms per 1000
+ * messages, and where the consumer's time went (phases.ts): handler wait, store, history,
+ * settle/commit, and the rest (client adapter, dispatcher, librdkafka/kafkajs).
+ *
+ * `scale` is the run from issue 29: 10,000 msg/s, 6 partitions, 100,000 keys (Zipf 0.8),
+ * 2 consumer processes, 0 ms handler, partition mode, librdkafka client, 40 s: its backlog
+ * and whether the drain caught up.
+ *
+ * CONVOY_BENCH_BEFORE=<git rev> also measures the consumer worker (and the scale run) of that
+ * revision, exported to a temporary directory, in the same bench run: before/after side by side.
+ * CONVOY_BENCH_CONSUME_MESSAGES (default 100000), CONVOY_BENCH_CONSUME_MAX_S (default 30: a
+ * reader slower than MESSAGES in that time is measured on what it read),
+ * CONVOY_BENCH_CLIENTS, CONVOY_BENCH_MODES narrow the set.
+ */
+import { execSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Deployment } from '../harness/broker/contract.ts';
+import { loadBroker } from '../harness/broker/registry.ts';
+import { cacheDir } from '../harness/runtime/cache.ts';
+import { nowMicros, sleep } from '../harness/clock.ts';
+import { encodeMessage } from '../harness/workload/codec.ts';
+import type { Scenario } from '../harness/scenario/types.ts';
+import type { WorkerInit } from '../harness/workers/protocol.ts';
+import type { ConsumerPhases } from '../harness/workers/phases.ts';
+import { openStore } from '../harness/consumer/store.ts';
+import { provision, toolCommand, CONSUMER_PERFORMANCE } from '../brokers/kafka/provision.ts';
+import type { KafkaAdmin } from '../brokers/kafka/admin.ts';
+
+const MESSAGES = Number(process.env.CONVOY_BENCH_CONSUME_MESSAGES ?? 100_000);
+const MAX_S = Number(process.env.CONVOY_BENCH_CONSUME_MAX_S ?? 30);
+const PARTITIONS = 6;
+const KEYS = 10_000;
+const SIZE = 256;
+const WORKERS = 8;
+const CLIENTS = (process.env.CONVOY_BENCH_CLIENTS ?? 'confluent,kafkajs').split(',').filter(Boolean);
+const MODES = (process.env.CONVOY_BENCH_MODES ?? 'partition,key,unordered').split(',').filter(Boolean) as ('partition' | 'key' | 'unordered')[];
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} CPUs)`;
+
+function cpuSeconds(pid: number | 'self', children = false): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = children ? Number(f[13]) + Number(f[14]) : Number(f[11]) + Number(f[12]);
+    return ticks / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** A tree of convoy to measure: this checkout, or a revision exported beside it. */
+interface Tree {
+  label: string;
+  dir: string;
+}
+
+/** Exports `rev` to a temporary directory that shares this checkout's node_modules. */
+function exportRevision(rev: string, into: string): Tree {
+  const dir = join(into, `tree-${rev.replace(/[^\w.-]/g, '_')}`);
+  const sha = execSync(`git -C ${JSON.stringify(REPO)} rev-parse --short ${rev}`, { encoding: 'utf8' }).trim();
+  if (existsSync(join(dir, 'node_modules'))) return { label: `before (${sha})`, dir }; // exported by an earlier part
+  mkdirSync(dir, { recursive: true });
+  execSync(`git -C ${JSON.stringify(REPO)} archive ${rev} | tar -x -C ${JSON.stringify(dir)}`, { stdio: ['ignore', 'ignore', 'inherit'] });
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  return { label: `before (${sha})`, dir };
+}
+
+function trees(resultsDir: string): Tree[] {
+  const out: Tree[] = [];
+  const before = process.env.CONVOY_BENCH_BEFORE;
+  if (before) out.push(exportRevision(before, resultsDir));
+  const head = execSync(`git -C ${JSON.stringify(REPO)} rev-parse --short HEAD`, { encoding: 'utf8' }).trim();
+  const dirty = execSync(`git -C ${JSON.stringify(REPO)} status --porcelain -- harness brokers`, { encoding: 'utf8' }).trim() ? '+changes' : '';
+  out.push({ label: `this tree (${head}${dirty})`, dir: REPO });
+  return out;
+}
+
+function consumerScenario(client: string, mode: 'partition' | 'key' | 'unordered'): Scenario {
+  return {
+    name: 'bench-consume', description: 'benchmark', seed: 1,
+    broker: { kind: 'kafka', client, topic: { partitions: PARTITIONS } },
+    workload: {
+      keys: { count: KEYS, distribution: { kind: 'uniform' }, prefix: 'k' },
+      entity: { kind: 'counter' }, rate: { kind: 'unlimited' }, size: { kind: 'fixed', bytes: SIZE },
+      messages: MESSAGES, warmupMs: 0, maxInFlight: 10_000,
+      producers: [{ name: 'bench', processes: 1, sharedKeys: false }],
+    },
+    consumers: { processes: 1, handler: { kind: 'constant', ms: 0 }, concurrency: { mode, workers: mode === 'partition' ? 1 : WORKERS }, strategy: 'versioned' },
+    faults: [],
+    expect: {},
+    run: { drainTimeoutMs: 20_000, maxDurationMs: 600_000, settleMs: 1000 },
+  } as Scenario;
+}
+
+/** Fills the topic with MESSAGES messages: key k<i mod KEYS>, versions 1, 2, ... per key. */
+async function preload(d: Deployment, names: { runId: string; prefix: string }): Promise<number> {
+  const kafka = await loadBroker('kafka');
+  const settings = kafka.resolveSettings({ kind: 'kafka', client: 'confluent', topic: { partitions: PARTITIONS } } as never);
+  const producer = await kafka.producer(d.endpoint, settings, names, { id: 'preload', log: () => {} });
+  const started = Date.now();
+  let inFlight = 0;
+  let failed = 0;
+  let wake: (() => void) | undefined;
+  for (let i = 0; i < MESSAGES; i++) {
+    while (inFlight >= 10_000) await new Promise<void>((r) => (wake = r));
+    const key = `k${i % KEYS}`;
+    const payload = encodeMessage({ producer: 'bench', key, seq: Math.floor(i / KEYS) + 1, entity: 'counter', intendedUs: nowMicros(), poison: false }, SIZE);
+    inFlight++;
+    producer.send({ key, payload }).then(
+      () => {},
+      () => void failed++,
+    ).finally(() => {
+      inFlight--;
+      wake?.();
+      wake = undefined;
+    });
+  }
+  while (inFlight > 0) await new Promise<void>((r) => (wake = r));
+  await producer.close();
+  if (failed) throw new Error(`preload: ${failed} sends failed`);
+  return (Date.now() - started) / 1000;
+}
+
+interface Reading {
+  messages: number;
+  rate: number;
+  cpuPer1k: number;
+  phases?: ConsumerPhases;
+  note?: string;
+}
+
+/** A real consumer worker of `tree` reads the topic from the start (fresh group). */
+async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, names: { runId: string; prefix: string }, client: string, mode: 'partition' | 'key' | 'unordered', dir: string): Promise<Reading> {
+  const { WorkerHandle } = (await import(join(tree.dir, 'harness/workers/handle.ts'))) as typeof import('../harness/workers/handle.ts');
+  const kafka = await loadBroker('kafka');
+  const scenario = consumerScenario(client, mode);
+  const work = mkdtempSync(join(dir, `c-${client}-${mode}-`));
+  const init: WorkerInit = {
+    role: 'consumer', id: 'c1', brokerKind: 'kafka', endpoint: d.endpoint,
+    settings: kafka.resolveSettings(scenario.broker), names, scenario,
+    historyFile: join(work, 'c1.jsonl'), storeFile: join(work, 'state.sqlite'),
+  };
+  openStore(init.storeFile, { entity: 'counter' }).close();
+  const logs: string[] = [];
+  const w = new WorkerHandle(init, join(work, 'c1.log'), (l) => logs.push(l));
+  let note: string | undefined;
+  try {
+    await w.waitFor('ready', 60_000, 'consumer start');
+    const pid = w.pid!;
+    const cpu0 = cpuSeconds(pid);
+    const started = Date.now();
+    let last = 0;
+    let lastChange = Date.now();
+    while (w.stats.applied < MESSAGES) {
+      await sleep(50);
+      if (w.stats.applied !== last) {
+        last = w.stats.applied;
+        lastChange = Date.now();
+      }
+      if (Date.now() - started > MAX_S * 1000) {
+        note = `stopped after ${MAX_S} s`;
+        break;
+      }
+      if (Date.now() - lastChange > 15_000) {
+        note = 'no progress for 15 s';
+        break;
+      }
+      if (w.exited) throw new Error(`consumer worker exited (${w.exitCode}): ${logs.slice(-3).join(' | ')}`);
+    }
+    const cpu = cpuSeconds(pid) - cpu0;
+    const s = w.stats;
+    const p = s.phases;
+    const windowS = p && p.lastUs > p.firstUs ? (p.lastUs - p.firstUs) / 1e6 : (Date.now() - started) / 1000;
+    const handled = p?.deliveries ?? s.applied;
+    return { messages: handled, rate: handled / windowS, cpuPer1k: (cpu * 1e6) / Math.max(1, s.applied), phases: p, note };
+  } finally {
+    await w.stop(10_000);
+    await admin.client.deleteGroups([`${names.prefix}-group`]).catch(() => {});
+  }
+}
+
+/** kafka-consumer-perf-test reading MESSAGES from the start with a fresh group. */
+function javaConsumer(inst: ReturnType<typeof provision>, bootstrap: string, topic: string, group: string, messages: number) {
+  const cmd = toolCommand(inst, CONSUMER_PERFORMANCE, ['--bootstrap-server', bootstrap, '--topic', topic, '--messages', String(messages), '--group', group, '--timeout', '60000']);
+  const cpu0 = cpuSeconds('self', true);
+  const r = spawnSync(cmd.command, cmd.args, { encoding: 'utf8', timeout: 180_000 });
+  const cpu = cpuSeconds('self', true) - cpu0;
+  // start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec
+  const line = (r.stdout ?? '').trim().split('\n').filter((l) => /^\d{4}-/.test(l)).pop();
+  if (!line) return { ok: false as const, error: (r.stderr ?? '').split('\n').slice(-3).join(' '), cpu };
+  const f = line.split(',').map((x) => x.trim());
+  return { ok: true as const, nMsg: Number(f[4]), rate: Number(f[5]), fetchRate: Number(f[9]), cpu };
+}
+
+function fmtPhases(p: ConsumerPhases | undefined, rate: number): string {
+  if (!p || !p.deliveries) return 'phases: - (not recorded by this tree)';
+  const wallMs = (p.lastUs - p.firstUs) / 1000;
+  const pct = (ms: number) => `${((100 * ms) / wallMs).toFixed(0)}%`;
+  const us = (ms: number) => `${((1000 * ms) / p.deliveries).toFixed(1)} µs`;
+  const rest = Math.max(0, wallMs - p.handlerMs - p.storeMs - p.historyMs - p.settleMs);
+  void rate;
+  return `per message (share of the busy window): handler wait ${us(p.handlerMs)} (${pct(p.handlerMs)}), store ${us(p.storeMs)} (${pct(p.storeMs)}), history ${us(p.historyMs)} (${pct(p.historyMs)}), settle/commit ${us(p.settleMs)} (${pct(p.settleMs)}), client and the rest ${us(rest)} (${pct(rest)})`;
+}
+
+async function withKafka<T>(resultsDir: string, fn: (d: Deployment) => Promise<T>): Promise<T> {
+  const kafka = await loadBroker('kafka');
+  const settings = kafka.resolveSettings({ kind: 'kafka' });
+  const d = await kafka.deploy({ runtime: 'local', workDir: join(resultsDir, 'kafka'), cacheDir: cacheDir(), reuse: true, log: () => {} }, settings);
+  try {
+    return await fn(d);
+  } finally {
+    await d.stop();
+  }
+}
+
+export async function consumerThroughput(opts: { resultsDir: string }): Promise<string[]> {
+  const lines: string[] = [`at start: ${load()}`];
+  const inst = provision(undefined, { tools: true });
+  const measured = trees(opts.resultsDir);
+  await withKafka(opts.resultsDir, async (d) => {
+    const bootstrap = (d.endpoint as { bootstrapServers: string[] }).bootstrapServers.join(',');
+    const names = { runId: 'bench-consume', prefix: 'convoy-bench-consume' };
+    const kafka = await loadBroker('kafka');
+    const admin = (await kafka.admin(d.endpoint, kafka.resolveSettings({ kind: 'kafka', topic: { partitions: PARTITIONS } } as never), names)) as unknown as KafkaAdmin;
+    await admin.deleteDestinations().catch(() => {});
+    await admin.createDestinations();
+    try {
+      const preloadS = await preload(d, names);
+      lines.push(`topic ${names.prefix}: ${PARTITIONS} partitions, ${MESSAGES} messages (${KEYS} keys, ${SIZE} B), preloaded in ${preloadS.toFixed(1)} s`);
+      const javaBase = javaConsumer(inst, bootstrap, names.prefix, 'bench-java-base', 1);
+      let javaRuns = 0;
+      const java = () => {
+        const r = javaConsumer(inst, bootstrap, names.prefix, `bench-java-${++javaRuns}`, MESSAGES);
+        if (!r.ok) {
+          lines.push(`  kafka-consumer-perf-test failed: ${r.error}`);
+          return 0;
+        }
+        const cpuPer1k = (Math.max(0, r.cpu - javaBase.cpu) * 1e6) / MESSAGES;
+        lines.push(`  kafka-consumer-perf-test: ${Math.round(r.fetchRate)} msg/s (fetch.nMsg.sec; ${Math.round(r.rate)} with its group join), client CPU ${cpuPer1k.toFixed(1)} ms per 1k msgs (beyond a 1-message run's ${javaBase.cpu.toFixed(1)} s)  [${load()}]`);
+        return r.fetchRate;
+      };
+      for (const client of CLIENTS) {
+        // The Java tool again before each client's set: the ratio is taken against its own neighbour.
+        const javaRate = java();
+        for (const mode of MODES) {
+          for (const tree of measured) {
+            const r = await convoyConsumer(tree, d, admin, names, client, mode, opts.resultsDir);
+            lines.push(
+              `  convoy ${client.padEnd(9)} ${mode.padEnd(9)} ${tree.label}: ${Math.round(r.rate)} msg/s over ${r.messages} msgs${r.note ? ` (${r.note})` : ''}, ratio to the Java tool ${javaRate ? (r.rate / javaRate).toFixed(2) : '-'}, client CPU ${r.cpuPer1k.toFixed(1)} ms per 1k msgs`,
+            );
+            lines.push(`      ${fmtPhases(r.phases, r.rate)}`);
+          }
+        }
+      }
+    } finally {
+      await admin.deleteDestinations().catch(() => {});
+      await admin.close();
+    }
+  });
+  lines.push(`at end: ${load()}`);
+  return lines;
+}
+
+/** Index of the last non-zero second (0 when none). */
+function lastBusy(xs: number[]): number {
+  for (let i = xs.length - 1; i >= 0; i--) if (xs[i]! > 0) return i;
+  return 0;
+}
+
+function scaleScenario(): Scenario {
+  return {
+    name: 'bench-scale', description: 'issue 29: 10k msg/s, 6 partitions, 100k keys (Zipf 0.8), 2 consumers, 0 ms handler', seed: 1,
+    broker: { kind: 'kafka', client: 'confluent', topic: { partitions: 6 } },
+    workload: {
+      keys: { count: 100_000, distribution: { kind: 'zipf', s: 0.8 }, prefix: 'k' },
+      entity: { kind: 'order' }, rate: { kind: 'fixed', perSecond: 10_000 }, size: { kind: 'fixed', bytes: SIZE },
+      durationMs: Number(process.env.CONVOY_BENCH_SCALE_S ?? 40) * 1000, warmupMs: 0, maxInFlight: 10_000,
+      producers: [{ name: 'bench', processes: 1, sharedKeys: false }],
+    },
+    consumers: { processes: 2, handler: { kind: 'constant', ms: 0 }, concurrency: { mode: 'partition', workers: 1 }, strategy: 'versioned' },
+    faults: [],
+    expect: {},
+    run: { drainTimeoutMs: 30_000, maxDurationMs: 600_000, settleMs: 1000 },
+  } as Scenario;
+}
+
+/** The run from issue 29, by each tree's runner (its consumer workers), on one broker. */
+export async function scaleRun(opts: { resultsDir: string }): Promise<string[]> {
+  const lines: string[] = [`at start: ${load()}`];
+  const measured = trees(opts.resultsDir);
+  await withKafka(opts.resultsDir, async (d) => {
+    for (const tree of measured) {
+      const { executeRun } = (await import(join(tree.dir, 'harness/runner/run.ts'))) as typeof import('../harness/runner/run.ts');
+      const { analyzeRun } = (await import(join(tree.dir, 'harness/runner/analyze.ts'))) as typeof import('../harness/runner/analyze.ts');
+      const record = await executeRun(scaleScenario(), { runtime: 'local', resultsDir: opts.resultsDir, keep: false, allowDestructive: false, deployment: d });
+      const result = await analyzeRun(record);
+      const series = (result.timeline as { series: { acked: number[]; processed: number[]; backlog: number[] } }).series;
+      const busy = (xs: number[]) => xs.slice(1, -1).filter((n) => n > 0);
+      const mean = (xs: number[]) => (xs.length ? Math.round(xs.reduce((a, b) => a + b, 0) / xs.length) : 0);
+      const sent = series.acked.reduce((a, b) => a + b, 0);
+      const processed = series.processed.reduce((a, b) => a + b, 0);
+      const cpu = (record as unknown as { cpu?: Record<string, unknown> }).cpu;
+      const drain = record.drain as { drained: boolean; waitedMs: number; reason: string } | undefined;
+      const lat = (result.latency as { whole?: Record<string, { p50: number; p99: number }> }).whole;
+      lines.push(
+        `  ${tree.label}: acked ${sent}, processed ${processed}; acked ${mean(busy(series.acked))}/s, processed ${mean(busy(series.processed))}/s; backlog max ${Math.max(0, ...series.backlog)}, at the end of sending ${series.backlog[lastBusy(series.acked)] ?? 0}; ` +
+          `drain ${drain ? `${drain.drained ? 'caught up' : 'NOT caught up'} in ${(drain.waitedMs / 1000).toFixed(1)} s (${drain.reason})` : '-'}; end-to-end p50 ${lat?.endToEnd ? (lat.endToEnd.p50 / 1000).toFixed(1) : '-'} ms p99 ${lat?.endToEnd ? (lat.endToEnd.p99 / 1000).toFixed(1) : '-'} ms; verdict ${(result.verdict as { status: string }).status}`,
+      );
+      if (cpu) lines.push(`      cpu: ${JSON.stringify(cpu)}`);
+      lines.push(`      (${load()})`);
+    }
+  });
+  lines.push(`at end: ${load()}`);
+  return lines;
+}

@@ -1,0 +1,22 @@
+/**
+ * Where a consumer process's handling time goes, summed over every handling attempt: the
+ * handler's own wait (handler time and stalls), the entity store, the history writer and the
+ * settlement. `firstUs`/`lastUs` bound the busy window (first delivery received, last
+ * settlement done), so the rest of the window is the client's and the dispatcher's.
+ * Read by `npm run bench -- consume`; a few clock reads per message.
+ */
+export interface ConsumerPhases {
+  /** Deliveries handled (settled). */
+  deliveries: number;
+  handlerMs: number;
+  storeMs: number;
+  historyMs: number;
+  settleMs: number;
+  /** Run clock (µs) of the first delivery received and of the last settlement; 0 before. */
+  firstUs: number;
+  lastUs: number;
+}
+
+export function emptyPhases(): ConsumerPhases {
+  return { deliveries: 0, handlerMs: 0, storeMs: 0, historyMs: 0, settleMs: 0, firstUs: 0, lastUs: 0 };
+}
