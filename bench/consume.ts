@@ -103,7 +103,7 @@ function consumerScenario(client: string, mode: 'partition' | 'key' | 'unordered
     consumers: { processes: 1, handler: { kind: 'constant', ms: 0 }, concurrency: { mode, workers: mode === 'partition' ? 1 : WORKERS }, strategy: 'versioned' },
     faults: [],
     expect: {},
-    run: { drainTimeoutMs: 20_000, maxDurationMs: 600_000, settleMs: 1000 },
+    run: { drainTimeoutMs: 20_000, giveUpDelayMs: 2_000, maxDurationMs: 600_000, settleMs: 1000 },
   } as Scenario;
 }
 
@@ -295,7 +295,7 @@ function scaleScenario(): Scenario {
     consumers: { processes: 2, handler: { kind: 'constant', ms: 0 }, concurrency: { mode: 'partition', workers: 1 }, strategy: 'versioned' },
     faults: [],
     expect: {},
-    run: { drainTimeoutMs: 30_000, maxDurationMs: 600_000, settleMs: 1000 },
+    run: { drainTimeoutMs: 30_000, giveUpDelayMs: 2_000, maxDurationMs: 600_000, settleMs: 1000 },
   } as Scenario;
 }
 
