@@ -42,6 +42,13 @@ function librdkafkaBinding(): DoctorReport['binding'] {
   return { name, loads: false, detail: `${why.trim()} (client: confluent is unavailable; re-run npm ci with the librdkafka-build packages installed)` };
 }
 
+/** "broker kafka, broker sqs: to run ..." : one entry per purpose, with everyone who has it. */
+function byPurpose(needs: NeedBy[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const n of needs) groups.set(n.purpose, [...(groups.get(n.purpose) ?? []), n.by]);
+  return [...groups].map(([purpose, by]) => `${by.join(', ')}: ${purpose}`);
+}
+
 function sizeOf(dir: string): number | null {
   const r = spawnSync('du', ['-sb', dir], { encoding: 'utf8' });
   const n = Number(r.stdout?.split('\t')[0]);
@@ -55,7 +62,7 @@ export function examine(modules: BrokerModule[], essentialNeeds: NeedBy[], other
     const users = all.filter((n) => n.requirement === req);
     return {
       ...probe(req),
-      neededBy: users.map((n) => `${n.by}: ${n.purpose}`),
+      neededBy: byPurpose(users),
       essential: essentialNeeds.some((n) => n.requirement === req),
       fix: howToGet(req),
     };
