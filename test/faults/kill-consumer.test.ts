@@ -30,6 +30,12 @@ interface Topology {
   consumers?: string;
   /** Long enough for the dead process's unacked messages to come back (lock, visibility, ack deadline, session timeout). */
   drainMs: number;
+  /**
+   * Competing consumers where the broker does not promise a newcomer a share: pstest keeps
+   * handing messages to the streaming pulls that already have room (seen in a clean-clone CI
+   * run: the restarted consumer got none), so only the restart itself is checked.
+   */
+  newcomerMayIdle?: boolean;
 }
 
 const TOPOLOGIES: Topology[] = [
@@ -40,7 +46,7 @@ const TOPOLOGIES: Topology[] = [
   { name: 'rabbitmq-hash-lanes', broker: '{ kind: rabbitmq, topology: hash-lanes, lanes: 3, prefetch: 10 }', ordered: true, drainMs: 20_000 },
   { name: 'sqs-standard', broker: '{ kind: sqs, queueType: standard, visibilityTimeoutSeconds: 3 }', ordered: false, drainMs: 20_000 },
   { name: 'sqs-fifo', broker: '{ kind: sqs, queueType: fifo, visibilityTimeoutSeconds: 3 }', ordered: true, consumers: 'concurrency: { mode: key, workers: 4 }', drainMs: 20_000 },
-  { name: 'pubsub-unordered', broker: '{ kind: pubsub, messageOrdering: false, ackDeadlineSeconds: 10 }', ordered: false, consumers: 'concurrency: { mode: unordered, workers: 4 }', drainMs: 30_000 },
+  { name: 'pubsub-unordered', broker: '{ kind: pubsub, messageOrdering: false, ackDeadlineSeconds: 10 }', ordered: false, consumers: 'concurrency: { mode: unordered, workers: 4 }', drainMs: 30_000, newcomerMayIdle: true },
   { name: 'pubsub-ordering', broker: '{ kind: pubsub, messageOrdering: true, ackDeadlineSeconds: 10 }', ordered: true, consumers: 'concurrency: { mode: key, workers: 4 }', drainMs: 30_000 },
   { name: 'servicebus-no-sessions', broker: '{ kind: servicebus, sessions: false, lockDurationMs: 3000 }', ordered: false, drainMs: 20_000 },
   { name: 'servicebus-sessions', broker: '{ kind: servicebus, sessions: true, lockDurationMs: 3000, maxConcurrentSessions: 4 }', ordered: true, drainMs: 20_000 },
@@ -97,7 +103,7 @@ for (const t of TOPOLOGIES) {
     assert.equal(forGood.evidence.state, 'gone', 'c2 was killed');
     assert.ok(restarted.endEvidence?.restarted && restarted.endEvidence.pid !== restarted.evidence.pid, 'c1 came back as a new process');
     assert.ok(!forGood.endEvidence?.restarted, 'c2 stayed dead');
-    if (!t.ordered) {
+    if (!t.ordered && !t.newcomerMayIdle) {
       // Competing consumers: the restarted c1 takes its share (an ordered topology may keep it on standby).
       const history = readFileSync(join(runDir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
       assert.ok(history.some((e) => e.type === 'process' && e.consumer === 'c1' && e.start > restarted.endUs), 'the restarted consumer handled messages');

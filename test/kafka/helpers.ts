@@ -1,4 +1,5 @@
 /** Shared pieces of the Kafka integration tests: each test file starts its own brokers. */
+import { reaperProcess } from '../../harness/runtime/reaper.ts';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,6 +157,8 @@ export function liveChildren(): string[] {
       const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
       // tsx's esbuild service is a child of every test process that compiled something.
+      // The harness's own reaper lives as long as the harness (here, the test process).
+      if (Number(d) === reaperProcess()) continue;
       if (Number(rest[1]) === process.pid && rest[0] !== 'Z' && !/esbuild/.test(cmd)) out.push(`${d}: ${cmd.replace(/\0/g, ' ').slice(0, 200)}`);
     } catch {
       /* gone */

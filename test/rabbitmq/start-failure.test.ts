@@ -2,6 +2,7 @@
  * A node that cannot start (its AMQP port is taken) fails with an InfraError carrying the
  * node's log lines, and leaves nothing running: no node, no Toxiproxy, no epmd registration.
  */
+import { reaperProcess } from '../../harness/runtime/reaper.ts';
 import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -32,7 +33,8 @@ function descendants(): string[] {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const [, comm = '', rest = ''] = /\((.*)\) (.*)/.exec(stat) ?? [];
       const fields = rest.split(' ');
-      if (fields[0] === 'Z') continue;
+      // A zombie is gone; the harness's own reaper lives as long as the harness (the test process).
+      if (fields[0] === 'Z' || Number(d) === reaperProcess()) continue;
       parent.set(Number(d), Number(fields[1]));
       name.set(Number(d), comm);
     } catch {
