@@ -30,7 +30,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Deployment } from '../harness/broker/contract.ts';
 import { loadBroker } from '../harness/broker/registry.ts';
-import { cacheDir } from '../harness/runtime/cache.ts';
 import { nowMicros, sleep } from '../harness/clock.ts';
 import { encodeMessage } from '../harness/workload/codec.ts';
 import type { Scenario } from '../harness/scenario/types.ts';
@@ -39,6 +38,7 @@ import type { ConsumerPhases } from '../harness/workers/phases.ts';
 import { openStore } from '../harness/consumer/store.ts';
 import { provision, toolCommand, CONSUMER_PERFORMANCE } from '../brokers/kafka/provision.ts';
 import type { KafkaAdmin } from '../brokers/kafka/admin.ts';
+import { withKafka } from './kafka.ts';
 
 const MESSAGES = Number(process.env.CONVOY_BENCH_CONSUME_MESSAGES ?? 100_000);
 const MAX_S = Number(process.env.CONVOY_BENCH_CONSUME_MAX_S ?? 30);
@@ -215,17 +215,6 @@ function fmtPhases(p: ConsumerPhases | undefined, rate: number): string {
   const rest = Math.max(0, wallMs - p.handlerMs - p.storeMs - p.historyMs - p.settleMs);
   void rate;
   return `per message (share of the busy window): handler wait ${us(p.handlerMs)} (${pct(p.handlerMs)}), store ${us(p.storeMs)} (${pct(p.storeMs)}), history ${us(p.historyMs)} (${pct(p.historyMs)}), settle/commit ${us(p.settleMs)} (${pct(p.settleMs)}), client and the rest ${us(rest)} (${pct(rest)})`;
-}
-
-async function withKafka<T>(resultsDir: string, fn: (d: Deployment) => Promise<T>): Promise<T> {
-  const kafka = await loadBroker('kafka');
-  const settings = kafka.resolveSettings({ kind: 'kafka' });
-  const d = await kafka.deploy({ runtime: 'local', workDir: join(resultsDir, 'kafka'), cacheDir: cacheDir(), reuse: true, log: () => {} }, settings);
-  try {
-    return await fn(d);
-  } finally {
-    await d.stop();
-  }
 }
 
 export async function consumerThroughput(opts: { resultsDir: string }): Promise<string[]> {

@@ -36,7 +36,8 @@ const JAVA_VARIANTS = [
 /** CONVOY_BENCH_CLIENTS=confluent measures one client only (quicker while tuning). */
 const CLIENTS = (process.env.CONVOY_BENCH_CLIENTS ?? 'confluent,kafkajs').split(',').filter(Boolean);
 
-async function withKafka<T>(resultsDir: string, fn: (d: Deployment) => Promise<T>): Promise<T> {
+/** A default local Kafka for one bench, stopped afterwards (also used by bench/consume.ts). */
+export async function withKafka<T>(resultsDir: string, fn: (d: Deployment) => Promise<T>): Promise<T> {
   const kafka = await loadBroker('kafka');
   const settings = kafka.resolveSettings({ kind: 'kafka' });
   const d = await kafka.deploy({ runtime: 'local', workDir: join(resultsDir, 'kafka'), cacheDir: cacheDir(), reuse: true, log: () => {} }, settings);
