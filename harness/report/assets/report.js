@@ -36,7 +36,9 @@
       title: 'Throughput (msg/s)', plugins: target ? plugins.concat([C.referenceLine(target, 'target ' + target.toLocaleString('en-US') + ' msg/s')]) : plugins, cursor: { sync: sync },
       scales: { x: { time: false }, y: { range: C.fromZero(target ? target * 1.1 : 0) } },
       axes: [xAxis, { label: 'msg/s', size: yAxisSize }],
-      series: [xSeries, { label: 'sent', stroke: C.PALETTE[0] }, { label: 'acked', stroke: C.PALETTE[1] }, { label: 'processed', stroke: C.PALETTE[2], width: 2 }]
+      // Steps, not slopes: a count per second holds for its whole second, so the end of sending
+      // shows as a drop at the second it happened, not as a decline over the second before.
+      series: [xSeries, { label: 'sent', stroke: C.PALETTE[0], paths: C.steps }, { label: 'acked', stroke: C.PALETTE[1], paths: C.steps }, { label: 'processed', stroke: C.PALETTE[2], width: 2, paths: C.steps }]
     }, [xs, perS(s.sent), perS(s.acked), perS(s.processed)]);
     tp.root.parentElement.dataset.anomalyMarkers = String(anomalies.length);
     tp.root.parentElement.dataset.faultWindows = String(windows.length);
