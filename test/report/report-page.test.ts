@@ -79,6 +79,18 @@ describe('report page', () => {
     assert.equal(await opened.page.locator('#fault-table tr.fault').count(), faultWindowsOf(result).length);
   });
 
+  test('the stacked timeline charts line up: their plot areas start and end at the same x', async () => {
+    const boxes = await opened.page.$$eval('#chart-throughput .u-over, #chart-backlog .u-over, #chart-e2e-over-time .u-over', (els) =>
+      els.map((e) => {
+        const r = e.getBoundingClientRect();
+        return [Math.round(r.left), Math.round(r.width)];
+      }),
+    );
+    assert.equal(boxes.length, 3);
+    assert.deepEqual(boxes[1], boxes[0], 'backlog lines up with throughput');
+    assert.deepEqual(boxes[2], boxes[0], 'end-to-end latency lines up with throughput');
+  });
+
   test('the verdict and the expectation table show the result', async () => {
     const p = opened.page;
     assert.equal((await p.textContent('#verdict-badge'))!.trim(), result.verdict.status.toUpperCase());

@@ -206,6 +206,9 @@
     return Math.max(0.001, us / 1000);
   }
 
+  /** Step paths for per-bucket counts: the value holds from its bucket's start to the next. */
+  var steps = uPlot.paths.stepped({ align: 1 });
+
   var tailX = function (p) { return -Math.log10(1 - p / 100); };
   var TAIL_TICKS = [50, 90, 99, 99.9, 99.99];
 
@@ -234,6 +237,6 @@
     PALETTE: PALETTE, ANOMALY_COLORS: ANOMALY_COLORS, TAG_COLORS: TAG_COLORS,
     readData: readData, chart: chart, faultShading: faultShading, markers: markers,
     fmtMs: fmtMs, formatDuration: U.formatDuration, logMs: logMs, logMsValues: logMsValues, secondsValues: secondsValues,
-    decades: decades, fromZero: fromZero, decadeValues: decadeValues, percent: percent, referenceLine: referenceLine, tailX: tailX, curveAxes: curveAxes, swatch: swatch, charts: charts
+    decades: decades, fromZero: fromZero, decadeValues: decadeValues, percent: percent, referenceLine: referenceLine, tailX: tailX, steps: steps, curveAxes: curveAxes, swatch: swatch, charts: charts
   };
 })();

@@ -28,18 +28,23 @@
     var sync = { key: 'timeline' };
     var perS = function (arr) { return (arr || []).map(function (v) { return v / bs; }); };
     var xAxis = { values: C.secondsValues };
+    // One y-axis width for the three stacked charts, so their plot areas (and a fault window's
+    // edges) line up on the same x positions.
+    var yAxisSize = 70;
     var xSeries = { label: 'time', value: function (u, v) { return v === null || v === undefined ? '—' : v.toFixed(1) + ' s'; } };
     var tp = C.chart(el('chart-throughput'), {
       title: 'Throughput (msg/s)', plugins: target ? plugins.concat([C.referenceLine(target, 'target ' + target.toLocaleString('en-US') + ' msg/s')]) : plugins, cursor: { sync: sync },
       scales: { x: { time: false }, y: { range: C.fromZero(target ? target * 1.1 : 0) } },
-      axes: [xAxis, { label: 'msg/s', size: 60 }],
-      series: [xSeries, { label: 'sent', stroke: C.PALETTE[0] }, { label: 'acked', stroke: C.PALETTE[1] }, { label: 'processed', stroke: C.PALETTE[2], width: 2 }]
+      axes: [xAxis, { label: 'msg/s', size: yAxisSize }],
+      // Steps, not slopes: a count per second holds for its whole second, so the end of sending
+      // shows as a drop at the second it happened, not as a decline over the second before.
+      series: [xSeries, { label: 'sent', stroke: C.PALETTE[0], paths: C.steps }, { label: 'acked', stroke: C.PALETTE[1], paths: C.steps }, { label: 'processed', stroke: C.PALETTE[2], width: 2, paths: C.steps }]
     }, [xs, perS(s.sent), perS(s.acked), perS(s.processed)]);
     tp.root.parentElement.dataset.anomalyMarkers = String(anomalies.length);
     tp.root.parentElement.dataset.faultWindows = String(windows.length);
     C.chart(el('chart-backlog'), {
       title: 'Backlog (acked, not yet processed)', plugins: plugins, cursor: { sync: sync }, height: 180,
-      scales: { x: { time: false }, y: { range: C.fromZero(0) } }, axes: [xAxis, { label: 'messages', size: 60 }],
+      scales: { x: { time: false }, y: { range: C.fromZero(0) } }, axes: [xAxis, { label: 'messages', size: yAxisSize }],
       series: [xSeries, { label: 'backlog', stroke: C.PALETTE[3], fill: 'rgba(148,103,189,0.15)' }]
     }, [xs, s.backlog.slice()]);
     var p50 = s.endToEnd.map(function (b) { return b ? C.logMs(b.p50) : null; });
@@ -47,7 +52,7 @@
     C.chart(el('chart-e2e-over-time'), {
       title: 'End-to-end latency per second (log scale)', plugins: plugins, cursor: { sync: sync }, height: 200,
       scales: { x: { time: false }, y: { distr: 3, range: C.decades } },
-      axes: [xAxis, { label: 'latency', values: C.logMsValues, size: 70 }],
+      axes: [xAxis, { label: 'latency', values: C.logMsValues, size: yAxisSize }],
       series: [xSeries, { label: 'e2e p50', stroke: C.PALETTE[1], value: function (u, v) { return C.fmtMs(v); } }, { label: 'e2e p99', stroke: C.PALETTE[9], width: 2, value: function (u, v) { return C.fmtMs(v); } }]
     }, [xs, p50, p99]);
     var counts = {};
