@@ -6,6 +6,7 @@ import type { BrokerHost, PeerSession } from '../broker/in-process.ts';
 import { ownProcessGroup } from '../runtime/cleanup.ts';
 import { OWNER_ENV, ensureReaper, ownerTag, watchGroup } from '../runtime/reaper.ts';
 import { tailFile } from '../runtime/process.ts';
+import { sendToChild } from './ipc-send.ts';
 import { emptyStats, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
 
 const WORKER_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -94,7 +95,7 @@ export class WorkerHandle {
   }
 
   send(msg: ToWorker): void {
-    if (!this.exited && this.child.connected) this.child.send(msg);
+    if (!this.exited) sendToChild(this.child, msg);
   }
 
   onMessage(l: (m: FromWorker) => void): () => void {
