@@ -53,7 +53,6 @@ async function deployExternal(ctx: DeployContext, settings: KafkaSettings): Prom
 const kafka = brokerModule({
   name: 'kafka',
   title: 'Kafka',
-  clients: ['kafkajs', '@confluentinc/kafka-javascript'],
   settingsSchema,
   requirements: KAFKA_NEEDS,
   cached: cachedItems,

@@ -14,7 +14,6 @@ import { resolveSettings, settingsSchema } from './settings.ts';
 const memory = brokerModule({
   name: 'memory',
   title: 'Memory (test double)',
-  clients: [],
   testDouble: true,
   settingsSchema,
   settings: resolveSettings,

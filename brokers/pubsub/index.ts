@@ -19,7 +19,6 @@ import { resolveSettings, settingsSchema, type PubsubSettings } from './settings
 const pubsub = brokerModule({
   name: 'pubsub',
   title: 'Pub/Sub',
-  clients: ['@google-cloud/pubsub'],
   settingsSchema,
   settings: resolveSettings,
   requirements: [

@@ -17,7 +17,6 @@ import { resolveSettings, settingsSchema, type RabbitSettings } from './settings
 const rabbitmq = brokerModule({
   name: 'rabbitmq',
   title: 'RabbitMQ',
-  clients: ['amqplib'],
   settingsSchema,
   settings: resolveSettings,
   requirements: [

@@ -50,7 +50,6 @@ async function deployConnected(ctx: DeployContext, s: ServiceBusSettings): Promi
 const servicebus = brokerModule({
   name: 'servicebus',
   title: 'Service Bus',
-  clients: ['@azure/service-bus', 'rhea'],
   settingsSchema,
   settings: resolveSettings,
   requirements: [TOXIPROXY],

@@ -19,7 +19,6 @@ import { resolveSettings, settingsSchema, type SqsSettings } from './settings.ts
 const sqs = brokerModule({
   name: 'sqs',
   title: 'SQS',
-  clients: ['@aws-sdk/client-sqs'],
   settingsSchema,
   settings: resolveSettings,
   requirements: [

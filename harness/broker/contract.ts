@@ -236,7 +236,11 @@ export interface BrokerModule {
   name: string;
   /** How people name it (docs/coverage.md's broker column): "Kafka", "Service Bus". */
   title: string;
-  /** The npm packages of its clients: their versions go into every result and the dashboard. */
+  /**
+   * The npm packages of its clients: their versions go into every result and the dashboard.
+   * Read by the registry from the broker folder's own package.json (an npm workspace), never
+   * declared twice.
+   */
   clients: string[];
   /** A test double (the memory broker): for fast tests of the harness, never a broker to judge. */
   testDouble?: boolean;
@@ -275,6 +279,9 @@ export interface BrokerModule {
     options: ConsumerOptions,
   ): Promise<ConsumerClient>;
 }
+
+/** What a broker folder's index.ts default-exports; the registry adds `clients` from its package.json. */
+export type BrokerDefinition = Omit<BrokerModule, 'clients'>;
 
 // ---------------------------------------------------------------------------------------------
 // Static capabilities: what a broker can do with the scenario's settings on a runtime, known

@@ -6,14 +6,13 @@
  */
 import type { Need } from '../runtime/requirements.ts';
 import type {
-  BrokerAdmin, BrokerCapabilities, BrokerModule, CachedItem, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
+  BrokerAdmin, BrokerCapabilities, BrokerDefinition, CachedItem, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
   Endpoint, ProducerClient, ProducerOptions, RunNames, RuntimeKind,
 } from './contract.ts';
 
 export interface BrokerParts<S extends BrokerSettings, E> {
   name: string;
   title: string;
-  clients: string[];
   testDouble?: boolean;
   settingsSchema: Record<string, unknown>;
   /** Resolves raw settings (defaults filled in); must accept resolved ones too. */
@@ -38,12 +37,11 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   redeliveryHorizonMs?(settings: S): number;
 }
 
-export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, E>): BrokerModule {
+export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, E>): BrokerDefinition {
   const { settings, endpoint } = parts;
   return {
     name: parts.name,
     title: parts.title,
-    clients: parts.clients,
     testDouble: parts.testDouble,
     settingsSchema: parts.settingsSchema,
     requirements: parts.requirements,

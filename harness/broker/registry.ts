@@ -1,7 +1,7 @@
-import { readdirSync, existsSync } from 'node:fs';
+import { readdirSync, existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import type { BrokerModule } from './contract.ts';
+import type { BrokerDefinition, BrokerModule } from './contract.ts';
 import { InputError } from '../errors.ts';
 
 /** brokers/ at the repository root: each folder with an index.ts is a broker. */
@@ -14,11 +14,23 @@ export function brokerNames(): string[] {
     .sort();
 }
 
+/**
+ * A broker's npm packages, from its own package.json (an npm workspace of the root): its
+ * dependencies and optional dependencies. A broker with no package.json (the memory broker)
+ * has none. The root package.json names no broker's packages.
+ */
+export function brokerPackages(kind: string): string[] {
+  const file = join(BROKERS_DIR, kind, 'package.json');
+  if (!existsSync(file)) return [];
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+  return [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})].sort();
+}
+
 export async function loadBroker(kind: string): Promise<BrokerModule> {
   const names = brokerNames();
   if (!names.includes(kind)) {
     throw new InputError(`unknown broker "${kind}": expected one of ${names.join(', ')}`);
   }
-  const mod = (await import(join(BROKERS_DIR, kind, 'index.ts'))) as { default: BrokerModule };
-  return mod.default;
+  const mod = (await import(join(BROKERS_DIR, kind, 'index.ts'))) as { default: BrokerDefinition };
+  return { ...mod.default, clients: brokerPackages(kind) };
 }

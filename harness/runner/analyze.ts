@@ -13,7 +13,7 @@ import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { RunRecord } from './run.ts';
-import { loadBroker } from '../broker/registry.ts';
+import { BROKERS_DIR, loadBroker } from '../broker/registry.ts';
 
 /** Beyond these the harness did not keep its own schedule: the verdict is `unknown`. */
 const MAX_PUBLISH_DELAY_P99_US = 1_000_000;
@@ -31,12 +31,12 @@ export type Result = Record<string, unknown> & {
 };
 
 /** The installed versions of the broker's client packages (its module names them). */
-function clientVersions(packages: string[]): Record<string, string> {
-  const root = new URL('../../', import.meta.url);
+/** The installed version of each package of the broker (its folder's node_modules first, then the root's). */
+function clientVersions(kind: string, packages: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of packages) {
-    const file = new URL(`node_modules/${name}/package.json`, root);
-    if (existsSync(file)) out[name] = (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+    const file = [join(BROKERS_DIR, kind, 'node_modules', name, 'package.json'), join(BROKERS_DIR, '..', 'node_modules', name, 'package.json')].find((f) => existsSync(f));
+    if (file) out[name] = (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
   }
   return out;
 }
@@ -112,7 +112,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
       runId: record.runId,
       seed: scenario.seed,
       scenario: scenario as unknown as Record<string, unknown>,
-      versions: { brokers: record.deployment?.versions ?? {}, clients: clientVersions((await loadBroker(scenario.broker.kind)).clients) },
+      versions: { brokers: record.deployment?.versions ?? {}, clients: clientVersions(scenario.broker.kind, (await loadBroker(scenario.broker.kind)).clients) },
       started: record.startUs ? new Date(record.startUs / 1000).toISOString() : null,
       finished: new Date(record.endUs / 1000).toISOString(),
     },

@@ -13,7 +13,6 @@ const calls: string[] = [];
 const toy = brokerModule({
   name: 'toy',
   title: 'Toy',
-  clients: [],
   settingsSchema: {},
   settings: (raw): ToySettings => ({ ...raw, size: typeof raw.size === 'number' ? raw.size : 3 }),
   deploy: Object.fromEntries(

@@ -3,7 +3,7 @@
  * broker module, with every handling recorded, and the questions tests ask of them (reordered
  * keys, overlapping handlings).
  */
-import type { BrokerAdmin, BrokerModule, BrokerSettings, ConsumerClient, Delivery, Endpoint, ProducerClient, RunNames, Settlement } from '../../harness/broker/contract.ts';
+import type { BrokerAdmin, BrokerDefinition, BrokerSettings, ConsumerClient, Delivery, Endpoint, ProducerClient, RunNames, Settlement } from '../../harness/broker/contract.ts';
 import { after, before } from 'node:test';
 import { runCleanup } from '../../harness/runtime/cleanup.ts';
 import { decodeMessage, encodeMessage } from '../../harness/workload/codec.ts';
@@ -58,13 +58,13 @@ export class BrokerRun<S extends BrokerSettings, A extends BrokerAdmin> {
   admin!: A;
 
   constructor(
-    readonly broker: BrokerModule,
+    readonly broker: BrokerDefinition,
     readonly endpoint: Endpoint,
     readonly settings: S,
     readonly names: RunNames,
   ) {}
 
-  static async open<S extends BrokerSettings, A extends BrokerAdmin>(broker: BrokerModule, endpoint: Endpoint, settings: S, tag: string): Promise<BrokerRun<S, A>> {
+  static async open<S extends BrokerSettings, A extends BrokerAdmin>(broker: BrokerDefinition, endpoint: Endpoint, settings: S, tag: string): Promise<BrokerRun<S, A>> {
     const r = new BrokerRun<S, A>(broker, endpoint, settings, runNames(tag));
     r.admin = (await broker.admin(endpoint, settings, r.names)) as A;
     await r.admin.createDestinations();

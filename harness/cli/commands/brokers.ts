@@ -13,20 +13,27 @@ import { cleanCommand } from './clean.ts';
  * records them in the cache; later runs with a matching setup reuse them instead of starting
  * their own; `down` stops exactly the processes recorded.
  */
+/** The brokers `brokers up` starts when none is named: all but the test doubles. */
+async function standaloneBrokers(): Promise<string[]> {
+  const mods = await Promise.all(brokerNames().map(loadBroker));
+  return mods.filter((m) => !m.testDouble).map((m) => m.name);
+}
+
 export function register(program: Command): void {
   const brokers = program.command('brokers').description('start, stop and list brokers that outlive a run');
 
   brokers
     .command('up')
     .description('start brokers and leave them running for later runs (a second `up` reuses running ones)')
-    .argument('[names...]', `brokers to start (${brokerNames().join(', ')}); default kafka and rabbitmq`)
+    .argument('[names...]', `brokers to start (${brokerNames().join(', ')}); default: every broker that runs as its own process`)
     .option('--scenario <file>', 'start the brokers with this scenario\'s broker settings (version, node count)')
     .action(async (names: string[], o: { scenario?: string }) => {
       const settingsList = o.scenario
         ? [(await loadScenarioFile(o.scenario)).broker]
-        : (names.length ? names : ['kafka', 'rabbitmq']).map((kind) => ({ kind }));
+        : (names.length ? names : await standaloneBrokers()).map((kind) => ({ kind }));
       for (const raw of settingsList) {
         const mod = await loadBroker(raw.kind);
+        if (mod.testDouble) throw new InputError(`${mod.name} is a test double that lives inside the runner process; it cannot be started on its own`);
         const settings = mod.resolveSettings(raw);
         const t = Date.now();
         const d = await mod.deploy(
