@@ -179,7 +179,7 @@ function compareCell(cell: PlannedCell, plan: MatrixPlan, loaded: Loaded[]): Cel
     runs: loaded.map(({ done, result }) => ({
       slot: done.slot, repeat: done.repeat, seed: done.seed, runId: done.runId, dir: done.dir, verdict: result.verdict.status, reasons: result.verdict.reasons,
     })),
-    planned: plan.repeats,
+    planned: plan.runs.filter((r) => r.cell === cell.id).length,
     known: known.length,
     unknown: loaded.length - known.length,
     pass: known.filter((r) => r.verdict.status === 'pass').length,
