@@ -54,7 +54,7 @@ repeats: 3
   assert.deepEqual(cells.map((c) => c.label), ['mode=partition, size=small', 'mode=partition, size=large', 'mode=key, size=small', 'mode=unordered, size=small', 'mode=unordered, size=large']);
   const large = cells.find((c) => c.id === 'unordered.large')!;
   assert.equal(large.scenario.consumers.concurrency.mode, 'unordered');
-  assert.equal((large.scenario.broker as { partitions: number }).partitions, 6);
+  assert.equal((large.scenario.broker as unknown as { partitions: number }).partitions, 6);
   assert.equal(large.scenario.workload.keys.count, 50);
   assert.equal(large.scenario.consumers.concurrency.workers, 8);
   assert.equal(cells.find((c) => c.id === 'partition.large')!.scenario.consumers.concurrency.workers, 4);

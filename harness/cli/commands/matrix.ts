@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXIT, InputError } from '../../errors.ts';
-import { buildCells } from '../../matrix/cells.ts';
+import { parse } from 'yaml';
+import { buildCells, setPath } from '../../matrix/cells.ts';
 import { checkExpectationScopes } from '../../matrix/expect.ts';
 import { readMatrixFile } from '../../matrix/file.ts';
 import { matrixExitCode } from '../../matrix/compare.ts';
@@ -30,6 +31,8 @@ interface MatrixFlags {
   resume?: string;
   compare?: string;
   dryRun?: boolean;
+  repeats?: string;
+  set?: string[];
 }
 
 const HELP = `
@@ -61,8 +64,19 @@ Exit code: 0 every expectation across cells held (and no run failed its own), 1 
 `;
 
 /** Checks the matrix file and builds its plan (nothing starts). */
-async function planFor(file: string, runtime: ReturnType<typeof checkRuntime>, allowDestructive: boolean, log: (line: string) => void): Promise<MatrixPlan> {
+async function planFor(file: string, o: MatrixFlags, runtime: ReturnType<typeof checkRuntime>, log: (line: string) => void): Promise<MatrixPlan> {
   const matrix = readMatrixFile(resolve(file));
+  if (o.repeats !== undefined) {
+    const n = Number(o.repeats);
+    if (!Number.isInteger(n) || n < 1) throw new InputError(`--repeats: expected an integer >= 1, got "${o.repeats}"`);
+    matrix.repeats = n;
+  }
+  for (const s of o.set ?? []) {
+    const m = /^([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)=(.*)$/.exec(s);
+    if (!m) throw new InputError(`--set: expected path=value (e.g. workload.durationMs=3s), got "${s}"`);
+    setPath(matrix.scenario, m[1], parse(m[2]));
+  }
+  const allowDestructive = Boolean(o.allowDestructive);
   const { cells, warnings } = await buildCells(matrix, { target: { runtime, allowDestructive } });
   for (const w of warnings) log(`convoy: warning: ${file}: ${w}`);
   checkExpectationScopes(matrix.file, matrix.expect, cells);
@@ -78,6 +92,8 @@ export function register(program: Command): void {
     .option('--resume <dir>', 'continue an interrupted matrix (its folder) with the same plan; runs cut short go again')
     .option('--compare <dir>', 'rewrite the comparison of a matrix folder from its runs\' results, without running anything')
     .option('--dry-run', 'check every cell and print the plan; run nothing')
+    .option('--repeats <n>', 'runs per cell, instead of the file\'s repeats (a quick smoke: --repeats 1)')
+    .option('--set <path=value...>', 'change the base scenario before the axes apply, e.g. --set workload.durationMs=3s (value in YAML)')
     .option('--runtime <kind>', 'where brokers come from: local, containers, external', 'local')
     .option('--external <k=v...>', 'external runtime: connection settings (see convoy run --help)')
     .option('--allow-destructive', 'allow faults that change or hurt an external broker')
@@ -104,7 +120,7 @@ async function matrixCommand(file: string | undefined, o: MatrixFlags): Promise<
     dir = resolve(o.resume);
     plan = readPlan(dir);
   } else {
-    plan = await planFor(file!, runtime, Boolean(o.allowDestructive), log);
+    plan = await planFor(file!, o, runtime, log);
     if (o.dryRun) {
       process.stdout.write(`ok ${file}: ${plan.cells.length} cells x ${plan.repeats} repeats = ${plan.runs.length} runs\n`);
       for (const c of plan.cells) process.stdout.write(`  cell ${c.label}\n`);
