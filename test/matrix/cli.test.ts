@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convoy, ROOT } from '../runner/helpers.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { MatrixComparison } from '../../harness/matrix/compare.ts';
 
 const MATRIX = join(ROOT, 'test/matrix/fixtures/memory-modes.yaml');
@@ -48,6 +49,8 @@ describe('convoy matrix on the memory broker', { concurrency: 2 }, () => {
     const dir = matrixDir(results);
     whole = JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as MatrixComparison;
     assert.equal(whole.schema, 'convoy.matrix.v1');
+    const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(join(ROOT, 'results/schema/matrix.v1.json'), 'utf8')) as object);
+    assert.ok(validate(whole), JSON.stringify(validate.errors));
     assert.equal(whole.runsDone, 4);
     const unordered = whole.cells.find((c) => c.id === 'unordered')!;
     const partition = whole.cells.find((c) => c.id === 'partition')!;

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareMatrix, matrixExitCode } from '../../harness/matrix/compare.ts';
@@ -89,6 +90,9 @@ test('comparison: shares with Wilson intervals, per-1000 rates, merged (not aver
   assert.equal(c.complete, false);
   assert.equal(c.verdict.status, 'unknown');
   assert.equal(matrixExitCode(c), 3);
+  // matrix.json's schema, with the null figures of an all-unknown cell.
+  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(new URL('../../results/schema/matrix.v1.json', import.meta.url), 'utf8')) as object);
+  assert.ok(validate(JSON.parse(JSON.stringify(c))), JSON.stringify(validate.errors));
   const md = comparisonMarkdown(c);
   assert.match(md, /\| mode=unordered \| 2 \+ 1 unknown \| 1\/2 50% \[9%–91%\] · 1\.00\/1k \(0–2\.00\)/);
   assert.match(md, /\| mode=partition \| 0 \+ 1 unknown of 2 \| unknown/);
