@@ -66,6 +66,17 @@ describe('convoy matrix on the memory broker', { concurrency: 2 }, () => {
     assert.match(readFileSync(join(dir, 'matrix.md'), 'utf8'), /\| mode=unordered \| 2 \| 2\/2 100% \[34%–100%\]/);
     assert.match(readFileSync(join(dir, 'matrix.html'), 'utf8'), /<script type="application\/json" id="convoy-data">/);
     assert.match(r.stdout, /### convoy matrix memory-modes: pass/);
+    // The dashboard groups the matrix's runs under it and links its comparison.
+    const dash = await convoy(['dashboard', results], { timeoutMs: 60_000 });
+    assert.equal(dash.code, 0, dash.stderr);
+    const index = readFileSync(join(results, 'dashboard', 'index.html'), 'utf8');
+    const folder = dir.split('/').pop()!;
+    assert.match(index, new RegExp(`<li class="matrix" data-matrix="${folder}"><a href="${folder}.html">memory-modes</a> <span class="verdict-cell pass">pass</span>`));
+    assert.equal((index.match(/class="chip verdict-pass"/g) ?? []).length, 4);
+    assert.doesNotMatch(index.split('id="runs"')[1], /class="run"/, 'the matrix runs are not listed again one by one');
+    assert.ok(existsSync(join(results, 'dashboard', `${folder}.html`)));
+    const firstRun = whole.cells[0].runs[0].runId;
+    assert.ok(existsSync(join(results, 'dashboard', 'runs', firstRun, 'report.html')), 'the comparison page\'s run links resolve in the dashboard');
     both();
   });
 
