@@ -112,3 +112,30 @@ seed: 9
   const other = makePlan({ ...m, seed: 10 }, cells);
   assert.notDeepEqual(other.runs.map((x) => x.cell), a.runs.map((x) => x.cell));
 });
+
+test('a per-cell override fixes a setting one client refuses; without it the refused cells are named', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-matrix-kafka-'));
+  const base = `broker: { kind: kafka }
+workload: { rate: { kind: fixed, perSecond: 100 }, durationMs: 2s }
+`;
+  writeFileSync(join(dir, 'base.yaml'), base);
+  const body = (withOverride: boolean) => `name: k
+scenario: base.yaml
+vary: { broker.client: [kafkajs, confluent] }
+linked:
+  producer:
+    idempotent: { broker.producer.idempotent: true, broker.producer.maxInFlight: 5 }
+    plain: { broker.producer.idempotent: false }
+${withOverride ? 'overrides: [{ when: { broker.client: kafkajs, producer: idempotent }, set: { broker.producer.maxInFlight: 1 } }]\n' : ''}`;
+  writeFileSync(join(dir, 'bad.yaml'), body(false));
+  writeFileSync(join(dir, 'good.yaml'), body(true));
+  await assert.rejects(buildCells(readMatrixFile(join(dir, 'bad.yaml'))), (err: InputError) => {
+    assert.equal(err.detail.length, 1, err.detail.join('\n'));
+    assert.match(err.detail[0], /^cell client=kafkajs, producer=idempotent: broker\.producer\.idempotent with kafkajs: .*set maxInFlight 1/);
+    return true;
+  });
+  const { cells } = await buildCells(readMatrixFile(join(dir, 'good.yaml')));
+  const producer = (id: string) => (cells.find((c) => c.id === id)!.scenario.broker as unknown as { producer: { maxInFlight: number; idempotent: boolean } }).producer;
+  assert.deepEqual([producer('kafkajs.idempotent').maxInFlight, producer('confluent.idempotent').maxInFlight], [1, 5]);
+  assert.equal(producer('kafkajs.plain').idempotent, false);
+});

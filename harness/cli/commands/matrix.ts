@@ -46,9 +46,10 @@ A matrix file names a base scenario and what to vary:
   linked:                                  # settings that change together: one axis
     producer:
       idempotent: { broker.producer.idempotent: true, broker.producer.maxInFlight: 5 }
-      plain: { broker.producer.idempotent: false }
-  exclude: [{ broker.client: confluent, consumers.concurrency.mode: key }]
-  overrides: [{ when: { broker.client: kafkajs }, set: { broker.producer.retries: 5 } }]
+      plain: { broker.producer.idempotent: false, broker.producer.maxInFlight: 5 }
+  overrides:                               # per cell: kafkajs takes 1 in flight with idempotence
+    - { when: { broker.client: kafkajs, producer: idempotent }, set: { broker.producer.maxInFlight: 1 } }
+  exclude: [{ broker.client: confluent, consumers.concurrency.mode: key }]   # cells not to run
   repeats: 5                               # runs per cell
   seed: 1                                  # run order and the runs' workload seeds
   expect:                                  # across cells: the exit code follows
