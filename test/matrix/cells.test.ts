@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../harness/errors.ts';
@@ -138,4 +138,22 @@ ${withOverride ? 'overrides: [{ when: { broker.client: kafkajs, producer: idempo
   const producer = (id: string) => (cells.find((c) => c.id === id)!.scenario.broker as unknown as { producer: { maxInFlight: number; idempotent: boolean } }).producer;
   assert.deepEqual([producer('kafkajs.idempotent').maxInFlight, producer('confluent.idempotent').maxInFlight], [1, 5]);
   assert.equal(producer('kafkajs.plain').idempotent, false);
+});
+
+test('the worked examples in workloads/matrix/ check out; the acceptance one is Kafka client x concurrency mode, 5 repeats', async () => {
+  const dir = new URL('../../workloads/matrix/', import.meta.url).pathname;
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+  assert.ok(files.length >= 2);
+  for (const f of files) {
+    const m = readMatrixFile(join(dir, f));
+    const { cells } = await buildCells(m);
+    checkExpectationScopes(m.file, m.expect, cells);
+  }
+  const m = readMatrixFile(join(dir, 'kafka-client-x-concurrency.yaml'));
+  assert.deepEqual(m.axes.map((a) => [a.name, a.values]), [['broker.client', ['kafkajs', 'confluent']], ['consumers.concurrency.mode', ['partition', 'key', 'unordered']]]);
+  assert.equal(m.repeats, 5);
+  const { cells } = await buildCells(m);
+  assert.equal(cells.length, 6);
+  // A handler time spread, so that the unordered pool reorders.
+  assert.ok(cells.every((c) => c.scenario.broker.kind === 'kafka' && c.scenario.consumers.handler.kind === 'exponential'));
 });
