@@ -16,11 +16,7 @@ export const RUNS_DIR = 'runs';
 export const RUNS_LOG = 'runs.jsonl';
 
 /** One finished run, as runs.jsonl records it. */
-export interface DoneRun {
-  slot: number;
-  cell: string;
-  repeat: number;
-  seed: number;
+export interface DoneRun extends PlannedRun {
   runId: string;
   /** Relative to the matrix folder. */
   dir: string;

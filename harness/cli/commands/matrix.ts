@@ -19,15 +19,11 @@ import { SuiteBrokers } from '../../suite/brokers.ts';
 import { comparisonMarkdown } from '../../matrix/table.ts';
 import { parseExternal } from '../external.ts';
 import { checkRuntime } from './run.ts';
+import type { SuiteFlags } from './suite.ts';
 
-interface MatrixFlags {
+/** The suite's flags (a matrix keeps brokers up as a suite does), and its own. */
+interface MatrixFlags extends Omit<SuiteFlags, 'out'> {
   results: string;
-  runtime: string;
-  external?: string[];
-  allowDestructive?: boolean;
-  keep?: boolean;
-  quiet?: boolean;
-  reuseBrokers: boolean;
   resume?: string;
   compare?: string;
   dryRun?: boolean;
