@@ -6,18 +6,12 @@ const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 5e-4, `${a} 
 
 test('Wilson 95% intervals match published values', () => {
   // Reference values (Newcombe 1998 / any stats package): 0 of 5, 5 of 5, 8 of 10, 1 of 20.
-  const [a0, a1] = wilson(0, 5);
-  close(a0, 0);
-  close(a1, 0.4345);
-  const [b0, b1] = wilson(5, 5);
-  close(b0, 0.5655);
-  close(b1, 1);
-  const [c0, c1] = wilson(8, 10);
-  close(c0, 0.4902);
-  close(c1, 0.9433);
-  const [d0, d1] = wilson(1, 20);
-  close(d0, 0.0089);
-  close(d1, 0.2361);
+  const cases: [number, number, number, number][] = [[0, 5, 0, 0.4345], [5, 5, 0.5655, 1], [8, 10, 0.4902, 0.9433], [1, 20, 0.0089, 0.2361]];
+  for (const [k, n, lo, hi] of cases) {
+    const [a, b] = wilson(k, n);
+    close(a, lo);
+    close(b, hi);
+  }
   assert.deepEqual(wilson(0, 0), [0, 1]);
 });
 
