@@ -130,7 +130,7 @@ async function matrixCommand(file: string | undefined, o: MatrixFlags): Promise<
   }
   log(`matrix ${plan.name}: ${plan.cells.length} cells x ${plan.repeats} repeats = ${plan.runs.length} runs in ${dir}`);
   const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
-  const brokers = runtime === 'local' && o.reuseBrokers ? new SuiteBrokers(log) : undefined;
+  const brokers = runtime === 'local' && o.reuseBrokers ? new SuiteBrokers(log, true) : undefined;
   let stopped = false;
   const offInterrupt = onInterrupt(() => {
     stopped = true;
