@@ -2,7 +2,7 @@
  * The comparison as a table of text (one row per cell), shared by the Markdown table for a
  * pull request and the HTML page. Anomaly columns: the types that appeared in any cell.
  */
-import { DASH, formatDuration, formatRate, formatShare } from '../report/format.ts';
+import { DASH, formatCount, formatDuration, formatShare } from '../report/format.ts';
 import type { CellComparison, MatrixComparison } from './compare.ts';
 import type { Spread } from './stats.ts';
 
@@ -37,6 +37,8 @@ function rangeText(s: Spread | null, f: (x: number) => string): string {
   return s.min === s.max ? f(s.median) : `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
 }
 
+const percent = (x: number) => `${Math.round(x)}%`;
+
 function wrongText(cell: CellComparison): string {
   const parts = Object.entries(cell.wrongState).map(([strategy, w]) => `${strategy}${w.primary ? '*' : ''} ${w.runsWrong}/${w.of}`);
   return parts.length ? parts.join(', ') : DASH;
@@ -50,7 +52,7 @@ function expectationsText(cell: CellComparison): string {
 
 export function comparisonTable(c: MatrixComparison): Table {
   const types = anomalyColumns(c);
-  const head = ['cell', 'runs', ...types, 'rate', 'publish p50 / p99', 'end-to-end p50 / p99', 'host CPU', 'wrong state (runs)', 'expectations'];
+  const head = ['cell', 'runs', ...types, 'rate (msg/s)', 'publish p50 / p99', 'end-to-end p50 / p99', 'CPU host / harness', 'wrong state (runs)', 'expectations'];
   const rows = c.cells.map((cell) => {
     const runs = `${cell.known}${cell.unknown ? ` + ${cell.unknown} unknown` : ''}${cell.runs.length < cell.planned ? ` of ${cell.planned}` : ''}`;
     if (cell.allUnknown) return [cell.label, runs, ...types.map(() => 'unknown'), ...Array(head.length - 2 - types.length).fill('unknown')];
@@ -60,8 +62,8 @@ export function comparisonTable(c: MatrixComparison): Table {
     };
     return [
       cell.label, runs, ...types.map((t) => shareText(cell, t)),
-      rangeText(cell.achievedRate, formatRate), lat('publish'), lat('endToEnd'),
-      rangeText(cell.cpu.hostPercent, (x) => `${Math.round(x)}%`), wrongText(cell), expectationsText(cell),
+      rangeText(cell.achievedRate, formatCount), lat('publish'), lat('endToEnd'),
+      `${rangeText(cell.cpu.hostPercent, percent)} / ${rangeText(cell.cpu.harnessPercent, percent)}`, wrongText(cell), expectationsText(cell),
     ];
   });
   return { head, rows };

@@ -66,6 +66,10 @@ describe('convoy matrix on the memory broker', { concurrency: 2 }, () => {
     assert.match(readFileSync(join(dir, 'matrix.md'), 'utf8'), /\| mode=unordered \| 2 \| 2\/2 100% \[34%–100%\]/);
     assert.match(readFileSync(join(dir, 'matrix.html'), 'utf8'), /<script type="application\/json" id="convoy-data">/);
     assert.match(r.stdout, /### convoy matrix memory-modes: pass/);
+    // The comparison again, from the run folders alone: the same figures.
+    const again = await convoy(['matrix', '--compare', dir], { timeoutMs: 60_000 });
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')), whole);
     // The dashboard groups the matrix's runs under it and links its comparison.
     const dash = await convoy(['dashboard', results], { timeoutMs: 60_000 });
     assert.equal(dash.code, 0, dash.stderr);
