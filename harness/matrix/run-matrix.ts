@@ -77,6 +77,7 @@ export async function runMatrix(plan: MatrixPlan, opts: MatrixRunOptions, deps: 
       deps.log(`[${planned.slot + 1}/${plan.runs.length}] ${labels.get(planned.cell)} (repeat ${planned.repeat + 1} of ${plan.repeats}, seed ${planned.seed})`);
       const scenario = runScenario(plan, planned);
       await deps.prepare?.(scenario);
+      if (deps.stopped()) return { complete: false };
       const r = await runOne(scenario, planned, opts, deps);
       if (!r || deps.stopped()) {
         deps.log('  cut short: convoy matrix --resume runs it again');

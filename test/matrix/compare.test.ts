@@ -80,3 +80,25 @@ test('expectations across cells: unknown runs could have gone either way', () =>
   assert.deepEqual(r.cells, ['unordered']);
   assert.equal(r.found, 1);
 });
+
+test('exit code: 0 when every expectation across cells held, 1 when one failed, 3 when the unknown runs decide', () => {
+  const run = (fakes: Parameters<typeof write>[1], share: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'convoy-matrix-exit-'));
+    const done = write(dir, fakes);
+    const p = plan(['partition', 'unordered'], 2, [{ where: { 'consumers.concurrency.mode': 'unordered' }, anomaly: 'reorder', share }]);
+    p.runs = done.map((d) => ({ slot: d.slot, cell: d.cell, repeat: d.repeat, seed: 1 }));
+    return compareMatrix(p, dir, done);
+  };
+  const fakes = (second: 'pass' | 'unknown', reorders: number) => [
+    { cell: 'partition', verdict: 'pass' as const, reorders: 0, sent: 1000, e2e: [1000] },
+    { cell: 'unordered', verdict: 'pass' as const, reorders: 3, sent: 1000, e2e: [1000] },
+    { cell: 'unordered', verdict: second, reorders, sent: 1000, e2e: [1000] },
+  ];
+  assert.equal(matrixExitCode(run(fakes('pass', 2), '1')), 0);
+  const failed = run(fakes('pass', 0), '1');
+  assert.equal(failed.verdict.status, 'fail');
+  assert.equal(matrixExitCode(failed), 1);
+  assert.equal(matrixExitCode(run(fakes('unknown', 0), '1')), 3);
+  // A run that failed its own scenario's expectations fails the matrix too.
+  assert.equal(matrixExitCode(run([...fakes('pass', 2).slice(0, 2), { cell: 'unordered', verdict: 'fail', reorders: 2, sent: 1000, e2e: [1000] }], '1')), 1);
+});
