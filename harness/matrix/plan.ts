@@ -85,8 +85,13 @@ export function runScenario(plan: MatrixPlan, run: PlannedRun): Scenario {
   return { ...structuredClone(cell.scenario), seed: run.seed };
 }
 
+/**
+ * The cells' scenarios are kept as resolved, secrets included (a resumed run needs the real
+ * settings), so the file is readable by its owner only; nothing published (matrix.json, the
+ * runs' results, the dashboard) copies it.
+ */
 export function writePlan(dir: string, plan: MatrixPlan): void {
-  writeFileSync(join(dir, PLAN_FILE), JSON.stringify(plan, null, 2) + '\n');
+  writeFileSync(join(dir, PLAN_FILE), JSON.stringify(plan, null, 2) + '\n', { mode: 0o600 });
 }
 
 export function readPlan(dir: string): MatrixPlan {
