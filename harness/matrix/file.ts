@@ -80,7 +80,7 @@ export function readMatrixFile(file: string): MatrixFile {
   try {
     data = parse(text, { uniqueKeys: true });
   } catch (err) {
-    throw new InputError(`${file}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new InputError(`${file}: not valid YAML: ${(err as Error).message.split('\n')[0].replace(/:$/, '')}`);
   }
   if (!isObject(data)) throw new InputError(`${file}: expected a mapping at the top of the matrix file, got ${show(data)}`);
   const errors: string[] = [];
