@@ -71,8 +71,9 @@ export async function runMatrix(plan: MatrixPlan, opts: MatrixRunOptions, deps: 
   const runsDir = join(opts.dir, RUNS_DIR);
   mkdirSync(runsDir, { recursive: true });
   const labels = new Map(plan.cells.map((c) => [c.id, c.label]));
+  const started = Date.now();
   try {
-    for (const planned of todo) {
+    for (const [i, planned] of todo.entries()) {
       if (deps.stopped()) return { complete: false };
       deps.log(`[${planned.slot + 1}/${plan.runs.length}] ${labels.get(planned.cell)} (repeat ${planned.repeat + 1} of ${plan.repeats}, seed ${planned.seed})`);
       const scenario = runScenario(plan, planned);
@@ -85,12 +86,19 @@ export async function runMatrix(plan: MatrixPlan, opts: MatrixRunOptions, deps: 
       }
       const line: DoneRun = { ...planned, runId: r.result.runId, dir: relative(opts.dir, r.runDir), verdict: r.result.verdict.status };
       appendFileSync(join(opts.dir, RUNS_LOG), JSON.stringify(line) + '\n');
-      deps.log(`  ${r.result.verdict.status}${r.result.verdict.reasons.length ? ` (${r.result.verdict.reasons.join('; ')})` : ''}`);
+      deps.log(`  ${r.result.verdict.status}${r.result.verdict.reasons.length ? ` (${r.result.verdict.reasons.join('; ')})` : ''}${eta(started, i + 1, todo.length)}`);
     }
   } finally {
     await deps.finish?.();
   }
   return { complete: true };
+}
+
+/** "; about 12 min to go" from the mean time of the runs so far. */
+function eta(startedMs: number, done: number, of: number): string {
+  if (done >= of) return '';
+  const minutes = (((Date.now() - startedMs) / done) * (of - done)) / 60_000;
+  return `; about ${minutes < 1 ? 'a minute' : `${Math.round(minutes)} min`} to go`;
 }
 
 /** One run; a run that breaks (not even an `unknown` result) stops the matrix with its error. */
