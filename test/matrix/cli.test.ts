@@ -115,6 +115,29 @@ describe('convoy matrix on the memory broker', { concurrency: 2 }, () => {
   });
 });
 
+test('killed with -9 in its second run (a CI timeout): --resume removes that run\'s folder and runs it again', async () => {
+  const results = mkdtempSync(join(tmpdir(), 'convoy-matrix-kill-'));
+  let sent = false;
+  const first = await convoy(['matrix', MATRIX, '--results', results, '--quiet'], {
+    timeoutMs: 180_000,
+    onStderr: (chunk, child) => {
+      if (!sent && /\[2\/4\]/.test(chunk)) {
+        sent = true;
+        setTimeout(() => child.kill('SIGKILL'), 1500);
+      }
+    },
+  });
+  assert.equal(first.code, null, 'killed');
+  const dir = matrixDir(results);
+  assert.equal(readFileSync(join(dir, 'runs.jsonl'), 'utf8').trim().split('\n').length, 1);
+  const second = await convoy(['matrix', '--resume', dir, '--quiet'], { timeoutMs: 180_000 });
+  assert.equal(second.code, 0, `${second.stdout}\n${second.stderr}`);
+  assert.match(second.stderr, /cut short earlier; removed, its run goes again/);
+  const c = JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')) as MatrixComparison;
+  assert.equal(c.runsDone, 4);
+  assert.deepEqual(c.cells.map((cell) => cell.runs.map((r) => r.slot)), [[1, 3], [0, 2]]);
+});
+
 test('bad input: a path not in the schema and a refused value, named with their cells, exit 2, nothing run', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'convoy-matrix-bad-'));
   const file = join(dir, 'bad.yaml');
