@@ -35,6 +35,22 @@ function essence(c: MatrixComparison): unknown {
   };
 }
 
+/** The fixture matrix, sent `signal` 1.5 s into its second run. */
+async function signalledInSecondRun(signal: NodeJS.Signals): Promise<{ results: string; first: Awaited<ReturnType<typeof convoy>> }> {
+  const results = mkdtempSync(join(tmpdir(), 'convoy-matrix-signal-'));
+  let sent = false;
+  const first = await convoy(['matrix', MATRIX, '--results', results, '--quiet'], {
+    timeoutMs: 180_000,
+    onStderr: (chunk, child) => {
+      if (!sent && /\[2\/4\]/.test(chunk)) {
+        sent = true;
+        setTimeout(() => child.kill(signal), 1500);
+      }
+    },
+  });
+  return { results, first };
+}
+
 describe('convoy matrix on the memory broker', { concurrency: 2 }, () => {
   let whole: MatrixComparison | undefined;
   let resumed: MatrixComparison | undefined;
@@ -85,18 +101,8 @@ describe('convoy matrix on the memory broker', { concurrency: 2 }, () => {
   });
 
   test('interrupted after its first run, then --resume: the same comparison as without a break', async () => {
-    const results = mkdtempSync(join(tmpdir(), 'convoy-matrix-resume-'));
-    let sent = false;
-    const first = await convoy(['matrix', MATRIX, '--results', results, '--quiet'], {
-      timeoutMs: 180_000,
-      onStderr: (_chunk, child) => {
-        // Ctrl-C while the second run is in progress (the user's interrupt, not a kill).
-        if (!sent && /\[2\/4\]/.test(_chunk)) {
-          sent = true;
-          setTimeout(() => child.kill('SIGINT'), 1500);
-        }
-      },
-    });
+    // Ctrl-C while the second run is in progress (the user's interrupt, not a kill).
+    const { results, first } = await signalledInSecondRun('SIGINT');
     assert.equal(first.code, 3, `${first.stdout}\n${first.stderr}`);
     assert.match(first.stderr, /continue with convoy matrix --resume /);
     const dir = matrixDir(results);
@@ -116,17 +122,7 @@ describe('convoy matrix on the memory broker', { concurrency: 2 }, () => {
 });
 
 test('killed with -9 in its second run (a CI timeout): --resume removes that run\'s folder and runs it again', async () => {
-  const results = mkdtempSync(join(tmpdir(), 'convoy-matrix-kill-'));
-  let sent = false;
-  const first = await convoy(['matrix', MATRIX, '--results', results, '--quiet'], {
-    timeoutMs: 180_000,
-    onStderr: (chunk, child) => {
-      if (!sent && /\[2\/4\]/.test(chunk)) {
-        sent = true;
-        setTimeout(() => child.kill('SIGKILL'), 1500);
-      }
-    },
-  });
+  const { results, first } = await signalledInSecondRun('SIGKILL');
   assert.equal(first.code, null, 'killed');
   const dir = matrixDir(results);
   assert.equal(readFileSync(join(dir, 'runs.jsonl'), 'utf8').trim().split('\n').length, 1);
