@@ -24,7 +24,14 @@ export class SuiteBrokers {
   /** Instance key -> broker kind, for the brokers this suite started. */
   private readonly started = new Map<string, string>();
 
-  constructor(private readonly log: (line: string) => void) {}
+  /**
+   * `keepEarlier`: keep every setup started so far up until stopAll (a matrix interleaves cells
+   * that may need different setups of one broker; restarting on each switch would cost more).
+   */
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly keepEarlier = false,
+  ) {}
 
   /** Makes sure the scenario's broker is up and recorded for reuse. */
   async prepare(scenario: Scenario): Promise<void> {
@@ -50,7 +57,7 @@ export class SuiteBrokers {
         markStartedBySuite(key);
         this.log(`  ${key}: started for the suite`);
       }
-      if (fresh.length > 0) {
+      if (fresh.length > 0 && !this.keepEarlier) {
         const keep = new Set(fresh.map(([key]) => key));
         for (const [key, broker] of [...this.started]) if (broker === kind && !keep.has(key)) await this.stop(key);
       }

@@ -7,6 +7,8 @@ export interface LoadedRun {
   /** The run folder (holds result.json, maybe history.jsonl and report.html). */
   dir: string;
   result: ReportResult;
+  /** The matrix folder (its name under the results folder) when the run is one of a matrix's. */
+  matrix?: string;
 }
 
 export interface LoadProblem {
@@ -14,19 +16,27 @@ export interface LoadProblem {
   reason: string;
 }
 
-/** Oldest first (by start time, then run id). Unreadable results are returned as problems. */
+/**
+ * Oldest first (by start time, then run id). Unreadable results are returned as problems. A
+ * matrix folder (convoy matrix: plan.json, runs/<run>/) adds its runs, marked with its name.
+ */
 export function loadRuns(resultsDir: string): { runs: LoadedRun[]; problems: LoadProblem[] } {
   const runs: LoadedRun[] = [];
   const problems: LoadProblem[] = [];
-  for (const name of readdirSync(resultsDir).sort()) {
-    const dir = join(resultsDir, name);
+  const add = (dir: string, matrix?: string) => {
     const file = join(dir, 'result.json');
-    if (!statSync(dir).isDirectory() || !existsSync(file)) continue;
+    if (!statSync(dir).isDirectory() || !existsSync(file)) return;
     try {
-      runs.push({ dir, result: asReportResult(JSON.parse(readFileSync(file, 'utf8')), file) });
+      runs.push({ dir, result: asReportResult(JSON.parse(readFileSync(file, 'utf8')), file), ...(matrix ? { matrix } : {}) });
     } catch (err) {
       problems.push({ file, reason: (err as Error).message });
     }
+  };
+  for (const name of readdirSync(resultsDir).sort()) {
+    const dir = join(resultsDir, name);
+    add(dir);
+    const matrixRuns = join(dir, 'runs');
+    if (existsSync(join(dir, 'plan.json')) && existsSync(matrixRuns)) for (const run of readdirSync(matrixRuns).sort()) add(join(matrixRuns, run), name);
   }
   return { runs: sortRuns(runs), problems };
 }

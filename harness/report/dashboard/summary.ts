@@ -31,6 +31,8 @@ export interface RunSummary {
   curves: Record<string, CurvePoint[]>;
   /** Relative link to the run's report from the dashboard, if one was written. */
   report: string | null;
+  /** The matrix folder the run belongs to (convoy matrix), if any. */
+  matrix?: string;
 }
 
 export function summarizeRun(r: ReportResult, report: string | null = null): RunSummary {

@@ -1,0 +1,159 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InputError } from '../../harness/errors.ts';
+import { buildCells } from '../../harness/matrix/cells.ts';
+import { checkExpectationScopes } from '../../harness/matrix/expect.ts';
+import { readMatrixFile } from '../../harness/matrix/file.ts';
+import { makePlan } from '../../harness/matrix/plan.ts';
+
+const BASE = `broker: { kind: memory, mode: partitioned, partitions: 2 }
+workload:
+  keys: { count: 5 }
+  rate: { kind: fixed, perSecond: 100 }
+  durationMs: 1s
+consumers: { processes: 1, handler: { kind: constant, ms: 1 }, concurrency: { mode: partition, workers: 4 } }
+expect: { reorder: any, overlap: any }
+`;
+
+function matrixFile(body: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-matrix-'));
+  writeFileSync(join(dir, 'base.yaml'), BASE);
+  writeFileSync(join(dir, 'm.yaml'), `name: m\nscenario: base.yaml\n${body}`);
+  return join(dir, 'm.yaml');
+}
+
+async function problems(body: string): Promise<string[]> {
+  try {
+    const m = readMatrixFile(matrixFile(body));
+    const { cells } = await buildCells(m);
+    checkExpectationScopes(m.file, m.expect, cells);
+    return [];
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    return err.detail.length ? err.detail : [err.message];
+  }
+}
+
+test('cells: every combination less the excluded ones, values, linked axes and overrides set in the scenario', async () => {
+  const m = readMatrixFile(matrixFile(`vary:
+  consumers.concurrency.mode: [partition, key, unordered]
+linked:
+  size:
+    small: { broker.partitions: 2, workload.keys.count: 5 }
+    large: { broker.partitions: 6, workload.keys.count: 50 }
+exclude:
+  - { consumers.concurrency.mode: key, size: large }
+overrides:
+  - { when: { consumers.concurrency.mode: unordered }, set: { consumers.concurrency.workers: 8 } }
+repeats: 3
+`));
+  const { cells } = await buildCells(m);
+  assert.deepEqual(cells.map((c) => c.label), ['mode=partition, size=small', 'mode=partition, size=large', 'mode=key, size=small', 'mode=unordered, size=small', 'mode=unordered, size=large']);
+  const large = cells.find((c) => c.id === 'unordered.large')!;
+  assert.equal(large.scenario.consumers.concurrency.mode, 'unordered');
+  assert.equal((large.scenario.broker as unknown as { partitions: number }).partitions, 6);
+  assert.equal(large.scenario.workload.keys.count, 50);
+  assert.equal(large.scenario.consumers.concurrency.workers, 8);
+  assert.equal(cells.find((c) => c.id === 'partition.large')!.scenario.consumers.concurrency.workers, 4);
+  assert.equal(large.scenario.name, 'm.unordered.large');
+});
+
+test('bad input names the cell that would have had it: a path not in the schema, a value the schema refuses', async () => {
+  const p = await problems(`vary:
+  consumers.concurrency.mode: [partition, sideways]
+  broker.partitionz: [2]
+`);
+  assert.ok(p.includes('cell mode=sideways, partitionz=2: consumers.concurrency.mode: expected one of partition, key, unordered; got "sideways"'), p.join('\n'));
+  assert.ok(p.some((l) => l.startsWith('cell mode=partition, partitionz=2: broker.partitionz: unknown property')), p.join('\n'));
+  assert.ok(!p.some((l) => l.startsWith('cell mode=partition') && l.includes('sideways')));
+});
+
+test('bad input in the matrix file itself: unknown axis in exclude, a value not on the axis, a share, an expectation matching no cell', async () => {
+  const p = await problems(`vary: { consumers.concurrency.mode: [partition, key] }
+exclude: [{ broker.client: kafkajs }, { consumers.concurrency.mode: unordered }]
+expect: [{ where: { consumers.concurrency.mode: key }, anomaly: reorder, share: "most" }, { anomaly: reorderz, share: 0 }]
+repeats: 0
+`);
+  assert.deepEqual(p.sort(), [
+    'exclude[0].broker.client: not an axis of this matrix (axes: consumers.concurrency.mode)',
+    'exclude[1].consumers.concurrency.mode: "unordered" is not one of the axis\'s values ("partition", "key")',
+    `expect[0].share: expected a share of runs such as ">=0.9", "0", "<=10%", got "most"`,
+    `expect[1].anomaly: expected one of ${p.find((l) => l.startsWith('expect[1]'))!.replace(/^expect\[1\]\.anomaly: expected one of (.*); got "reorderz"$/, '$1')}; got "reorderz"`,
+    'repeats: expected an integer >= 1, got 0',
+  ].sort());
+  assert.deepEqual(await problems(`vary: { consumers.concurrency.mode: [partition, key] }
+exclude: [{ consumers.concurrency.mode: key }]
+expect: [{ where: { consumers.concurrency.mode: key }, anomaly: reorder, share: 0 }]
+`), ['expect[0].where: matches no cell of the matrix (after exclude)']);
+});
+
+test('plan: repeat by repeat, every cell once per round in a seeded order; the same seed gives the same plan', async () => {
+  const m = readMatrixFile(matrixFile(`vary:
+  consumers.concurrency.mode: [partition, key, unordered]
+  workload.keys.count: [5, 6, 7]
+repeats: 4
+seed: 9
+`));
+  const { cells } = await buildCells(m);
+  const a = makePlan(m, cells);
+  const b = makePlan(m, cells);
+  assert.equal(a.runs.length, 36);
+  assert.deepEqual(a.runs, b.runs);
+  for (let r = 0; r < 4; r++) {
+    const round = a.runs.slice(r * 9, r * 9 + 9);
+    assert.deepEqual(round.map((x) => x.cell).sort(), cells.map((c) => c.id).sort());
+    assert.ok(round.every((x) => x.repeat === r && x.seed === round[0].seed), 'one workload seed per repeat, shared by every cell');
+  }
+  const orders = new Set([0, 1, 2, 3].map((r) => a.runs.slice(r * 9, r * 9 + 9).map((x) => x.cell).join(' ')));
+  assert.ok(orders.size > 1, 'rounds are shuffled, not cell after cell');
+  const other = makePlan({ ...m, seed: 10 }, cells);
+  assert.notDeepEqual(other.runs.map((x) => x.cell), a.runs.map((x) => x.cell));
+});
+
+test('a per-cell override fixes a setting one client refuses; without it the refused cells are named', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-matrix-kafka-'));
+  const base = `broker: { kind: kafka }
+workload: { rate: { kind: fixed, perSecond: 100 }, durationMs: 2s }
+`;
+  writeFileSync(join(dir, 'base.yaml'), base);
+  const body = (withOverride: boolean) => `name: k
+scenario: base.yaml
+vary: { broker.client: [kafkajs, confluent] }
+linked:
+  producer:
+    idempotent: { broker.producer.idempotent: true, broker.producer.maxInFlight: 5 }
+    plain: { broker.producer.idempotent: false }
+${withOverride ? 'overrides: [{ when: { broker.client: kafkajs, producer: idempotent }, set: { broker.producer.maxInFlight: 1 } }]\n' : ''}`;
+  writeFileSync(join(dir, 'bad.yaml'), body(false));
+  writeFileSync(join(dir, 'good.yaml'), body(true));
+  await assert.rejects(buildCells(readMatrixFile(join(dir, 'bad.yaml'))), (err: InputError) => {
+    assert.equal(err.detail.length, 1, err.detail.join('\n'));
+    assert.match(err.detail[0], /^cell client=kafkajs, producer=idempotent: broker\.producer\.idempotent with kafkajs: .*set maxInFlight 1/);
+    return true;
+  });
+  const { cells } = await buildCells(readMatrixFile(join(dir, 'good.yaml')));
+  const producer = (id: string) => (cells.find((c) => c.id === id)!.scenario.broker as unknown as { producer: { maxInFlight: number; idempotent: boolean } }).producer;
+  assert.deepEqual([producer('kafkajs.idempotent').maxInFlight, producer('confluent.idempotent').maxInFlight], [1, 5]);
+  assert.equal(producer('kafkajs.plain').idempotent, false);
+});
+
+test('the worked examples in workloads/matrix/ check out; the acceptance one is Kafka client x concurrency mode, 5 repeats', async () => {
+  const dir = new URL('../../workloads/matrix/', import.meta.url).pathname;
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+  assert.ok(files.length >= 2);
+  for (const f of files) {
+    const m = readMatrixFile(join(dir, f));
+    const { cells } = await buildCells(m);
+    checkExpectationScopes(m.file, m.expect, cells);
+  }
+  const m = readMatrixFile(join(dir, 'kafka-client-x-concurrency.yaml'));
+  assert.deepEqual(m.axes.map((a) => [a.name, a.values]), [['broker.client', ['kafkajs', 'confluent']], ['consumers.concurrency.mode', ['partition', 'key', 'unordered']]]);
+  assert.equal(m.repeats, 5);
+  const { cells } = await buildCells(m);
+  assert.equal(cells.length, 6);
+  // A handler time spread, so that the unordered pool reorders.
+  assert.ok(cells.every((c) => c.scenario.broker.kind === 'kafka' && c.scenario.consumers.handler.kind === 'exponential'));
+});
