@@ -5,8 +5,7 @@ import { HistoryWriter } from '../history/writer.ts';
 import { ackLine, sendLine } from '../history/producer-lines.ts';
 import { MessagePlan, type PlannedMessage } from '../workload/schedule.ts';
 import { encodeMessage } from '../workload/codec.ts';
-import { emptyStats, type FromWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
-import type { Inbox } from './main.ts';
+import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from './protocol.ts';
 import { loopLagMeter } from './loop-lag.ts';
 
 /**

@@ -78,6 +78,9 @@ export function emptyStats(): WorkerStats {
   return { sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, stale: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, cpuPercent: 0, finished: false };
 }
 
+/** How a worker role listens to the runner's messages (main.ts gives each role one). */
+export type Inbox = (handler: (m: ToWorker) => void) => void;
+
 export type FromWorker =
   | { type: 'ready'; detail?: Record<string, unknown> }
   | { type: 'stats'; stats: WorkerStats }
