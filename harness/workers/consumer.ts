@@ -1,4 +1,5 @@
 import { loadBroker } from '../broker/registry.ts';
+import type { HandlerEffect } from '../faults/contract.ts';
 import type { ConsumerClient, Delivery, Settlement } from '../broker/contract.ts';
 import { nowMicros, sleep } from '../clock.ts';
 import { HistoryWriter } from '../history/writer.ts';
@@ -12,30 +13,8 @@ import { Dispatcher } from './dispatcher.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from './protocol.ts';
 import { loopLagMeter } from './loop-lag.ts';
 import { cpuMeter } from './cpu-meter.ts';
+import { WorkerFaults } from './fault-hooks.ts';
 import { emptyPhases } from './phases.ts';
-
-/** A pause in every handler of this process: the `stall` fault. */
-class StallGate {
-  private release?: () => void;
-  private gate?: Promise<void>;
-
-  stall(ms: number): void {
-    this.gate ??= new Promise<void>((r) => (this.release = r));
-    // The runner ends the stall; the timer is a safety net should its message be lost.
-    setTimeout(() => this.unstall(), ms + 1_000).unref();
-  }
-
-  unstall(): void {
-    this.release?.();
-    this.release = undefined;
-    this.gate = undefined;
-  }
-
-  /** Undefined when not stalled; otherwise resolves when the stall ends. */
-  pass(): Promise<void> | undefined {
-    return this.gate;
-  }
-}
 
 /**
  * A consumer process of the run's group: takes deliveries from the broker client, runs them
@@ -60,18 +39,12 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const handlerTime = handlerTimeSampler(handlerSpec, rng);
   const poison = new PoisonTracker(spec.poison);
   const dispatcher = new Dispatcher(spec.concurrency.mode, spec.concurrency.workers);
-  const gate = new StallGate();
-  let outage: 'dead-letter' | 'requeue' | 'release' | undefined;
-  let crashAfterApply = false;
+  const faults = await WorkerFaults.consumer({ id: init.id, log, flushHistory: () => history.flush() });
   let stopping = false;
   let wakeStop: (() => void) | undefined;
 
   inbox((m) => {
-    if (m.type === 'stall') gate.stall(m.durationMs);
-    if (m.type === 'unstall') gate.unstall();
-    if (m.type === 'fail-handlers') outage = m.settle;
-    if (m.type === 'heal-handlers') outage = undefined;
-    if (m.type === 'crash-after-apply') crashAfterApply = true;
+    faults.receive(m);
     if (m.type === 'stop') {
       stopping = true;
       wakeStop?.();
@@ -109,10 +82,13 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       // to about 700 messages per second.
       const ms = handlerTime();
       if (ms > 0) await sleep(ms);
-      const stalled = gate.pass();
-      if (stalled) await stalled;
+      for (const f of faults.effects()) {
+        const held = f.hold?.();
+        if (held) await held;
+      }
       phases.handlerMs += clock() - t;
       const ev: ProcessEvent = { ...base, received, start, end: 0, outcome: 'ok' };
+      const outage = failedByFault(faults.effects());
       if (outage) {
         ev.outcome = 'error';
         ev.end = nowMicros();
@@ -136,10 +112,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         t = clock();
         history.write(ev);
         phases.historyMs += clock() - t;
-        if (crashAfterApply) {
-          history.flush();
-          process.kill(process.pid, 'SIGKILL');
-        }
+        for (const f of faults.effects()) f.afterApply?.();
         break;
       }
       ev.outcome = 'error';
@@ -183,11 +156,20 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
 
   while (!stopping) await new Promise<void>((r) => (wakeStop = r));
   clearInterval(timer);
-  gate.unstall();
+  faults.endAll();
   await Promise.race([dispatcher.idle(), sleep(5_000)]);
   await client.close().catch((e: Error) => log(`close: ${e.message}`));
   store.close();
   history.close();
   stats.inFlight = dispatcher.inFlight;
   send({ type: 'stopped', stats });
+}
+
+/** The settlement a failing-handlers fault imposes on this attempt, if one is active. */
+function failedByFault(effects: Iterable<HandlerEffect>): Settlement | undefined {
+  for (const f of effects) {
+    const how = f.failWith?.();
+    if (how) return how;
+  }
+  return undefined;
 }
