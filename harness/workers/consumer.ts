@@ -9,7 +9,7 @@ import { Rng } from '../workload/rng.ts';
 import { handlerTimeSampler } from '../consumer/handler-time.ts';
 import { PoisonTracker } from '../consumer/poison.ts';
 import { openStore } from '../consumer/store.ts';
-import { Dispatcher } from './dispatcher.ts';
+import { concurrencyMode } from '../consumer/concurrency/registry.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from './protocol.ts';
 import { loopLagMeter } from './loop-lag.ts';
 import { cpuMeter } from './cpu-meter.ts';
@@ -38,7 +38,8 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const handlerSpec = spec.overrides?.[init.id]?.handler ?? spec.handler;
   const handlerTime = handlerTimeSampler(handlerSpec, rng);
   const poison = new PoisonTracker(spec.poison);
-  const dispatcher = new Dispatcher(spec.concurrency.mode, spec.concurrency.workers);
+  const mode = concurrencyMode(spec.concurrency.mode);
+  const dispatcher = mode.scheduler(spec.concurrency.workers);
   const faults = await WorkerFaults.consumer({ id: init.id, log, flushHistory: () => history.flush() });
   let stopping = false;
   let wakeStop: (() => void) | undefined;
@@ -53,7 +54,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
 
   const client: ConsumerClient = await broker.consumer(init.endpoint, init.settings, init.names, {
     id: init.id,
-    maxInFlight: spec.concurrency.mode === 'partition' ? 1 : spec.concurrency.workers,
+    maxInFlight: mode.maxInFlight(spec.concurrency.workers),
     onGroupEvent: (e) => history.write({ type: 'rebalance', at: nowMicros(), consumer: init.id, lanes: e.lanes, generation: e.generation, phase: e.phase }),
     log,
   });
