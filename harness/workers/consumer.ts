@@ -39,7 +39,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const handlerTime = handlerTimeSampler(handlerSpec, rng);
   const poison = new PoisonTracker(spec.poison);
   const mode = concurrencyMode(spec.concurrency.mode);
-  const dispatcher = mode.scheduler(spec.concurrency.workers);
+  const scheduler = mode.scheduler(spec.concurrency.workers);
   const faults = await WorkerFaults.consumer({ id: init.id, log, flushHistory: () => history.flush() });
   let stopping = false;
   let wakeStop: (() => void) | undefined;
@@ -144,25 +144,25 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     const received = nowMicros();
     if (phases.firstUs === 0) phases.firstUs = received;
     const msg = decodeMessage(d.payload);
-    stats.inFlight = dispatcher.inFlight + 1;
-    await dispatcher.accept(msg?.key ?? null, () => handle(d, msg, received));
-    stats.inFlight = dispatcher.inFlight;
+    stats.inFlight = scheduler.inFlight + 1;
+    await scheduler.accept(msg?.key ?? null, () => handle(d, msg, received));
+    stats.inFlight = scheduler.inFlight;
   });
   await client.ready(60_000);
   send({ type: 'ready' });
   const timer = setInterval(() => {
-    stats.inFlight = dispatcher.inFlight;
+    stats.inFlight = scheduler.inFlight;
     send({ type: 'stats', stats: { ...stats, loopLagMs: lag(), cpuPercent: cpu() } });
   }, 500);
 
   while (!stopping) await new Promise<void>((r) => (wakeStop = r));
   clearInterval(timer);
   faults.endAll();
-  await Promise.race([dispatcher.idle(), sleep(5_000)]);
+  await Promise.race([scheduler.idle(), sleep(5_000)]);
   await client.close().catch((e: Error) => log(`close: ${e.message}`));
   store.close();
   history.close();
-  stats.inFlight = dispatcher.inFlight;
+  stats.inFlight = scheduler.inFlight;
   send({ type: 'stopped', stats });
 }
 
