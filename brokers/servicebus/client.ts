@@ -97,16 +97,19 @@ export class ServiceBusConsumer implements ConsumerClient {
 
   async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
     this.started = true;
+    const sessions = this.settings.sessions ? (this.settings.maxConcurrentSessions ?? Math.max(1, this.options.maxInFlight)) : 0;
+    // Each session loop holds one delivery at a time of its own: maxConcurrentSessions sessions
+    // are worked on at once even when the consumer takes one delivery at a time per lane.
+    const maxInFlight = Math.max(this.options.maxInFlight, sessions);
     // A handler that throws leaves the message locked: the lock expires and it comes again.
-    const gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError: 'release' });
+    const gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight, log: this.options.log, onHandlerError: 'release' });
     const accept = (d: Delivery) => gate.accept(d);
     this.closeGate = () => gate.close();
     if (!this.settings.sessions) {
       this.loops.push(this.queueLoop(accept));
       return;
     }
-    const n = this.settings.maxConcurrentSessions ?? Math.max(1, this.options.maxInFlight);
-    for (let i = 0; i < n; i++) this.loops.push(this.sessionLoop(accept));
+    for (let i = 0; i < sessions; i++) this.loops.push(this.sessionLoop(accept));
   }
 
   private closeGate?: () => void;
