@@ -179,6 +179,9 @@ export class DeliveryGate {
       offset: d.offset,
       deliveryCount: d.deliveryCount,
       settle: (how: Settlement) => {
+        // The adapter's settle first: what it takes back of the lane (takeWaiting) must not be
+        // handed out by the pump this settlement starts.
+        const done = d.settle(how);
         if (!settled) {
           settled = true;
           this.renewing.delete(d);
@@ -186,7 +189,7 @@ export class DeliveryGate {
           this.options.onFree?.();
           this.pump();
         }
-        return d.settle(how);
+        return done;
       },
     };
     if (delivery.offset === undefined) delete delivery.offset;

@@ -99,6 +99,21 @@ test('a delivery the client took back before its turn is dropped; waiting ones c
   assert.equal(await b3, true);
 });
 
+test("what the adapter's settle takes back of the lane is not handed out by the same settlement", async () => {
+  // SQS gives a failed message's group back with it: the later messages of the batch still waiting.
+  const seen: Delivery[] = [];
+  const gate: DeliveryGate = new DeliveryGate(async (d) => void seen.push(d), { ...options, maxInFlight: 1 });
+  let takenBack: Incoming[] = [];
+  void gate.accept(incoming('a', 1, { settle: async () => void (takenBack = gate.takeWaiting('a')) }));
+  const a2 = gate.accept(incoming('a', 2));
+  await tick();
+  assert.deepEqual(seen.map((d) => d.offset), [1]);
+  await seen[0]!.settle('requeue');
+  assert.deepEqual(takenBack.map((d) => d.offset), [2]);
+  assert.equal(await a2, false);
+  assert.deepEqual(seen.map((d) => d.offset), [1]);
+});
+
 test('keep-alive runs while deliveries wait for a slot; renewals run while a handler holds its delivery', async () => {
   let heartbeats = 0;
   let renewals = 0;
