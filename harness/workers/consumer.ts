@@ -40,7 +40,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const poison = new PoisonTracker(spec.poison);
   const mode = concurrencyMode(spec.concurrency.mode);
   const scheduler = mode.scheduler(spec.concurrency.workers);
-  const faults = await WorkerFaults.consumer({ id: init.id, log, flushHistory: () => history.flush() });
+  const faults = WorkerFaults.consumer({ id: init.id, log, flushHistory: () => history.flush() });
   let stopping = false;
   let wakeStop: (() => void) | undefined;
 

@@ -12,26 +12,45 @@ type Started = { end?(): void };
 
 export class WorkerFaults<E extends Started> {
   private readonly active = new Map<string, E>();
+  private starters?: Map<string, (args: Record<string, unknown>) => E>;
+  /** Messages that came before the hooks were loaded, applied once they are. */
+  private early: ToWorker[] = [];
+  /** Resolves when the hooks are loaded (they load beside the worker's own start-up). */
+  readonly loaded: Promise<void>;
 
-  private constructor(private readonly starters: Map<string, (args: Record<string, unknown>) => E>) {}
+  private constructor(load: Promise<Map<string, (args: Record<string, unknown>) => E>>, log: (line: string) => void) {
+    this.loaded = load.then(
+      (starters) => {
+        this.starters = starters;
+        for (const m of this.early.splice(0)) this.receive(m);
+      },
+      (e: Error) => log(`fault hooks not loaded: ${e.message}`),
+    );
+  }
 
   /** The hooks of a consumer process (`dir`: a folder of fault kinds other than the harness's). */
-  static async consumer(side: ConsumerSide, dir?: string): Promise<WorkerFaults<HandlerEffect>> {
-    return new WorkerFaults(starters(await faultKinds(dir), (k) => k.worker?.consumer && ((args) => k.worker!.consumer!(args, side))));
+  static consumer(side: ConsumerSide, dir?: string): WorkerFaults<HandlerEffect> {
+    const load = faultKinds(dir).then((kinds) => starters(kinds, (k) => k.worker?.consumer && ((args) => k.worker!.consumer!(args, side))));
+    return new WorkerFaults(load, side.log);
   }
 
-  static async producer(side: ProducerSide, dir?: string): Promise<WorkerFaults<Started>> {
-    return new WorkerFaults(starters(await faultKinds(dir), (k) => k.worker?.producer && ((args) => k.worker!.producer!(args, side) ?? {})));
+  static producer(side: ProducerSide, dir?: string): WorkerFaults<Started> {
+    const load = faultKinds(dir).then((kinds) => starters(kinds, (k) => k.worker?.producer && ((args) => k.worker!.producer!(args, side) ?? {})));
+    return new WorkerFaults(load, side.log);
   }
 
-  /** Kinds with a hook for this role. */
+  /** Kinds with a hook for this role (none before `loaded`). */
   get kinds(): string[] {
-    return [...this.starters.keys()];
+    return [...(this.starters?.keys() ?? [])];
   }
 
   /** Handles a `fault` message; false for any other message. A kind started twice restarts. */
   receive(m: ToWorker): boolean {
     if (m.type !== 'fault') return false;
+    if (!this.starters) {
+      this.early.push(m);
+      return true;
+    }
     if (m.phase === 'end' || this.active.has(m.kind)) {
       this.active.get(m.kind)?.end?.();
       this.active.delete(m.kind);
@@ -48,8 +67,9 @@ export class WorkerFaults<E extends Started> {
     return this.active.values();
   }
 
-  /** The worker stops: every active fault ends. */
+  /** The worker stops: every active fault ends, and none that was still to start will. */
   endAll(): void {
+    this.early = [];
     for (const e of this.active.values()) e.end?.();
     this.active.clear();
   }

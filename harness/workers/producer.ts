@@ -26,7 +26,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   let startUs: number | undefined;
   let stopping = false;
   let wake: (() => void) | undefined;
-  const faults = await WorkerFaults.producer({
+  const faults = WorkerFaults.producer({
     id: init.id,
     log,
     client,

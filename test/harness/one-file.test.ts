@@ -18,8 +18,13 @@ const settledSoon = async (p: Promise<void>) => Promise.race([p.then(() => true)
 test('a worker-side fault kind in a folder of its own is loaded by the consumer side and acts on handlers', async () => {
   const kinds = await faultKinds(FIXTURE('faults'));
   assert.deepEqual([...kinds.keys()], ['slow-handlers']);
-  const faults = await WorkerFaults.consumer(side, FIXTURE('faults'));
+  const faults = WorkerFaults.consumer(side, FIXTURE('faults'));
+  // A start that comes while the hooks still load takes effect once they are loaded.
+  faults.receive({ type: 'fault', kind: 'slow-handlers', phase: 'start', args: { extraMs: 1 } });
+  await faults.loaded;
   assert.deepEqual(faults.kinds, ['slow-handlers']);
+  assert.equal([...faults.effects()].length, 1);
+  faults.receive({ type: 'fault', kind: 'slow-handlers', phase: 'end' });
   assert.equal([...faults.effects()].length, 0);
   faults.receive({ type: 'fault', kind: 'slow-handlers', phase: 'start', args: { extraMs: 1 } });
   const active = [...faults.effects()];
@@ -32,7 +37,8 @@ test('a worker-side fault kind in a folder of its own is loaded by the consumer 
 });
 
 test("the harness's worker-side faults: stall holds until its end, handler-errors fails, kill-consumer crashes after apply", async () => {
-  const faults = await WorkerFaults.consumer(side);
+  const faults = WorkerFaults.consumer(side);
+  await faults.loaded;
   for (const k of ['stall', 'handler-errors', 'kill-consumer']) assert.ok(faults.kinds.includes(k), `${k} has a consumer hook`);
   assert.ok(!faults.kinds.includes('network'), 'a fault acting outside workers has no hook');
 
@@ -48,7 +54,8 @@ test("the harness's worker-side faults: stall holds until its end, handler-error
   faults.endAll();
   assert.equal([...faults.effects()].length, 0);
 
-  const producer = await WorkerFaults.producer({ id: 'p1', log: () => {}, client: { send: async () => ({}), close: async () => {} }, mark: () => {} });
+  const producer = WorkerFaults.producer({ id: 'p1', log: () => {}, client: { send: async () => ({}), close: async () => {} }, mark: () => {} });
+  await producer.loaded;
   assert.deepEqual(producer.kinds, ['add-partitions']);
 });
 
