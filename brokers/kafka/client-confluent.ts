@@ -273,6 +273,7 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
   await consumer.subscribe({ topics: [topic] });
   return {
     async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+      core.start(onDelivery);
       await consumer.run({
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: c.partitionsConsumedConcurrently,
@@ -280,7 +281,7 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
           for (const message of batch.messages) {
             if (!isRunning() || isStale()) break;
             const offset = Number(message.offset);
-            const handed = await core.handOut(batch.partition, offset, message.value ?? Buffer.alloc(0), onDelivery, {
+            const handed = await core.handOut(batch.partition, offset, message.value ?? Buffer.alloc(0), {
               stale: () => !isRunning() || isStale(),
             });
             if (!handed) break;

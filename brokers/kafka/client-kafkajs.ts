@@ -275,6 +275,7 @@ export async function kafkajsConsumer(endpoint: KafkaEndpoint, settings: KafkaSe
 
   return {
     async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+      core.start(onDelivery);
       await consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
@@ -283,7 +284,7 @@ export async function kafkajsConsumer(endpoint: KafkaEndpoint, settings: KafkaSe
           for (const message of batch.messages) {
             if (!isRunning() || isStale()) break;
             const offset = Number(message.offset);
-            const handed = await core.handOut(batch.partition, offset, message.value ?? Buffer.alloc(0), onDelivery, {
+            const handed = await core.handOut(batch.partition, offset, message.value ?? Buffer.alloc(0), {
               stale: () => !isRunning() || isStale(),
               heartbeat,
             });

@@ -1,13 +1,14 @@
 /**
- * What both Kafka consumer adapters share: per-partition settlement ledgers, the in-flight
- * limit, offset commits of the settled prefix, group events and readiness. The adapters
- * (client-kafkajs.ts, client-confluent.ts) only feed it messages and carry out seeks/commits.
+ * What both Kafka consumer adapters share: per-partition settlement ledgers, offset commits
+ * of the settled prefix, group events and readiness. The adapters (client-kafkajs.ts,
+ * client-confluent.ts) only feed it messages and carry out seeks/commits; the harness's
+ * delivery gate (harness/delivery/gate.ts) keeps the delivery rules.
  *
  * Semantics (the same for both clients):
  *   - Deliveries of one partition are handed out in offset order; the next one is handed out
- *     only after `onDelivery` of the previous one resolved (the harness resolves it early
- *     when its concurrency mode allows parallel work).
- *   - At most `maxInFlight` deliveries are unsettled at once (across partitions).
+ *     only after `onDelivery` of the previous one resolved (the gate's rule; the client's fetch
+ *     loop awaits handOut, so a handler that blocks its partition stops the loop).
+ *   - At most `maxInFlight` deliveries are unsettled at once (across partitions; the gate).
  *   - ack / dead-letter: the offset is done. Kafka keeps one committed offset per partition,
  *     so the consumer commits only the contiguous settled prefix (like Confluent's Parallel
  *     Consumer): an offset is committed once it and every earlier delivered offset are settled.
@@ -27,6 +28,7 @@
  */
 import type { ConsumerGroupEvent, ConsumerOptions, Delivery, Settlement } from '../../harness/broker/contract.ts';
 import { InfraError } from '../../harness/errors.ts';
+import { DeliveryGate, type Incoming } from '../../harness/delivery/gate.ts';
 import type { ConsumerSettings } from './settings.ts';
 
 export function laneOf(partition: number): string {
@@ -108,55 +110,12 @@ export interface ConsumerDriver {
   commit(offsets: { partition: number; offset: number }[]): Promise<void>;
 }
 
-class Slots {
-  private used = 0;
-  private waiters: (() => void)[] = [];
-  constructor(private readonly max: number) {}
-  private shut = false;
-  get inUse(): number {
-    return this.used;
-  }
-  tryTake(): boolean {
-    if (this.used >= this.max) return false;
-    this.used++;
-    return true;
-  }
-  /** Resolves when a slot was taken; `tick` runs every `tickMs` while waiting (heartbeats). */
-  async take(tick?: () => Promise<void>, tickMs = 1_000): Promise<void> {
-    while (!this.tryTake()) {
-      // Shut (the consumer closes): take one anyway so the caller, seeing it is closed, gives it back.
-      if (this.shut) {
-        this.used++;
-        return;
-      }
-      await new Promise<void>((resolve) => {
-        const t = tick ? setTimeout(resolve, tickMs) : undefined;
-        this.waiters.push(() => {
-          if (t) clearTimeout(t);
-          resolve();
-        });
-      });
-      if (tick && this.used >= this.max) await tick().catch(() => {});
-    }
-  }
-  /** Wakes every waiter for good: a consumer closing must not wait for deliveries nobody will settle. */
-  shutDown(): void {
-    this.shut = true;
-    for (const w of this.waiters.splice(0)) w();
-  }
-  give(): void {
-    this.used = Math.max(0, this.used - 1);
-    const w = this.waiters.shift();
-    w?.();
-  }
-}
-
 export class ConsumerCore {
   private ledgers = new Map<number, PartitionLedger>();
   /** Deliveries per offset by this consumer, per partition, kept across rebalances. */
   private counts = new Map<number, Map<number, number>>();
   private assigned: number[] = [];
-  private slots: Slots;
+  private gate?: DeliveryGate;
   private driver?: ConsumerDriver;
   private commitTimer?: NodeJS.Timeout;
   private commitRunning?: Promise<void>;
@@ -171,9 +130,7 @@ export class ConsumerCore {
     readonly topic: string,
     private readonly settings: ConsumerSettings,
     private readonly options: ConsumerOptions,
-  ) {
-    this.slots = new Slots(Math.max(1, options.maxInFlight));
-  }
+  ) {}
 
   attach(driver: ConsumerDriver): void {
     this.driver = driver;
@@ -188,7 +145,12 @@ export class ConsumerCore {
   }
 
   get inFlight(): number {
-    return this.slots.inUse;
+    return this.gate?.inFlight ?? 0;
+  }
+
+  /** The harness's delivery gate takes every message from here on (ConsumerClient.start). */
+  start(onDelivery: (d: Delivery) => Promise<void>): void {
+    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError: 'requeue' });
   }
 
   /** The group gave this member `partitions` (possibly none): it is ready. */
@@ -237,35 +199,31 @@ export class ConsumerCore {
   }
 
   /**
-   * Hands one message to the harness: waits for an in-flight slot (running `heartbeat` while
-   * waiting), then awaits onDelivery. Returns false when the message was not handed out
-   * (partition no longer owned, or `stale()` says a seek superseded it).
+   * Hands one message to the harness through the gate (which runs `heartbeat` while it waits
+   * for an in-flight slot) and resolves when onDelivery did. Returns false when the message was
+   * not handed out (partition no longer owned, or `stale()` says a seek superseded it).
    */
-  async handOut(
-    partition: number,
-    offset: number,
-    payload: Buffer,
-    onDelivery: (d: Delivery) => Promise<void>,
-    hooks: { stale?: () => boolean; heartbeat?: () => Promise<void> } = {},
-  ): Promise<boolean> {
-    if (this.closed) return false;
-    await this.slots.take(hooks.heartbeat);
-    const ledger = this.ledgers.get(partition);
-    if (!ledger || hooks.stale?.() || this.closed) {
-      this.slots.give();
-      return false;
-    }
-    const { entry, count } = ledger.deliver(offset);
+  handOut(partition: number, offset: number, payload: Buffer, hooks: { stale?: () => boolean; heartbeat?: () => Promise<void> } = {}): Promise<boolean> {
+    if (this.closed || !this.gate) return Promise.resolve(false);
+    let ledger: PartitionLedger | undefined;
+    let entry: Entry | undefined;
     let settled = false;
-    const delivery: Delivery = {
+    const delivery: Incoming = {
       payload,
       lane: laneOf(partition),
       offset,
-      deliveryCount: count,
+      keepAlive: hooks.heartbeat,
+      claim: () => {
+        ledger = this.ledgers.get(partition);
+        if (!ledger || hooks.stale?.() || this.closed) return false;
+        const d = ledger.deliver(offset);
+        entry = d.entry;
+        delivery.deliveryCount = d.count;
+        return true;
+      },
       settle: async (how: Settlement) => {
-        if (settled) return;
+        if (settled || !entry || !ledger) return;
         settled = true;
-        this.slots.give();
         if (entry.dropped || this.ledgers.get(partition) !== ledger) return; // stale: a seek or rebalance superseded it
         if (how === 'ack' || how === 'dead-letter') {
           if (ledger.settle(entry) && !this.settings.autoCommit) void this.commitNow();
@@ -276,8 +234,7 @@ export class ConsumerCore {
         this.driver?.seek(partition, offset);
       },
     };
-    await onDelivery(delivery);
-    return true;
+    return this.gate.accept(delivery);
   }
 
   private targets(): { partition: number; offset: number }[] {
@@ -323,7 +280,7 @@ export class ConsumerCore {
 
   close(): void {
     this.closed = true;
-    this.slots.shutDown();
+    this.gate?.close();
     if (this.commitTimer) clearInterval(this.commitTimer);
     for (const l of this.ledgers.values()) l.drop();
     this.ledgers.clear();

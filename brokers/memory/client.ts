@@ -7,6 +7,7 @@ import type {
   ConsumerClient, ConsumerOptions, Delivery, OutgoingMessage, ProducerClient, ProducerOptions, RunNames, SendAck, Settlement,
 } from '../../harness/broker/contract.ts';
 import type { PeerLink } from '../../harness/broker/in-process.ts';
+import { DeliveryGate } from '../../harness/delivery/gate.ts';
 import type { Push } from './broker.ts';
 import { linkTo, type MemoryEndpoint } from './deploy.ts';
 
@@ -37,6 +38,8 @@ export class MemoryConsumer implements ConsumerClient {
 
   async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
     const prefix = this.names.prefix;
+    const { id, maxInFlight, log } = this.options;
+    const gate = new DeliveryGate(onDelivery, { id, maxInFlight, log, onHandlerError: 'requeue' });
     this.link.onPush((raw) => {
       const p = raw as Push;
       if (p.type === 'group') {
@@ -51,9 +54,7 @@ export class MemoryConsumer implements ConsumerClient {
         deliveryCount: p.deliveryCount,
         settle: async (how: Settlement) => void (await this.link.call('settle', { prefix, id: p.id, how }).catch(() => {})),
       };
-      void onDelivery(d)
-        .catch((e: Error) => this.options.log(`handler: ${e.message}`))
-        .then(() => this.link.call('handed', { prefix, id: p.id }).catch(() => {}));
+      void gate.accept(d).then(() => this.link.call('handed', { prefix, id: p.id }).catch(() => {}));
     });
     await this.link.call('subscribe', { prefix, maxInFlight: this.options.maxInFlight });
   }

@@ -20,7 +20,7 @@
  * when convoy resumes the key (never, at once, after resumeDelayMs).
  *
  * Consumer: streaming pull with flowControl maxMessages = maxInFlight (allowExcessMessages off,
- * so the client holds no more than that). Messages are queued per lane and handed to
+ * so the client holds no more than that). The harness's delivery gate hands them to
  * onDelivery one at a time per lane: lane = the ordering key when ordering is on, else the
  * subscription (one lane). deliveryCount = deliveryAttempt, which the service sets only when
  * the subscription has a dead-letter policy. The client extends each held message's deadline
@@ -47,6 +47,7 @@ import {
   type Settlement,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
+import { DeliveryGate } from '../../harness/delivery/gate.ts';
 import { backoff, errMessage, namesOf, pubsubClient, type Names, type PubsubEndpoint } from './connection.ts';
 import type { PubsubSettings } from './settings.ts';
 
@@ -171,25 +172,14 @@ export class PubsubProducer implements ProducerClient {
   }
 }
 
-interface Item {
-  msg: Message;
-  settled: boolean;
-}
-
-interface Lane {
-  buffer: Item[];
-  running: boolean;
-}
-
 export class PubsubConsumer implements ConsumerClient {
   private readonly client: PubSub;
   private readonly names: Names;
   private subscription?: Subscription;
-  private onDelivery?: (d: Delivery) => Promise<void>;
+  private gate?: DeliveryGate;
   private closed = false;
   private isReady = false;
   private lastError = '';
-  private readonly lanes = new Map<string, Lane>();
 
   constructor(
     endpoint: PubsubEndpoint,
@@ -202,8 +192,8 @@ export class PubsubConsumer implements ConsumerClient {
   }
 
   async start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void> {
-    if (this.onDelivery) throw new Error('consumer already started');
-    this.onDelivery = onDelivery;
+    if (this.gate) throw new Error('consumer already started');
+    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError: 'requeue' });
     const s = this.settings;
     const deadline = Duration.from({ seconds: s.ackDeadlineSeconds });
     const sub = this.client.subscription(this.names.subscription, {
@@ -260,47 +250,16 @@ export class PubsubConsumer implements ConsumerClient {
 
   private enqueue(msg: Message): void {
     if (this.closed) return; // the client nacks what it holds on close
-    const name = this.laneOf(msg);
-    let lane = this.lanes.get(name);
-    if (!lane) {
-      lane = { buffer: [], running: false };
-      this.lanes.set(name, lane);
-    }
-    lane.buffer.push({ msg, settled: false });
-    void this.pump(name, lane);
-  }
-
-  private async pump(name: string, lane: Lane): Promise<void> {
-    if (lane.running) return;
-    lane.running = true;
-    try {
-      for (;;) {
-        const item = lane.buffer.shift();
-        if (!item || this.closed) break;
-        const delivery = this.delivery(name, item);
-        try {
-          await this.onDelivery!(delivery);
-        } catch (err) {
-          this.options.log(`consumer ${this.options.id}: handler failed on ${name} (${errMessage(err)})`);
-          if (!item.settled) await delivery.settle('requeue').catch(() => {});
-        }
-      }
-    } finally {
-      lane.running = false;
-      if (lane.buffer.length === 0 && this.lanes.get(name) === lane) this.lanes.delete(name);
-    }
-  }
-
-  private delivery(lane: string, item: Item): Delivery {
-    const { msg } = item;
+    const lane = this.laneOf(msg);
     const attempt = msg.deliveryAttempt;
-    return {
+    let settled = false;
+    void this.gate!.accept({
       payload: msg.data,
       lane,
       ...(attempt > 0 ? { deliveryCount: attempt } : {}),
       settle: async (how: Settlement): Promise<void> => {
-        if (item.settled) throw new Error(`delivery on ${lane} settled twice`);
-        item.settled = true;
+        if (settled) throw new Error(`delivery on ${lane} settled twice`);
+        settled = true;
         switch (how) {
           case 'ack':
             msg.ack();
@@ -313,13 +272,13 @@ export class PubsubConsumer implements ConsumerClient {
             return;
         }
       },
-    };
+    });
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const lane of this.lanes.values()) lane.buffer.splice(0);
+    this.gate?.close();
     await Promise.race([this.subscription?.close().catch(() => undefined), bound(5_000)]);
     await Promise.race([this.client.close().catch(() => undefined), bound(5_000)]);
   }

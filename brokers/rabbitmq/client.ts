@@ -15,11 +15,10 @@
  *   not connected (never published)    SendFailure definite=true
  *
  * Consumer: manual acks, basic.qos = settings.prefetch ?? maxInFlight per queue, one
- * basic.consume per queue of the run (one lane each). amqplib pushes messages; they are
- * queued per lane and handed to onDelivery one at a time per lane, and at most maxInFlight
- * unsettled in total. Settlement: ack -> basic.ack; requeue -> basic.nack(requeue); dead-letter
- * -> basic.nack(no requeue) (to the retry/dead-letter exchange if configured, else dropped by
- * the broker); release -> basic.nack(requeue), because RabbitMQ has no lock or visibility
+ * basic.consume per queue of the run (one lane each). amqplib pushes messages; the harness's
+ * delivery gate hands them to onDelivery one at a time per lane, at most maxInFlight unsettled.
+ * Settlement: ack -> basic.ack; requeue -> basic.nack(requeue); dead-letter -> basic.nack(no
+ * requeue) (to the retry/dead-letter exchange if configured, else dropped by the broker); release -> basic.nack(requeue), because RabbitMQ has no lock or visibility
  * timeout to let expire. deliveryCount: quorum queues say it (x-delivery-count + 1); classic
  * queues only say "redelivered", reported as 2 (a lower bound). Trips through the retry queue
  * (x-death, reason rejected) are added on top.
@@ -38,6 +37,7 @@ import {
   type Settlement,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
+import { DeliveryGate } from '../../harness/delivery/gate.ts';
 import { backoff, closeConnection, openConnection, redact, type RabbitEndpoint } from './connection.ts';
 import { destinations, KEY_HEADER, type Destinations } from './names.ts';
 import type { RabbitSettings } from './settings.ts';
@@ -261,11 +261,6 @@ interface Buffered {
   queue: string;
 }
 
-interface Lane {
-  buffer: Buffered[];
-  running: boolean;
-  assignedGen: number;
-}
 
 /** How many times the broker delivered this message (see the header comment). */
 export function deliveryCountOf(msg: amqp.Message, queueType: RabbitSettings['queueType'], mainQueues: ReadonlySet<string>): number {
@@ -284,7 +279,7 @@ export function deliveryCountOf(msg: amqp.Message, queueType: RabbitSettings['qu
 export class RabbitConsumer implements ConsumerClient {
   private readonly dest: Destinations;
   private readonly mainQueues: Set<string>;
-  private onDelivery?: (d: Delivery) => Promise<void>;
+  private gate?: DeliveryGate;
   private conn?: amqp.ChannelModel;
   private ch?: amqp.Channel;
   private parkChannel?: Promise<amqp.ConfirmChannel>;
@@ -293,10 +288,9 @@ export class RabbitConsumer implements ConsumerClient {
   private connecting = false;
   private isReady = false;
   private lastError = '';
-  private inFlight = 0;
-  private capacityWaiters: (() => void)[] = [];
   private readyWaiters: (() => void)[] = [];
-  private readonly lanes = new Map<string, Lane>();
+  /** Per queue: the connection generation of its first delivery (the consumer became active on it). */
+  private readonly assignedGen = new Map<string, number>();
 
   constructor(
     private readonly endpoint: RabbitEndpoint,
@@ -306,12 +300,12 @@ export class RabbitConsumer implements ConsumerClient {
   ) {
     this.dest = destinations(settings, names);
     this.mainQueues = new Set(this.dest.queues);
-    for (const q of this.dest.queues) this.lanes.set(q, { buffer: [], running: false, assignedGen: 0 });
   }
 
   async start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void> {
-    if (this.onDelivery) throw new Error('consumer already started');
-    this.onDelivery = onDelivery;
+    if (this.gate) throw new Error('consumer already started');
+    const onHandlerError = this.settings.requeueOnError ? 'requeue' : 'dead-letter';
+    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError });
     void this.connectLoop();
   }
 
@@ -350,8 +344,6 @@ export class RabbitConsumer implements ConsumerClient {
 
   private async subscribe(conn: amqp.ChannelModel): Promise<void> {
     const gen = ++this.gen;
-    this.inFlight = 0;
-    this.wakeCapacity();
     const ch = await conn.createChannel();
     ch.on('error', (err: Error) => {
       this.lastError = err.message;
@@ -367,8 +359,8 @@ export class RabbitConsumer implements ConsumerClient {
       this.ch = undefined;
       this.parkChannel = undefined;
       this.lastError = why;
-      const held = [...this.lanes.entries()].filter(([, l]) => l.assignedGen === gen).map(([q]) => q);
-      for (const lane of this.lanes.values()) lane.buffer = [];
+      const held = [...this.assignedGen.entries()].filter(([, g]) => g === gen).map(([q]) => q);
+      this.gate?.revokeAll(); // the broker requeues what this connection held
       if (held.length) this.options.onGroupEvent?.({ phase: 'revoked', lanes: held });
       if (this.closed) return;
       if (!this.settings.reconnect.enabled) {
@@ -402,70 +394,31 @@ export class RabbitConsumer implements ConsumerClient {
   }
 
   private enqueue(item: Buffered): void {
-    const lane = this.lanes.get(item.queue)!;
-    if (lane.assignedGen !== item.gen) {
+    if (this.assignedGen.get(item.queue) !== item.gen) {
       // The first delivery is when a single active consumer learns it became the active one.
-      lane.assignedGen = item.gen;
+      this.assignedGen.set(item.queue, item.gen);
       this.options.onGroupEvent?.({ phase: 'assigned', lanes: [item.queue] });
     }
-    lane.buffer.push(item);
-    void this.pump(lane);
-  }
-
-  private wakeCapacity(): void {
-    this.capacityWaiters.splice(0).forEach((r) => r());
-  }
-
-  private async pump(lane: Lane): Promise<void> {
-    if (lane.running) return;
-    lane.running = true;
-    try {
-      for (;;) {
-        const item = lane.buffer.shift();
-        if (!item) return;
-        if (item.gen !== this.gen) continue; // the broker requeued it when that connection closed
-        while (this.inFlight >= this.options.maxInFlight && item.gen === this.gen && !this.closed) {
-          await new Promise<void>((r) => this.capacityWaiters.push(r));
-        }
-        if (item.gen !== this.gen || this.closed) continue;
-        this.inFlight++;
-        const delivery = this.delivery(item);
-        try {
-          await this.onDelivery!(delivery);
-        } catch (err) {
-          this.options.log(`consumer ${this.options.id}: handler failed on ${item.queue} (${errMessage(err)})`);
-          if (!delivery.settled) await delivery.settle(this.settings.requeueOnError ? 'requeue' : 'dead-letter').catch(() => {});
-        }
-      }
-    } finally {
-      lane.running = false;
-    }
-  }
-
-  private delivery(item: Buffered): Delivery & { settled: boolean } {
     const { msg, queue } = item;
-    const d = {
+    const deliveryCount = deliveryCountOf(msg, this.settings.queueType, this.mainQueues);
+    let settled = false;
+    void this.gate!.accept({
       payload: msg.content,
       lane: queue,
-      deliveryCount: deliveryCountOf(msg, this.settings.queueType, this.mainQueues),
-      settled: false,
+      deliveryCount,
+      // Not when its connection is gone: the broker requeued it then.
+      claim: () => item.gen === this.gen && !this.closed,
       settle: async (how: Settlement): Promise<void> => {
-        if (d.settled) throw new Error(`delivery on ${queue} settled twice`);
-        d.settled = true;
-        if (item.gen === this.gen) {
-          this.inFlight--;
-          this.wakeCapacity();
-        } else {
-          return; // its channel is gone; the broker has already requeued it
-        }
+        if (settled) throw new Error(`delivery on ${queue} settled twice`);
+        settled = true;
+        if (item.gen !== this.gen) return; // its channel is gone; the broker has already requeued it
         try {
-          await this.settleOnBroker(item, how, d.deliveryCount);
+          await this.settleOnBroker(item, how, deliveryCount);
         } catch (err) {
           this.options.log(`consumer ${this.options.id}: ${how} on ${queue} failed (${errMessage(err)}); the broker redelivers it`);
         }
       },
-    };
-    return d;
+    });
   }
 
   private async settleOnBroker(item: Buffered, how: Settlement, deliveryCount: number): Promise<void> {
@@ -517,7 +470,7 @@ export class RabbitConsumer implements ConsumerClient {
   async close(): Promise<void> {
     this.closed = true;
     this.gen++;
-    this.wakeCapacity();
+    this.gate?.close();
     const { conn, ch } = this;
     this.conn = undefined;
     this.ch = undefined;

@@ -23,6 +23,7 @@ import {
   type Settlement,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
+import { DeliveryGate } from '../../harness/delivery/gate.ts';
 import { throttledLog } from '../../harness/broker/throttled-log.ts';
 import { queueName, type ServiceBusEndpoint } from './endpoint.ts';
 import type { ServiceBusSettings } from './settings.ts';
@@ -96,15 +97,24 @@ export class ServiceBusConsumer implements ConsumerClient {
 
   async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
     this.started = true;
+    const sessions = this.settings.sessions ? (this.settings.maxConcurrentSessions ?? Math.max(1, this.options.maxInFlight)) : 0;
+    // Each session loop holds one delivery at a time of its own: maxConcurrentSessions sessions
+    // are worked on at once even when the consumer takes one delivery at a time per lane.
+    const maxInFlight = Math.max(this.options.maxInFlight, sessions);
+    // A handler that throws leaves the message locked: the lock expires and it comes again.
+    const gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight, log: this.options.log, onHandlerError: 'release' });
+    const accept = (d: Delivery) => gate.accept(d);
+    this.closeGate = () => gate.close();
     if (!this.settings.sessions) {
-      this.loops.push(this.queueLoop(onDelivery));
+      this.loops.push(this.queueLoop(accept));
       return;
     }
-    const n = this.settings.maxConcurrentSessions ?? Math.max(1, this.options.maxInFlight);
-    for (let i = 0; i < n; i++) this.loops.push(this.sessionLoop(onDelivery));
+    for (let i = 0; i < sessions; i++) this.loops.push(this.sessionLoop(accept));
   }
 
-  private async queueLoop(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+  private closeGate?: () => void;
+
+  private async queueLoop(onDelivery: (d: Delivery) => Promise<unknown>): Promise<void> {
     const receiver = this.client.createReceiver(this.queue, this.receiverOptions());
     this.receivers.add(receiver);
     while (!this.closed) {
@@ -121,7 +131,7 @@ export class ServiceBusConsumer implements ConsumerClient {
     }
   }
 
-  private async sessionLoop(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+  private async sessionLoop(onDelivery: (d: Delivery) => Promise<unknown>): Promise<void> {
     while (!this.closed) {
       let receiver: ServiceBusReceiver & { sessionId?: string };
       try {
@@ -162,6 +172,7 @@ export class ServiceBusConsumer implements ConsumerClient {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.closeGate?.();
     await Promise.race([Promise.allSettled(this.loops), sleep(5_000)]);
     for (const r of this.receivers) await r.close().catch(() => {});
     await this.client.close();

@@ -16,8 +16,8 @@
  *
  * Consumer: one or more long-poll loops (ReceiveMessage, WaitTimeSeconds, up to
  * receive.maxMessages and never more than the free in-flight slots, so a consumer never holds
- * messages it cannot start on while their visibility timeout runs). Messages are queued per
- * lane and handed to onDelivery one at a time per lane: lane = MessageGroupId on a FIFO queue;
+ * messages it cannot start on while their visibility timeout runs). The harness's delivery gate
+ * hands them to onDelivery one at a time per lane: lane = MessageGroupId on a FIFO queue;
  * a standard queue has no groups, so its lane is the queue itself. deliveryCount =
  * ApproximateReceiveCount. Settlement:
  *   ack          DeleteMessage
@@ -46,6 +46,7 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { DeliveryGate, type Incoming } from '../../harness/delivery/gate.ts';
 import {
   SendFailure,
   type ConsumerClient,
@@ -224,15 +225,10 @@ export class SqsProducer implements ProducerClient {
   }
 }
 
-interface Item {
+/** A received message as the delivery gate holds it. */
+interface Received extends Incoming {
   msg: Message;
   lane: string;
-  settled: boolean;
-}
-
-interface Lane {
-  buffer: Item[];
-  running: boolean;
 }
 
 export class SqsConsumer implements ConsumerClient {
@@ -240,15 +236,12 @@ export class SqsConsumer implements ConsumerClient {
   private readonly queues: Queues;
   private queueUrl = '';
   private deadLetterUrl?: string;
-  private onDelivery?: (d: Delivery) => Promise<void>;
+  private gate?: DeliveryGate;
   private closed = false;
   private isReady = false;
   private lastError = '';
-  /** Received and not yet settled (buffered or in a handler). */
-  private inFlight = 0;
   private capacityWaiters: (() => void)[] = [];
   private readyWaiters: (() => void)[] = [];
-  private readonly lanes = new Map<string, Lane>();
   private readonly abort = new AbortController();
   private pollers: Promise<void>[] = [];
   private warnedNoDlq = false;
@@ -264,8 +257,9 @@ export class SqsConsumer implements ConsumerClient {
   }
 
   async start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void> {
-    if (this.onDelivery) throw new Error('consumer already started');
-    this.onDelivery = onDelivery;
+    if (this.gate) throw new Error('consumer already started');
+    const { id, maxInFlight, log } = this.options;
+    this.gate = new DeliveryGate(onDelivery, { id, maxInFlight, log, onHandlerError: 'requeue', onFree: () => this.wakeCapacity() });
     const who = `consumer ${this.options.id}`;
     this.queueUrl = await resolveQueueUrl(this.client, this.queues.main, 60_000, this.options.log, who);
     if (this.queues.deadLetter && this.settings.deadLetter.settle === 'move') {
@@ -290,7 +284,8 @@ export class SqsConsumer implements ConsumerClient {
   private async poll(): Promise<void> {
     const { maxMessages, waitTimeSeconds } = this.settings.receive;
     for (let failures = 0; !this.closed; ) {
-      const free = this.options.maxInFlight - this.inFlight - this.reserved;
+      // Received and not yet settled: waiting in the gate or in a handler.
+      const free = this.options.maxInFlight - this.gate!.unsettled - this.reserved;
       if (free <= 0) {
         await new Promise<void>((r) => this.capacityWaiters.push(r));
         continue;
@@ -331,66 +326,30 @@ export class SqsConsumer implements ConsumerClient {
           continue;
         }
         const lane = this.settings.queueType === 'fifo' ? (msg.Attributes?.MessageGroupId ?? '') : this.queues.main;
-        this.inFlight++;
-        this.enqueue({ msg, lane, settled: false });
+        void this.gate!.accept(this.delivery(msg, lane));
       }
     }
-  }
-
-  private enqueue(item: Item): void {
-    let lane = this.lanes.get(item.lane);
-    if (!lane) {
-      lane = { buffer: [], running: false };
-      this.lanes.set(item.lane, lane);
-    }
-    lane.buffer.push(item);
-    void this.pump(item.lane, lane);
   }
 
   private wakeCapacity(): void {
     this.capacityWaiters.splice(0).forEach((r) => r());
   }
 
-  private async pump(name: string, lane: Lane): Promise<void> {
-    if (lane.running) return;
-    lane.running = true;
-    try {
-      for (;;) {
-        const item = lane.buffer.shift();
-        if (!item) break;
-        if (this.closed) {
-          lane.buffer.unshift(item); // close() gives it back to the queue
-          break;
-        }
-        const delivery = this.delivery(item);
-        try {
-          await this.onDelivery!(delivery);
-        } catch (err) {
-          this.options.log(`consumer ${this.options.id}: handler failed on ${name} (${errMessage(err)})`);
-          if (!item.settled) await delivery.settle('requeue').catch(() => {});
-        }
-      }
-    } finally {
-      lane.running = false;
-      if (lane.buffer.length === 0 && this.lanes.get(name) === lane) this.lanes.delete(name);
-    }
-  }
-
-  private delivery(item: Item): Delivery {
-    const { msg, lane } = item;
+  private delivery(msg: Message, lane: string): Received {
     const offset = offsetOf(msg.Attributes?.SequenceNumber);
     const count = Number(msg.Attributes?.ApproximateReceiveCount);
-    const d: Delivery = {
+    let settled = false;
+    return {
+      msg,
       payload: Buffer.from(msg.Body ?? '', 'base64'),
       lane,
       ...(offset === undefined ? {} : { offset }),
       ...(Number.isFinite(count) && count > 0 ? { deliveryCount: count } : {}),
       settle: async (how: Settlement): Promise<void> => {
-        if (item.settled) throw new Error(`delivery on ${lane} settled twice`);
-        item.settled = true;
-        this.inFlight--;
-        const rest = this.returnsGroup(how) ? this.takeBuffered(lane) : [];
-        this.wakeCapacity();
+        if (settled) throw new Error(`delivery on ${lane} settled twice`);
+        settled = true;
+        // The group's later messages of the batch, not handed out yet, go back with it.
+        const rest = this.returnsGroup(how) ? (this.gate!.takeWaiting(lane) as Received[]) : [];
         try {
           await this.settleOnBroker(msg, how);
         } catch (err) {
@@ -402,7 +361,6 @@ export class SqsConsumer implements ConsumerClient {
         }
       },
     };
-    return d;
   }
 
   /** Whether settling this way gives back the rest of the group's batch (see settings). */
@@ -410,16 +368,6 @@ export class SqsConsumer implements ConsumerClient {
     if (this.settings.queueType !== 'fifo' || !this.settings.receive.returnGroupOnFailure) return false;
     if (how === 'requeue' || how === 'release') return true;
     return how === 'dead-letter' && !!this.queues.deadLetter && this.settings.deadLetter.settle === 'exhaust-receives';
-  }
-
-  /** Removes the lane's not yet handed out messages from the buffer (they count as settled). */
-  private takeBuffered(lane: string): Item[] {
-    const l = this.lanes.get(lane);
-    if (!l) return [];
-    const rest = l.buffer.splice(0);
-    for (const i of rest) i.settled = true;
-    this.inFlight -= rest.length;
-    return rest;
   }
 
   private changeVisibility(msg: Message, seconds: number): Promise<unknown> {
@@ -468,12 +416,12 @@ export class SqsConsumer implements ConsumerClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // What was received but never handed out goes back below, so another consumer gets it now
+    // rather than after the visibility timeout.
+    const left = (this.gate?.close() ?? []) as Received[];
     this.wakeCapacity();
     this.abort.abort();
     await Promise.race([Promise.allSettled(this.pollers), bound(3_000)]);
-    // Give back what was received but never handed out, so another consumer gets it now
-    // rather than after the visibility timeout.
-    const left = [...this.lanes.values()].flatMap((l) => l.buffer.splice(0)).filter((i) => !i.settled);
     await Promise.race([Promise.allSettled(left.map((i) => this.changeVisibility(i.msg, 0))), bound(3_000)]);
     this.client.destroy();
   }

@@ -1,4 +1,4 @@
-import { checkCapability, type FaultKind } from './contract.ts';
+import { checkCapability, startInWorker, type FaultKind } from './contract.ts';
 
 /**
  * Raise the topic's partition count mid-run. Producers are told to refresh metadata at once
@@ -26,13 +26,23 @@ const addPartitions: FaultKind = {
     const before = await admin.lanes();
     await admin.addPartitions(spec.to as number);
     const after = await admin.lanes();
-    if (spec.refreshProducers !== false) for (const p of ctx.producers()) p.send({ type: 'refresh-metadata' });
+    if (spec.refreshProducers !== false) for (const p of ctx.producers()) startInWorker(p, 'add-partitions');
     return {
       evidence: { lanesBefore: before.length, lanesAfter: after.length },
       async end() {
         return { lanes: (await admin.lanes!()).length };
       },
     };
+  },
+  worker: {
+    // Producers pick up the new partition count now.
+    producer(_args, side) {
+      side.mark('producer-metadata-refresh', { process: side.id });
+      void side.client.refreshMetadata?.().then(
+        () => side.mark('producer-metadata-refreshed', { process: side.id }),
+        (e: Error) => side.log(`metadata refresh failed: ${e.message}`),
+      );
+    },
   },
 };
 export default addPartitions;

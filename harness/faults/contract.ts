@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { BrokerAdmin, BrokerCapabilities, Capability, Deployment, RuntimeKind } from '../broker/contract.ts';
+import type { BrokerAdmin, BrokerCapabilities, Capability, Deployment, ProducerClient, RuntimeKind, Settlement } from '../broker/contract.ts';
 import type { FaultSpec } from '../scenario/types.ts';
 import type { WorkerHandle } from '../workers/handle.ts';
 
@@ -97,4 +97,62 @@ export function checkCapability(path: string, scope: FaultScope, what: string, p
   if (!scope.capabilities) return [];
   const c = pick(scope.capabilities);
   return c === true ? [] : [`${path}: ${scope.broker} cannot ${what} on the ${scope.runtime} runtime: ${c}`];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worker side of a fault. A fault that acts inside producer or consumer processes (a stall,
+// failing handlers, a crash after an apply, a metadata refresh) declares it in its own file as
+// `worker`; the runner side tells the chosen workers with startInWorker / endInWorker, and each
+// worker process loads the hooks of every fault kind (harness/workers/fault-hooks.ts), so adding
+// one touches no worker file.
+
+/** What a consumer process lets a fault change in its handling, per handling attempt. */
+export interface HandlerEffect {
+  /** After the handler's own time: a promise holds the handler until it resolves (a stall). */
+  hold?(): Promise<void> | undefined;
+  /** The attempt fails (outcome error) and the delivery is settled so (a downstream outage). */
+  failWith?(): Settlement | undefined;
+  /** Right after an apply was recorded, before its settlement. */
+  afterApply?(): void;
+  /** The fault's window ended, or the worker stops: undo. */
+  end?(): void;
+}
+
+/** A consumer process, as its faults see it. */
+export interface ConsumerSide {
+  id: string;
+  log(line: string): void;
+  /** Writes what the history holds so far to its file (before a crash). */
+  flushHistory(): void;
+}
+
+/** A producer process, as its faults see it. */
+export interface ProducerSide {
+  id: string;
+  log(line: string): void;
+  client: ProducerClient;
+  /** Records a `mark` event in the producer's history. */
+  mark(name: string, detail: Record<string, unknown>): void;
+}
+
+/** A fault's hooks inside worker processes; `args` is what startInWorker sent. */
+export interface WorkerHooks {
+  consumer?(args: Record<string, unknown>, side: ConsumerSide): HandlerEffect;
+  producer?(args: Record<string, unknown>, side: ProducerSide): { end?(): void } | void;
+}
+
+// Merged into the FaultKind interface above.
+export interface FaultKind {
+  /** What the fault does inside producer or consumer processes, if anything. */
+  worker?: WorkerHooks;
+}
+
+/** Starts fault `kind`'s worker hook in one worker process. */
+export function startInWorker(w: WorkerHandle, kind: string, args: Record<string, unknown> = {}): void {
+  w.send({ type: 'fault', kind, phase: 'start', args });
+}
+
+/** Ends it (nothing happens in a worker where it is not active). */
+export function endInWorker(w: WorkerHandle, kind: string): void {
+  w.send({ type: 'fault', kind, phase: 'end' });
 }

@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { checkConsumerName, consumerNamed } from './contract.ts';
+import { checkConsumerName, consumerNamed, endInWorker, startInWorker } from './contract.ts';
 
 /**
  * A downstream outage: during the window every handling attempt of the chosen consumers
@@ -22,7 +22,7 @@ const handlerErrors: FaultKind = {
   async start(spec, ctx) {
     const targets = Array.isArray(spec.consumers) ? (spec.consumers as string[]).map((c) => consumerNamed(ctx, c)) : ctx.consumers();
     const settle = (spec.settle as 'dead-letter' | 'requeue' | 'release' | undefined) ?? 'dead-letter';
-    for (const w of targets) w.send({ type: 'fail-handlers', settle });
+    for (const w of targets) startInWorker(w, 'handler-errors', { settle });
     let ended = false;
     return {
       evidence: { consumers: targets.map((w) => w.id), settle },
@@ -30,10 +30,13 @@ const handlerErrors: FaultKind = {
         if (ended) return undefined;
         ended = true;
         // Consumers restarted since the start get the message too: they must all heal.
-        for (const w of ctx.consumers()) w.send({ type: 'heal-handlers' });
+        for (const w of ctx.consumers()) endInWorker(w, 'handler-errors');
         return { healed: ctx.consumers().map((w) => w.id) };
       },
     };
+  },
+  worker: {
+    consumer: (args) => ({ failWith: () => args.settle as 'dead-letter' | 'requeue' | 'release' }),
   },
 };
 export default handlerErrors;

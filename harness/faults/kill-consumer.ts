@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { checkConsumerName, consumerNamed, procState } from './contract.ts';
+import { checkConsumerName, consumerNamed, procState, startInWorker } from './contract.ts';
 
 /**
  * kill -9 a consumer process; a fresh one with the same name starts at the window's end.
@@ -25,7 +25,7 @@ const killConsumer: FaultKind = {
     const pid = w.pid;
     w.killedByFault = true;
     if (spec.when === 'after-apply') {
-      w.send({ type: 'crash-after-apply' });
+      startInWorker(w, 'kill-consumer');
       if (!(await w.waitExit(10_000))) w.signal('SIGKILL');
     } else {
       w.signal('SIGKILL');
@@ -42,6 +42,15 @@ const killConsumer: FaultKind = {
         return { restarted: true, pid: fresh.pid };
       },
     };
+  },
+  worker: {
+    // when: after-apply. The history reaches its file first: the apply happened.
+    consumer: (_args, side) => ({
+      afterApply() {
+        side.flushHistory();
+        process.kill(process.pid, 'SIGKILL');
+      },
+    }),
   },
 };
 export default killConsumer;

@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { checkConsumerName, consumerNamed } from './contract.ts';
+import { checkConsumerName, consumerNamed, endInWorker, startInWorker } from './contract.ts';
 
 /**
  * The handler of one consumer stops returning while its process keeps running. With
@@ -13,7 +13,7 @@ const stall: FaultKind = {
   check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
-    w.send({ type: 'stall', durationMs: spec.durationMs });
+    startInWorker(w, 'stall', { durationMs: spec.durationMs });
     const before = ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined;
     let ended = false;
     return {
@@ -21,11 +21,28 @@ const stall: FaultKind = {
       async end() {
         if (ended) return undefined;
         ended = true;
-        w.send({ type: 'unstall' });
+        endInWorker(w, 'stall');
         const after = ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined;
         return { group: after };
       },
     };
+  },
+  worker: {
+    // Every handler of the process waits at its end until the stall ends.
+    consumer(args) {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      // The runner ends the stall; the timer is a safety net should its message be lost.
+      const safety = setTimeout(release, Number(args.durationMs) + 1_000);
+      safety.unref();
+      return {
+        hold: () => held,
+        end() {
+          clearTimeout(safety);
+          release();
+        },
+      };
+    },
   },
 };
 export default stall;

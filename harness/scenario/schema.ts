@@ -12,6 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { ANOMALY_TYPES } from '../checker/types.ts';
 import { fileURLToPath } from 'node:url';
+import { concurrencySchema } from '../consumer/concurrency/registry.ts';
 
 export const DURATION_COMMENT = 'convoy:duration';
 export const EXPECTATION_COMMENT = 'convoy:expectation';
@@ -242,11 +243,8 @@ export const scenarioSchema = {
           additionalProperties: false,
           default: {},
           properties: {
-            mode: {
-              enum: ['partition', 'key', 'unordered'],
-              default: 'partition',
-              description: 'partition: one at a time per lane; key: one at a time per key; unordered: a worker pool. Default partition.',
-            },
+            // mode (and any fields of a mode's own): from the modes, harness/consumer/concurrency/modes/
+            ...concurrencySchema(),
             workers: int(1, 'Messages handled at once per consumer process. Default 8.', { default: 8 }),
           },
         },

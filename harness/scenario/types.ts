@@ -73,8 +73,8 @@ export interface ConsumerSpec {
   /** Consumer processes in the group: c1..cN. */
   processes: number;
   handler: TimeDistribution;
-  /** partition: one at a time per lane; key: one at a time per key; unordered: a pool. */
-  concurrency: { mode: 'partition' | 'key' | 'unordered'; workers: number };
+  /** A mode of harness/consumer/concurrency/modes/ (partition, key, unordered, ...), by name. */
+  concurrency: { mode: string; workers: number; [field: string]: unknown };
   strategy: 'naive' | 'versioned';
   poison?: PoisonSpec;
   /** Per-consumer overrides, by consumer name, e.g. { c1: { handler: {...} } }. */

@@ -1,4 +1,5 @@
 import { loadBroker } from '../broker/registry.ts';
+import type { HandlerEffect } from '../faults/contract.ts';
 import type { ConsumerClient, Delivery, Settlement } from '../broker/contract.ts';
 import { nowMicros, sleep } from '../clock.ts';
 import { HistoryWriter } from '../history/writer.ts';
@@ -8,35 +9,12 @@ import { Rng } from '../workload/rng.ts';
 import { handlerTimeSampler } from '../consumer/handler-time.ts';
 import { PoisonTracker } from '../consumer/poison.ts';
 import { openStore } from '../consumer/store.ts';
-import { Dispatcher } from './dispatcher.ts';
-import { emptyStats, type FromWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
-import type { Inbox } from './main.ts';
+import { concurrencyMode } from '../consumer/concurrency/registry.ts';
+import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from './protocol.ts';
 import { loopLagMeter } from './loop-lag.ts';
 import { cpuMeter } from './cpu-meter.ts';
+import { WorkerFaults } from './fault-hooks.ts';
 import { emptyPhases } from './phases.ts';
-
-/** A pause in every handler of this process: the `stall` fault. */
-class StallGate {
-  private release?: () => void;
-  private gate?: Promise<void>;
-
-  stall(ms: number): void {
-    this.gate ??= new Promise<void>((r) => (this.release = r));
-    // The runner ends the stall; the timer is a safety net should its message be lost.
-    setTimeout(() => this.unstall(), ms + 1_000).unref();
-  }
-
-  unstall(): void {
-    this.release?.();
-    this.release = undefined;
-    this.gate = undefined;
-  }
-
-  /** Undefined when not stalled; otherwise resolves when the stall ends. */
-  pass(): Promise<void> | undefined {
-    return this.gate;
-  }
-}
 
 /**
  * A consumer process of the run's group: takes deliveries from the broker client, runs them
@@ -60,19 +38,14 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const handlerSpec = spec.overrides?.[init.id]?.handler ?? spec.handler;
   const handlerTime = handlerTimeSampler(handlerSpec, rng);
   const poison = new PoisonTracker(spec.poison);
-  const dispatcher = new Dispatcher(spec.concurrency.mode, spec.concurrency.workers);
-  const gate = new StallGate();
-  let outage: 'dead-letter' | 'requeue' | 'release' | undefined;
-  let crashAfterApply = false;
+  const mode = concurrencyMode(spec.concurrency.mode);
+  const scheduler = mode.scheduler(spec.concurrency.workers);
+  const faults = WorkerFaults.consumer({ id: init.id, log, flushHistory: () => history.flush() });
   let stopping = false;
   let wakeStop: (() => void) | undefined;
 
   inbox((m) => {
-    if (m.type === 'stall') gate.stall(m.durationMs);
-    if (m.type === 'unstall') gate.unstall();
-    if (m.type === 'fail-handlers') outage = m.settle;
-    if (m.type === 'heal-handlers') outage = undefined;
-    if (m.type === 'crash-after-apply') crashAfterApply = true;
+    faults.receive(m);
     if (m.type === 'stop') {
       stopping = true;
       wakeStop?.();
@@ -81,7 +54,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
 
   const client: ConsumerClient = await broker.consumer(init.endpoint, init.settings, init.names, {
     id: init.id,
-    maxInFlight: spec.concurrency.mode === 'partition' ? 1 : spec.concurrency.workers,
+    maxInFlight: mode.maxInFlight(spec.concurrency.workers),
     onGroupEvent: (e) => history.write({ type: 'rebalance', at: nowMicros(), consumer: init.id, lanes: e.lanes, generation: e.generation, phase: e.phase }),
     log,
   });
@@ -110,10 +83,13 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       // to about 700 messages per second.
       const ms = handlerTime();
       if (ms > 0) await sleep(ms);
-      const stalled = gate.pass();
-      if (stalled) await stalled;
+      for (const f of faults.effects()) {
+        const held = f.hold?.();
+        if (held) await held;
+      }
       phases.handlerMs += clock() - t;
       const ev: ProcessEvent = { ...base, received, start, end: 0, outcome: 'ok' };
+      const outage = failedByFault(faults.effects());
       if (outage) {
         ev.outcome = 'error';
         ev.end = nowMicros();
@@ -137,10 +113,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         t = clock();
         history.write(ev);
         phases.historyMs += clock() - t;
-        if (crashAfterApply) {
-          history.flush();
-          process.kill(process.pid, 'SIGKILL');
-        }
+        for (const f of faults.effects()) f.afterApply?.();
         break;
       }
       ev.outcome = 'error';
@@ -171,24 +144,33 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     const received = nowMicros();
     if (phases.firstUs === 0) phases.firstUs = received;
     const msg = decodeMessage(d.payload);
-    stats.inFlight = dispatcher.inFlight + 1;
-    await dispatcher.accept(msg?.key ?? null, () => handle(d, msg, received));
-    stats.inFlight = dispatcher.inFlight;
+    stats.inFlight = scheduler.inFlight + 1;
+    await scheduler.accept(msg?.key ?? null, () => handle(d, msg, received));
+    stats.inFlight = scheduler.inFlight;
   });
   await client.ready(60_000);
   send({ type: 'ready' });
   const timer = setInterval(() => {
-    stats.inFlight = dispatcher.inFlight;
+    stats.inFlight = scheduler.inFlight;
     send({ type: 'stats', stats: { ...stats, loopLagMs: lag(), cpuPercent: cpu() } });
   }, 500);
 
   while (!stopping) await new Promise<void>((r) => (wakeStop = r));
   clearInterval(timer);
-  gate.unstall();
-  await Promise.race([dispatcher.idle(), sleep(5_000)]);
+  faults.endAll();
+  await Promise.race([scheduler.idle(), sleep(5_000)]);
   await client.close().catch((e: Error) => log(`close: ${e.message}`));
   store.close();
   history.close();
-  stats.inFlight = dispatcher.inFlight;
+  stats.inFlight = scheduler.inFlight;
   send({ type: 'stopped', stats });
+}
+
+/** The settlement a failing-handlers fault imposes on this attempt, if one is active. */
+function failedByFault(effects: Iterable<HandlerEffect>): Settlement | undefined {
+  for (const f of effects) {
+    const how = f.failWith?.();
+    if (how) return how;
+  }
+  return undefined;
 }

@@ -4,13 +4,11 @@
  * parent goes away, or after a fatal error (reported over IPC first).
  */
 import { ConvoyError } from '../errors.ts';
-import type { FromWorker, ToWorker, WorkerInit } from './protocol.ts';
+import type { FromWorker, Inbox, ToWorker, WorkerInit } from './protocol.ts';
 
 function send(m: FromWorker): void {
   if (process.connected) process.send!(m);
 }
-
-export type Inbox = (handler: (m: ToWorker) => void) => void;
 
 process.on('disconnect', () => process.exit(0)); // the runner is gone: never linger
 

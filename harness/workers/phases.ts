@@ -2,7 +2,7 @@
  * Where a consumer process's handling time goes, summed over every handling attempt: the
  * handler's own wait (handler time and stalls), the entity store, the history writer and the
  * settlement. `firstUs`/`lastUs` bound the busy window (first delivery received, last
- * settlement done), so the rest of the window is the client's and the dispatcher's.
+ * settlement done), so the rest of the window is the client's, the delivery gate's and the concurrency mode's.
  * Read by `npm run bench -- consume`; a few clock reads per message.
  */
 export interface ConsumerPhases {

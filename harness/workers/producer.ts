@@ -5,9 +5,9 @@ import { HistoryWriter } from '../history/writer.ts';
 import { ackLine, sendLine } from '../history/producer-lines.ts';
 import { MessagePlan, type PlannedMessage } from '../workload/schedule.ts';
 import { encodeMessage } from '../workload/codec.ts';
-import { emptyStats, type FromWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
-import type { Inbox } from './main.ts';
+import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from './protocol.ts';
 import { loopLagMeter } from './loop-lag.ts';
+import { WorkerFaults } from './fault-hooks.ts';
 
 /**
  * A producer process: walks its share of the seeded message plan and sends each message at
@@ -26,16 +26,16 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   let startUs: number | undefined;
   let stopping = false;
   let wake: (() => void) | undefined;
+  const faults = WorkerFaults.producer({
+    id: init.id,
+    log,
+    client,
+    mark: (name, detail) => history.write({ type: 'mark', at: nowMicros(), name, detail }),
+  });
   inbox((m) => {
     if (m.type === 'start') startUs = m.startUs;
     if (m.type === 'stop') stopping = true;
-    if (m.type === 'refresh-metadata') {
-      history.write({ type: 'mark', at: nowMicros(), name: 'producer-metadata-refresh', detail: { process: init.id } });
-      void client.refreshMetadata?.().then(
-        () => history.write({ type: 'mark', at: nowMicros(), name: 'producer-metadata-refreshed', detail: { process: init.id } }),
-        (e: Error) => log(`metadata refresh failed: ${e.message}`),
-      );
-    }
+    faults.receive(m);
     wake?.();
   });
   const report = () => send({ type: 'stats', stats: { ...stats, loopLagMs: lag() } });
@@ -112,6 +112,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   report();
   while (!stopping) await new Promise<void>((r) => (wake = r));
   clearInterval(timer);
+  faults.endAll();
   await client.close().catch(() => {});
   history.close();
   send({ type: 'stopped', stats });

@@ -30,17 +30,9 @@ export type ToWorker =
   | { type: 'start'; startUs: number }
   /** Stop sending / consuming, flush the history, close the client, exit. */
   | { type: 'stop' }
-  /** Consumer stall fault: handlers stop returning until the stall ends. */
-  | { type: 'stall'; durationMs: number }
-  | { type: 'unstall' }
-  /** Downstream outage: every handling attempt fails (outcome error) and is settled so. */
-  | { type: 'fail-handlers'; settle: 'dead-letter' | 'requeue' | 'release' }
-  | { type: 'heal-handlers' }
-  /** Crash (SIGKILL itself) right after the next apply, before settling it: the classic
-   * at-least-once window between the effect and the ack. */
-  | { type: 'crash-after-apply' }
-  /** Producers: pick up new metadata now (after a partition increase). */
-  | { type: 'refresh-metadata' }
+  /** A fault acting inside this process starts or ends: its kind's `worker` hook does it
+   * (harness/faults/contract.ts WorkerHooks). */
+  | { type: 'fault'; kind: string; phase: 'start' | 'end'; args?: Record<string, unknown> }
   /** An in-process broker's answer to a call, and what it sends on its own (harness/workers/runner-link.ts). */
   | { type: 'broker-reply'; call: number; ok: boolean; value?: unknown; error?: string }
   | { type: 'broker-push'; link: number; msg: unknown };
@@ -77,6 +69,9 @@ export interface WorkerStats {
 export function emptyStats(): WorkerStats {
   return { sent: 0, acked: 0, failed: 0, unknown: 0, applied: 0, errors: 0, stale: 0, inFlight: 0, behindMs: 0, loopLagMs: 0, cpuPercent: 0, finished: false };
 }
+
+/** How a worker role listens to the runner's messages (main.ts gives each role one). */
+export type Inbox = (handler: (m: ToWorker) => void) => void;
 
 export type FromWorker =
   | { type: 'ready'; detail?: Record<string, unknown> }

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Dispatcher, type ConcurrencyMode } from '../../harness/workers/dispatcher.ts';
+import { concurrencyMode } from '../../harness/consumer/concurrency/registry.ts';
 
 /** Feeds messages (key, ms) and records, per message, when its handler started and ended. */
-async function drive(mode: ConcurrencyMode, workers: number, msgs: [string, number][]) {
-  const d = new Dispatcher(mode, workers);
+async function drive(mode: string, workers: number, msgs: [string, number][]) {
+  const d = concurrencyMode(mode).scheduler(workers);
   const spans: { key: string; i: number; start: number; end: number }[] = [];
   const t0 = Date.now();
   for (let i = 0; i < msgs.length; i++) {
@@ -56,7 +56,7 @@ test('key mode never overlaps a key and keeps per-key order, while keys run in p
 });
 
 test('key mode holds at most `workers` handlers at once', async () => {
-  const d = new Dispatcher('key', 2);
+  const d = concurrencyMode('key').scheduler(2);
   let running = 0;
   let peak = 0;
   for (let i = 0; i < 12; i++) {

@@ -1,0 +1,236 @@
+/**
+ * The delivery gate: the delivery rules of the broker contract (harness/broker/contract.ts
+ * ConsumerClient.start), kept once for every broker. An adapter turns what its client hands
+ * it into an `Incoming` ({lane, payload, offset, deliveryCount, settle}) and gives it to
+ * `accept`; the gate decides when the harness's `onDelivery` sees it:
+ *   - per lane, in the order accepted: a lane's next delivery is handed out only after
+ *     `onDelivery` of its previous one resolved (the harness resolves it at once when its
+ *     concurrency mode allows parallel work, and only after the handling in partition mode);
+ *   - at most `maxInFlight` handed-out deliveries unsettled at once;
+ *   - a handler that throws without settling: logged, and the delivery settled as the adapter
+ *     says (`onHandlerError`);
+ *   - keep-alive: while deliveries wait for their turn, the client's own keep-alive runs (a
+ *     kafkajs heartbeat, so a member waiting on a full pipeline is not evicted); a delivery
+ *     may also renew its lock or lease while its handler runs.
+ * `accept` resolves when the delivery was handed out and `onDelivery` resolved (true), or when
+ * it was dropped unhandled (false): a client that waits for it (Kafka's fetch loop) really stops
+ * while a handler blocks its lane; a client that pushes (AMQP, a batch of receives) does not wait.
+ *
+ * The gate adds no rule of its own beyond these: deliveries of one lane that the broker hands one
+ * process at once (a prefetch, a batch) run side by side as soon as `onDelivery` lets them, so
+ * an overlap the broker causes stays in the history (test/delivery/gate.test.ts).
+ */
+import type { Delivery, Settlement } from '../broker/contract.ts';
+
+/** A delivery as an adapter gives it to the gate. */
+export interface Incoming extends Delivery {
+  /**
+   * Asked when its turn comes, before it is handed out: false when the client has taken it back
+   * meanwhile (a rebalance, a seek, a lost connection); the gate then drops it. May fill in
+   * `offset` or `deliveryCount`.
+   */
+  claim?(): boolean;
+  /** Keeps the client's session alive while this delivery waits for its turn. */
+  keepAlive?(): Promise<void>;
+  /** Renews the delivery's lock or lease while its handler runs. */
+  renew?(): Promise<void>;
+}
+
+export interface GateOptions {
+  /** The consumer's name, for log lines. */
+  id: string;
+  maxInFlight: number;
+  log(line: string): void;
+  /** How a delivery is settled when its handler threw without settling it. */
+  onHandlerError: Settlement;
+  /** How often keep-alive and renewals run (default 1 s). */
+  keepAliveMs?: number;
+  /** Called whenever a delivery stops counting (settled, taken back, dropped): a receive loop may fetch more. */
+  onFree?(): void;
+}
+
+interface Waiting {
+  d: Incoming;
+  lane: string;
+  done(handed: boolean): void;
+}
+
+export class DeliveryGate {
+  private readonly waiting: Waiting[] = [];
+  /** Lanes whose latest handed-out delivery's onDelivery has not resolved. */
+  private readonly busyLanes = new Set<string>();
+  private handed = 0;
+  /** Bumped by revokeAll: deliveries handed out before it no longer count. */
+  private epoch = 0;
+  private closed = false;
+  private timer?: NodeJS.Timeout;
+  private readonly renewing = new Set<Incoming>();
+  private readonly max: number;
+
+  constructor(
+    private readonly onDelivery: (d: Delivery) => Promise<void>,
+    private readonly options: GateOptions,
+  ) {
+    this.max = Math.max(1, options.maxInFlight);
+  }
+
+  /** Handed out and not settled. */
+  get inFlight(): number {
+    return this.handed;
+  }
+
+  /** Accepted and not settled: waiting for their turn, or handed out. */
+  get unsettled(): number {
+    return this.handed + this.waiting.length;
+  }
+
+  accept(d: Incoming): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
+    return new Promise<boolean>((done) => {
+      this.waiting.push({ d, lane: d.lane ?? '', done });
+      this.pump();
+    });
+  }
+
+  /** Takes back the lane's deliveries not handed out yet (they no longer count); in order. */
+  takeWaiting(lane: string): Incoming[] {
+    return this.remove((w) => w.lane === lane);
+  }
+
+  /**
+   * The client lost every delivery it had (a dropped connection): those waiting are dropped,
+   * those handed out stop counting (their settlement changes nothing the gate counts).
+   */
+  revokeAll(): void {
+    this.remove(() => true);
+    this.epoch++;
+    this.handed = 0;
+    this.pump();
+  }
+
+  /** Hands out nothing more; returns the deliveries that were still waiting, in order. */
+  close(): Incoming[] {
+    this.closed = true;
+    this.stopTimer();
+    return this.remove(() => true);
+  }
+
+  private remove(which: (w: Waiting) => boolean): Incoming[] {
+    const out: Waiting[] = [];
+    for (let i = 0; i < this.waiting.length; ) {
+      if (which(this.waiting[i]!)) out.push(...this.waiting.splice(i, 1));
+      else i++;
+    }
+    for (const w of out) w.done(false);
+    if (out.length) this.options.onFree?.();
+    return out.map((w) => w.d);
+  }
+
+  private pumping = false;
+  private pumpAgain = false;
+
+  /** Hands out what may go now; a settlement during a handover asks for another pass. */
+  private pump(): void {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        this.pass();
+      } while (this.pumpAgain);
+    } finally {
+      this.pumping = false;
+    }
+    this.tickWhileNeeded();
+  }
+
+  private pass(): void {
+    const passed = new Set<string>();
+    for (let i = 0; i < this.waiting.length && this.handed < this.max && !this.closed; ) {
+      const w = this.waiting[i]!;
+      if (passed.has(w.lane) || this.busyLanes.has(w.lane)) {
+        passed.add(w.lane); // a lane's later deliveries wait behind its earlier ones
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      if (w.d.claim && !w.d.claim()) {
+        w.done(false);
+        this.options.onFree?.();
+        continue;
+      }
+      this.handOut(w);
+      passed.add(w.lane);
+    }
+  }
+
+  private handOut(w: Waiting): void {
+    const { d, lane } = w;
+    const epoch = this.epoch;
+    this.handed++;
+    this.busyLanes.add(lane);
+    let settled = false;
+    const delivery: Delivery = {
+      payload: d.payload,
+      lane: d.lane,
+      offset: d.offset,
+      deliveryCount: d.deliveryCount,
+      settle: (how: Settlement) => {
+        // The adapter's settle first: what it takes back of the lane (takeWaiting) must not be
+        // handed out by the pump this settlement starts.
+        const done = d.settle(how);
+        if (!settled) {
+          settled = true;
+          this.renewing.delete(d);
+          if (epoch === this.epoch) this.handed--;
+          this.options.onFree?.();
+          this.pump();
+        }
+        return done;
+      },
+    };
+    if (delivery.offset === undefined) delete delivery.offset;
+    if (delivery.deliveryCount === undefined) delete delivery.deliveryCount;
+    if (d.renew) this.renewing.add(d);
+    const handled = (async () => {
+      try {
+        await this.onDelivery(delivery);
+      } catch (err) {
+        this.options.log(`consumer ${this.options.id}: handler failed on ${lane} (${(err as Error)?.message ?? String(err)})`);
+        if (!settled) await delivery.settle(this.options.onHandlerError).catch(() => {});
+      }
+    })();
+    void handled.then(() => {
+      this.renewing.delete(d);
+      this.busyLanes.delete(lane);
+      w.done(true);
+      this.pump();
+    });
+  }
+
+  /** Keep-alive and renewals run on one timer, only while something needs them. */
+  private tickWhileNeeded(): void {
+    const needed = !this.closed && (this.renewing.size > 0 || this.waiting.some((w) => w.d.keepAlive));
+    if (needed && !this.timer) {
+      this.timer = setInterval(() => this.tick(), this.options.keepAliveMs ?? 1_000);
+      this.timer.unref();
+    } else if (!needed) {
+      this.stopTimer();
+    }
+  }
+
+  private tick(): void {
+    const waiter = this.waiting.find((w) => w.d.keepAlive);
+    if (waiter) void waiter.d.keepAlive!().catch(() => {});
+    for (const d of this.renewing) void d.renew!().catch((e: Error) => this.options.log(`consumer ${this.options.id}: renewing a delivery on ${d.lane ?? ''} failed (${e.message})`));
+    this.tickWhileNeeded();
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

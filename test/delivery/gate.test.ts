@@ -1,0 +1,165 @@
+/**
+ * The delivery gate (harness/delivery/gate.ts): the delivery rules every broker adapter hands
+ * its deliveries to. In-process: deliveries are pushed the way a broker client pushes them.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Delivery, Settlement } from '../../harness/broker/contract.ts';
+import { DeliveryGate, type Incoming } from '../../harness/delivery/gate.ts';
+import { concurrencyMode } from '../../harness/consumer/concurrency/registry.ts';
+import { checkEvents } from '../../harness/checker/checker.ts';
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+/** A delivery that records how it was settled. */
+function incoming(lane: string, n: number, extra: Partial<Incoming> = {}): Incoming & { settled: Settlement[] } {
+  const settled: Settlement[] = [];
+  return { payload: Buffer.from(String(n)), lane, offset: n, settled, settle: async (how) => void settled.push(how), ...extra };
+}
+
+/** onDelivery that holds each delivery until released by the test. */
+function holding() {
+  const seen: Delivery[] = [];
+  const release = new Map<string, () => void>();
+  const onDelivery = (d: Delivery) => {
+    seen.push(d);
+    return new Promise<void>((r) => release.set(d.payload.toString(), r));
+  };
+  return { seen, onDelivery, release: (n: number) => release.get(String(n))!() };
+}
+
+const options = { id: 'c1', log: () => {}, onHandlerError: 'requeue' as const };
+
+test("a lane's next delivery is handed out only after onDelivery of its previous one resolved; other lanes go on", async () => {
+  const h = holding();
+  const gate = new DeliveryGate(h.onDelivery, { ...options, maxInFlight: 10 });
+  const a1 = gate.accept(incoming('a', 1));
+  void gate.accept(incoming('a', 2));
+  void gate.accept(incoming('b', 3));
+  await tick();
+  assert.deepEqual(h.seen.map((d) => d.payload.toString()), ['1', '3']);
+  h.release(1);
+  assert.equal(await a1, true);
+  await tick();
+  assert.deepEqual(h.seen.map((d) => d.payload.toString()), ['1', '3', '2']);
+});
+
+test('at most maxInFlight handed-out deliveries stay unsettled', async () => {
+  const seen: Delivery[] = [];
+  const gate = new DeliveryGate(async (d) => void seen.push(d), { ...options, maxInFlight: 2 });
+  for (let i = 1; i <= 3; i++) void gate.accept(incoming(`l${i}`, i));
+  await tick();
+  assert.equal(seen.length, 2);
+  assert.equal(gate.inFlight, 2);
+  assert.equal(gate.unsettled, 3);
+  await seen[0]!.settle('ack');
+  await tick();
+  assert.equal(seen.length, 3);
+});
+
+test('a handler that throws without settling: its delivery is settled as the adapter says, and the lane goes on', async () => {
+  const lines: string[] = [];
+  const d1 = incoming('a', 1);
+  const d2 = incoming('a', 2);
+  let calls = 0;
+  const gate = new DeliveryGate(
+    async (d) => {
+      calls++;
+      if (d.offset === 1) throw new Error('boom');
+      await d.settle('ack');
+    },
+    { ...options, maxInFlight: 1, log: (l) => lines.push(l) },
+  );
+  void gate.accept(d1);
+  await gate.accept(d2);
+  assert.equal(calls, 2);
+  assert.deepEqual(d1.settled, ['requeue']);
+  assert.deepEqual(d2.settled, ['ack']);
+  assert.match(lines.join('\n'), /handler failed on a \(boom\)/);
+});
+
+test('a delivery the client took back before its turn is dropped; waiting ones can be taken back or returned on close', async () => {
+  const h = holding();
+  const gate = new DeliveryGate(h.onDelivery, { ...options, maxInFlight: 1 });
+  void gate.accept(incoming('a', 1));
+  const stale = gate.accept(incoming('b', 2, { claim: () => false }));
+  const b3 = gate.accept(incoming('b', 3));
+  const c4 = gate.accept(incoming('c', 4));
+  await tick();
+  assert.deepEqual(gate.takeWaiting('c').map((d) => d.offset), [4]);
+  assert.equal(await c4, false);
+  await h.seen[0]!.settle('ack');
+  h.release(1);
+  assert.equal(await stale, false);
+  await tick();
+  assert.deepEqual(h.seen.map((d) => d.offset), [1, 3]);
+  void gate.accept(incoming('d', 5));
+  assert.deepEqual(gate.close().map((d) => d.offset), [5]);
+  h.release(3);
+  assert.equal(await b3, true);
+});
+
+test("what the adapter's settle takes back of the lane is not handed out by the same settlement", async () => {
+  // SQS gives a failed message's group back with it: the later messages of the batch still waiting.
+  const seen: Delivery[] = [];
+  const gate: DeliveryGate = new DeliveryGate(async (d) => void seen.push(d), { ...options, maxInFlight: 1 });
+  let takenBack: Incoming[] = [];
+  void gate.accept(incoming('a', 1, { settle: async () => void (takenBack = gate.takeWaiting('a')) }));
+  const a2 = gate.accept(incoming('a', 2));
+  await tick();
+  assert.deepEqual(seen.map((d) => d.offset), [1]);
+  await seen[0]!.settle('requeue');
+  assert.deepEqual(takenBack.map((d) => d.offset), [2]);
+  assert.equal(await a2, false);
+  assert.deepEqual(seen.map((d) => d.offset), [1]);
+});
+
+test('keep-alive runs while deliveries wait for a slot; renewals run while a handler holds its delivery', async () => {
+  let heartbeats = 0;
+  let renewals = 0;
+  const h = holding();
+  const gate = new DeliveryGate(h.onDelivery, { ...options, maxInFlight: 1, keepAliveMs: 5 });
+  void gate.accept(incoming('a', 1, { renew: async () => void renewals++ }));
+  void gate.accept(incoming('b', 2, { keepAlive: async () => void heartbeats++ }));
+  while (heartbeats < 2 || renewals < 2) await new Promise((r) => setTimeout(r, 5));
+  await h.seen[0]!.settle('ack');
+  h.release(1);
+  await tick();
+  const after = renewals;
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(renewals, after, 'no renewals once the delivery is settled');
+  gate.close();
+});
+
+/**
+ * The broker hands one process two deliveries of one lane at once (a prefetch, a batch). The gate
+ * adds no rule of its own: with a mode that lets them run side by side, the history shows the
+ * overlap the broker caused, and the checker reports it; partition mode, the control, shows none.
+ */
+async function overlapOfOneLane(modeName: string): Promise<number> {
+  const mode = concurrencyMode(modeName);
+  const scheduler = mode.scheduler(4);
+  const events: unknown[] = [];
+  let clock = 0;
+  const gate = new DeliveryGate(
+    (d) =>
+      scheduler.accept('k', async () => {
+        const start = ++clock;
+        await new Promise((r) => setTimeout(r, 20));
+        const seq = Number(d.payload.toString());
+        events.push({ type: 'process', key: 'k', producer: 'p', seq, consumer: 'c1', lane: d.lane, start, end: ++clock, outcome: 'ok' });
+        await d.settle('ack');
+      }),
+    { ...options, maxInFlight: mode.maxInFlight(4) },
+  );
+  for (const seq of [1, 2]) events.push({ type: 'send', key: 'k', producer: 'p', seq, at: 0 }, { type: 'ack', key: 'k', producer: 'p', seq, at: 0, ok: true });
+  // Both at once, as one batch of the broker.
+  await Promise.all([1, 2].map((seq) => gate.accept(incoming('g', seq, { payload: Buffer.from(String(seq)) }))));
+  await scheduler.idle();
+  return checkEvents(events).anomalies.overlap.count;
+}
+
+test('an overlap the broker causes inside one process is still reported (and partition mode, the control, has none)', async () => {
+  assert.ok((await overlapOfOneLane('unordered')) > 0);
+  assert.equal(await overlapOfOneLane('partition'), 0);
+});
