@@ -12,6 +12,8 @@
 import { writeFileSync } from 'node:fs';
 import { ANOMALY_TYPES } from '../checker/types.ts';
 import { fileURLToPath } from 'node:url';
+// Issue 21: the strategies contribute `consumers.strategy` and wrong-state's `strategy` (see below).
+import { strategyFieldSchema, strategyNameSchema } from '../consumer/strategies/schema.ts';
 
 export const DURATION_COMMENT = 'convoy:duration';
 export const EXPECTATION_COMMENT = 'convoy:expectation';
@@ -198,6 +200,19 @@ export const scenarioSchema = {
               default: 'order',
               description: 'order: PLACED, PAID, SHIPPED, DELIVERED, then address and note updates; wallet: credits and debits with the balance; counter: a count. Default order.',
             },
+            events: {
+              enum: ['state', 'change'],
+              default: 'state',
+              description:
+                'state: each message carries the whole state at its version (default). change: each carries only its change: orders PLACED {customer, city}, ADDRESS_CHANGED {city}, then PAID, SHIPPED, DELIVERED or CANCELLED (terminal), then notes; wallets signed amounts; counters increments.',
+            },
+            cancelShare: {
+              type: 'number',
+              minimum: 0,
+              maximum: 1,
+              default: 0.25,
+              description: 'Orders with change events: the share that is cancelled after its address change (chosen by a hash of the key). Default 0.25.',
+            },
           },
         },
         rate: { $ref: '#/$defs/rate' },
@@ -250,11 +265,8 @@ export const scenarioSchema = {
             workers: int(1, 'Messages handled at once per consumer process. Default 8.', { default: 8 }),
           },
         },
-        strategy: {
-          enum: ['naive', 'versioned'],
-          default: 'versioned',
-          description: 'naive: apply whatever arrives; versioned: skip anything not newer than the stored version. Default versioned.',
-        },
+        // Issue 21: one branch per file in harness/consumer/strategies/.
+        strategy: strategyFieldSchema(),
         poison: { $ref: '#/$defs/poison' },
         overrides: {
           type: 'object',
@@ -299,18 +311,36 @@ export const scenarioSchema = {
         },
       ],
     },
+    // Issue 21: wrong-state's expectation, which may name the strategy it judges.
+    stateExpectation: {
+      $comment: EXPECTATION_COMMENT,
+      description: '0, ">0" or "any", alone or as { expect, strategy }.',
+      oneOf: [
+        { enum: [0, '0', '>0', 'any'] },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['expect'],
+          properties: {
+            expect: { enum: [0, '0', '>0', 'any'] },
+            strategy: strategyNameSchema(),
+            during: { type: 'string', description: 'Not allowed: the final state has no time.' },
+            before: { type: 'string', description: 'Not allowed: the final state has no time.' },
+            after: { type: 'string', description: 'Not allowed: the final state has no time.' },
+            outside: { type: 'string', description: 'Not allowed: the final state has no time.' },
+          },
+        },
+      ],
+    },
     expect: {
       type: 'object',
       description: `Expectations per anomaly type. Types left out: ${DEFAULT_EXPECT_ZERO.join(', ')} expect 0; the others any, but unseen left out bears on lost: lost 0 with unseen messages (acked, undelivered, still on the broker) is unknown, not a pass.`,
       additionalProperties: false,
       properties: Object.fromEntries(
-        [...ANOMALY_TYPES, FINAL_STATE_EXPECTATION].map((t) => [
-          t,
-          {
-            $comment: EXPECTATION_LIST_COMMENT,
-            anyOf: [{ $ref: '#/$defs/expectation' }, { type: 'array', minItems: 1, items: { $ref: '#/$defs/expectation' } }],
-          },
-        ]),
+        [...ANOMALY_TYPES, FINAL_STATE_EXPECTATION].map((t) => {
+          const ref = { $ref: t === FINAL_STATE_EXPECTATION ? '#/$defs/stateExpectation' : '#/$defs/expectation' };
+          return [t, { $comment: EXPECTATION_LIST_COMMENT, anyOf: [ref, { type: 'array', minItems: 1, items: ref }] }];
+        }),
       ),
     },
     run: {
