@@ -3,10 +3,13 @@
  * entity.ts's default events carry the whole state. Message seq s of a key is the entity's
  * event s; both the change and the state after it are computed in O(1) from (spec, key, s).
  *
- *   order    1 PLACED {status, customer, city}, 2 ADDRESS_CHANGED {city}, then either
- *            3 PAID, 4 SHIPPED, 5 DELIVERED, or (a share of orders, `cancelShare`, chosen by a
- *            hash of the key) 3 CANCELLED. CANCELLED and DELIVERED end the lifecycle; after
- *            the end come NOTE_ADDED {note} events, for keys that get more messages.
+ *   order    1 PLACED {status, customer, city}, 2 ADDRESS_CHANGED {status, city}, then either
+ *            3 PAID, 4 ADDRESS_CHANGED, 5 SHIPPED, 6 DELIVERED, or (a share of orders,
+ *            `cancelShare`, chosen by a hash of the key) 3 CANCELLED, as in seed 001.
+ *            CANCELLED and DELIVERED end the lifecycle; after the end come STATUS_CONFIRMED
+ *            events (the final status again), for keys that get more messages. Every order
+ *            event carries the status the order has after it, as in seed 001, where a late
+ *            address change pulls a cancelled plan back to "ready to ship".
  *   wallet   CREDIT / DEBIT with a signed amount (the same per-key table as entity.ts) added
  *            to the balance: a delta.
  *   counter  INCREMENT by 1: a delta.
@@ -39,31 +42,39 @@ export function cancels(spec: Pick<EntitySpec, 'cancelShare'>, key: string): boo
   return hash32(key, 0x63616e63) / 2 ** 32 < spec.cancelShare;
 }
 
-function orderFacts(key: string): { customer: string; placedCity: string; movedCity: string } {
+function orderFacts(key: string): { customer: string; cities: [string, string, string] } {
   const h = hash32(key, 0x63697479);
   const a = h % CITIES.length;
-  const b = (a + 1 + ((h >>> 8) % (CITIES.length - 1))) % CITIES.length; // never the same city
-  return { customer: `cust-${(h >>> 16) % 1000}`, placedCity: CITIES[a], movedCity: CITIES[b] };
+  // Three different cities: where it was placed, the first move, the second.
+  const b = (a + 1 + ((h >>> 8) % 3)) % CITIES.length;
+  const c = (a + 4 + ((h >>> 12) % 3)) % CITIES.length;
+  return { customer: `cust-${(h >>> 16) % 1000}`, cities: [CITIES[a], CITIES[b], CITIES[c]] };
 }
 
-/** The last version of the order's lifecycle proper (CANCELLED or DELIVERED). */
-function orderEnd(spec: EntitySpec, key: string): number {
-  return cancels(spec, key) ? 3 : 5;
+const ORDER_STEPS = ['PLACED', 'ADDRESS_CHANGED', 'PAID', 'ADDRESS_CHANGED', 'SHIPPED', 'DELIVERED'] as const;
+const CANCELLED_STEPS = ['PLACED', 'ADDRESS_CHANGED', 'CANCELLED'] as const;
+
+function orderSteps(spec: EntitySpec, key: string): readonly string[] {
+  return cancels(spec, key) ? CANCELLED_STEPS : ORDER_STEPS;
 }
 
 function orderEvent(spec: EntitySpec, key: string, v: number): string {
-  if (v === 1) return 'PLACED';
-  if (v === 2) return 'ADDRESS_CHANGED';
-  if (v > orderEnd(spec, key)) return 'NOTE_ADDED';
-  if (cancels(spec, key)) return 'CANCELLED';
-  return ['PAID', 'SHIPPED', 'DELIVERED'][v - 3];
+  const steps = orderSteps(spec, key);
+  return v <= steps.length ? steps[v - 1] : 'STATUS_CONFIRMED';
 }
 
-/** The status after version v (v ≥ 1). */
+/** The status after version v (v ≥ 1): that of the last status-changing event so far. */
 export function orderStatusAt(spec: EntitySpec, key: string, v: number): string {
-  if (v <= 2) return 'PLACED';
-  const last = Math.min(v, orderEnd(spec, key));
-  return orderEvent(spec, key, last);
+  const steps = orderSteps(spec, key);
+  for (let i = Math.min(v, steps.length) - 1; i >= 0; i--) if (steps[i] !== 'ADDRESS_CHANGED') return steps[i];
+  return 'PLACED';
+}
+
+/** The city after version v (v ≥ 1): the last address change's. */
+function orderCityAt(spec: EntitySpec, key: string, v: number): string {
+  const f = orderFacts(key);
+  if (v >= 4 && !cancels(spec, key)) return f.cities[2];
+  return v >= 2 ? f.cities[1] : f.cities[0];
 }
 
 /** The name of event v (v ≥ 1) of `key`. */
@@ -83,11 +94,10 @@ export function changeAt(spec: EntitySpec, key: string, v: number): EntityChange
   const event = changeEvent(spec, key, v);
   switch (spec.kind) {
     case 'order': {
-      const f = orderFacts(key);
-      if (event === 'PLACED') return { event, set: { status: event, customer: f.customer, city: f.placedCity } };
-      if (event === 'ADDRESS_CHANGED') return { event, set: { city: f.movedCity } };
-      if (event === 'NOTE_ADDED') return { event, set: { note: `note-${v}` } };
-      return { event, set: { status: event } };
+      const status = orderStatusAt(spec, key, v);
+      if (event === 'PLACED') return { event, set: { status, customer: orderFacts(key).customer, city: orderCityAt(spec, key, v) } };
+      if (event === 'ADDRESS_CHANGED') return { event, set: { status, city: orderCityAt(spec, key, v) } };
+      return { event, set: { status } };
     }
     case 'wallet':
       return { event, add: { balance: entityStateAt('wallet', key, v).last as number } };
@@ -99,12 +109,8 @@ export function changeAt(spec: EntitySpec, key: string, v: number): EntityChange
 /** The state after events 1..v in order (v ≥ 1), in O(1). */
 export function changeStateAt(spec: EntitySpec, key: string, v: number): EntityState {
   switch (spec.kind) {
-    case 'order': {
-      const f = orderFacts(key);
-      const state: EntityState = { status: orderStatusAt(spec, key, v), customer: f.customer, city: v >= 2 ? f.movedCity : f.placedCity };
-      if (v > orderEnd(spec, key)) state.note = `note-${v}`;
-      return state;
-    }
+    case 'order':
+      return { status: orderStatusAt(spec, key, v), customer: orderFacts(key).customer, city: orderCityAt(spec, key, v) };
     case 'wallet':
       return { balance: entityStateAt('wallet', key, v).balance };
     case 'counter':
