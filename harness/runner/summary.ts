@@ -43,7 +43,7 @@ export function printSummary(result: Result, runDir: string): void {
     rows.push([label, e.expected, String(e.found ?? '-'), String(e.keys ?? '-'), held]);
   }
   for (const line of alignColumns(rows)) out.push(`  ${line}`);
-  const w = result.workload as { sent: number; achievedRate: number; targetRate: number | null; finalState: Record<string, { strategy: string; wrong: number; keys: number; unreachable: number; primary: boolean }> | null };
+  const w = result.workload as { sent: number; achievedRate: number; targetRate: number | null; finalState: Record<string, { strategy: string; wrong: number; keys: number; unreachable: number; primary: boolean; mode?: string; wrongFields?: Record<string, number> }> | null };
   out.push(`  sent ${w.sent} messages, ${w.achievedRate}/s${w.targetRate ? ` (target ${w.targetRate}/s)` : ''}`);
   const lat = (result.latency as { whole: Record<string, { p50: number; p99: number; max: number; count: number }> }).whole;
   for (const name of ['publish', 'publishDelay', 'endToEnd']) {
@@ -51,7 +51,10 @@ export function printSummary(result: Result, runDir: string): void {
     if (s && s.count) out.push(`  ${name.padEnd(13)} p50 ${ms(s.p50).padEnd(10)} p99 ${ms(s.p99).padEnd(10)} max ${ms(s.max)}`);
   }
   if (w.finalState) {
-    const parts = Object.values(w.finalState).map((f) => `${f.strategy}${f.primary ? '*' : ''} ${f.wrong}/${f.keys} keys wrong`);
+    const parts = Object.values(w.finalState).map((f) => {
+      const fields = Object.keys(f.wrongFields ?? {});
+      return `${f.strategy}${f.primary ? '*' : ''} ${f.wrong}/${f.keys} keys wrong${fields.length ? ` (${fields.join(', ')})` : ''}`;
+    });
     out.push(`  final state: ${parts.join(', ')}${Object.values(w.finalState)[0]?.unreachable ? ` (${Object.values(w.finalState)[0].unreachable} keys unreachable)` : ''}`);
   }
   const cpu = (result.harness as { cpu?: CpuFigures | null } | undefined)?.cpu;
