@@ -4,6 +4,8 @@ import type { CpuFigures } from './cpu-watch.ts';
 
 interface Row {
   type: string;
+  /** wrong-state: the strategy judged. */
+  strategy?: string;
   expected: string;
   window: { relation: string; fault: string } | null;
   found: number | null;
@@ -38,7 +40,7 @@ export function printSummary(result: Result, runDir: string): void {
   const rows = [['expectation', 'expected', 'found', 'keys', 'held']];
   for (const e of result.expectations as Row[]) {
     if (e.source === 'default' && e.expected === 'any' && !e.found) continue;
-    const label = `${e.type}${e.window ? ` ${e.window.relation} ${e.window.fault}` : ''}`;
+    const label = `${e.type}${e.strategy ? ` (${e.strategy})` : ''}${e.window ? ` ${e.window.relation} ${e.window.fault}` : ''}`;
     const held = e.held === null ? '?' : e.held ? 'yes' : 'NO';
     rows.push([label, e.expected, String(e.found ?? '-'), String(e.keys ?? '-'), held]);
   }

@@ -6,10 +6,11 @@
  *   order    1 PLACED {status, customer, city}, 2 ADDRESS_CHANGED {status, city}, then either
  *            3 PAID, 4 ADDRESS_CHANGED, 5 SHIPPED, 6 DELIVERED, or (a share of orders,
  *            `cancelShare`, chosen by a hash of the key) 3 CANCELLED, as in seed 001.
- *            CANCELLED and DELIVERED end the lifecycle; after the end come STATUS_CONFIRMED
- *            events (the final status again), for keys that get more messages. Every order
- *            event carries the status the order has after it, as in seed 001, where a late
- *            address change pulls a cancelled plan back to "ready to ship".
+ *            CANCELLED and DELIVERED end the lifecycle; after the end come NOTE_ADDED events
+ *            (notes +1, no status), for keys that get more messages. Every lifecycle event
+ *            carries the status the order has after it, as in seed 001, where a late address
+ *            change pulls a cancelled plan back to "ready to ship"; notes carry none, so a
+ *            status pulled back stays back.
  *   wallet   CREDIT / DEBIT with a signed amount (the same per-key table as entity.ts) added
  *            to the balance: a delta.
  *   counter  INCREMENT by 1: a delta.
@@ -60,7 +61,7 @@ function orderSteps(spec: EntitySpec, key: string): readonly string[] {
 
 function orderEvent(spec: EntitySpec, key: string, v: number): string {
   const steps = orderSteps(spec, key);
-  return v <= steps.length ? steps[v - 1] : 'STATUS_CONFIRMED';
+  return v <= steps.length ? steps[v - 1] : 'NOTE_ADDED';
 }
 
 /** The status after version v (v ≥ 1): that of the last status-changing event so far. */
@@ -97,6 +98,7 @@ export function changeAt(spec: EntitySpec, key: string, v: number): EntityChange
       const status = orderStatusAt(spec, key, v);
       if (event === 'PLACED') return { event, set: { status, customer: orderFacts(key).customer, city: orderCityAt(spec, key, v) } };
       if (event === 'ADDRESS_CHANGED') return { event, set: { status, city: orderCityAt(spec, key, v) } };
+      if (event === 'NOTE_ADDED') return { event, add: { notes: 1 } };
       return { event, set: { status } };
     }
     case 'wallet':
@@ -109,8 +111,12 @@ export function changeAt(spec: EntitySpec, key: string, v: number): EntityChange
 /** The state after events 1..v in order (v ≥ 1), in O(1). */
 export function changeStateAt(spec: EntitySpec, key: string, v: number): EntityState {
   switch (spec.kind) {
-    case 'order':
-      return { status: orderStatusAt(spec, key, v), customer: orderFacts(key).customer, city: orderCityAt(spec, key, v) };
+    case 'order': {
+      const state: EntityState = { status: orderStatusAt(spec, key, v), customer: orderFacts(key).customer, city: orderCityAt(spec, key, v) };
+      const notes = v - orderSteps(spec, key).length;
+      if (notes > 0) state.notes = notes;
+      return state;
+    }
     case 'wallet':
       return { balance: entityStateAt('wallet', key, v).balance };
     case 'counter':

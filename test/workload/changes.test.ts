@@ -25,11 +25,13 @@ test('orders: PLACED, ADDRESS_CHANGED, then PAID..DELIVERED or CANCELLED (termin
   assert.equal(keys.filter((k) => cancels(spec('order', 1), k)).length, 2000);
   const open = keys.find((k) => !cancels(spec('order'), k))!;
   assert.deepEqual([1, 2, 3, 4, 5, 6, 7, 8].map((v) => changeEvent(spec('order'), open, v)), [
-    'PLACED', 'ADDRESS_CHANGED', 'PAID', 'ADDRESS_CHANGED', 'SHIPPED', 'DELIVERED', 'STATUS_CONFIRMED', 'STATUS_CONFIRMED',
+    'PLACED', 'ADDRESS_CHANGED', 'PAID', 'ADDRESS_CHANGED', 'SHIPPED', 'DELIVERED', 'NOTE_ADDED', 'NOTE_ADDED',
   ]);
   const gone = cancelled[0];
-  assert.deepEqual([1, 2, 3, 4].map((v) => changeEvent(spec('order'), gone, v)), ['PLACED', 'ADDRESS_CHANGED', 'CANCELLED', 'STATUS_CONFIRMED']);
+  assert.deepEqual([1, 2, 3, 4].map((v) => changeEvent(spec('order'), gone, v)), ['PLACED', 'ADDRESS_CHANGED', 'CANCELLED', 'NOTE_ADDED']);
   assert.equal(changeStateAt(spec('order'), gone, 40).status, 'CANCELLED');
+  assert.equal(changeStateAt(spec('order'), gone, 40).notes, 37);
+  assert.deepEqual(changeAt(spec('order'), gone, 4), { event: 'NOTE_ADDED', add: { notes: 1 } });
   // Each event carries only its change: PLACED the customer, an address change the city.
   assert.deepEqual(Object.keys(changeAt(spec('order'), open, 1).set!).sort(), ['city', 'customer', 'status']);
   assert.deepEqual(Object.keys(changeAt(spec('order'), open, 2).set!).sort(), ['city', 'status']);

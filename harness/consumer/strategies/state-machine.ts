@@ -2,8 +2,8 @@
  * state-machine: a forward-only order lifecycle in the consumer, without versions.
  * Status ranks PLACED < PAID < SHIPPED < DELIVERED; CANCELLED is terminal by an explicit rule
  * (reachable from any status but DELIVERED, left by none). A status that would move the order
- * back, or repeat its status, is ignored; the event's other fields (customer, city, or a whole
- * state's fields) follow whatever arrives, onto whatever is stored, even nothing.
+ * back, or repeat its status, is ignored; the event's other fields (customer, city, notes, or a
+ * whole state's fields) follow whatever arrives, onto whatever is stored, even nothing.
  *
  * Seed 001: PLACED, ADDRESS_CHANGED, CANCELLED applied 1, 3, 2 stays cancelled and takes the
  * new city (right); an older address change applied after a newer one leaves the older city,
@@ -34,11 +34,12 @@ const stateMachine: ConsumerStrategy = {
     const rows = rowTable(db, 'entities_state_machine');
     const apply = rows.atomically((key: string, seq: number) => {
       const row = rows.get(key);
-      const { status, ...others } = eventContent(entity, key, seq).set ?? {};
+      const change = eventContent(entity, key, seq);
+      const { status, ...others } = change.set ?? {};
       const set: EntityState = { ...others };
       if (status !== undefined && forward(row?.state.status as string | undefined, String(status))) set.status = status;
-      if (Object.keys(set).length === 0) return 'skipped' as const;
-      rows.put(key, Math.max(seq, row?.version ?? 0), applyChange(row?.state, { event: '', set }));
+      if (Object.keys(set).length === 0 && !change.add) return 'skipped' as const;
+      rows.put(key, Math.max(seq, row?.version ?? 0), applyChange(row?.state, { ...change, set }));
       return 'applied' as const;
     });
     return { apply: ({ key, seq }) => apply(key, seq), finalStates: () => rows.all() };
