@@ -54,6 +54,16 @@ function branch(kind: string, description: string, properties: Record<string, un
   };
 }
 
+/** An expectation: a value, or an object with `expect` and the given fields. */
+function expectationSchema(description: string, properties: Record<string, unknown>) {
+  const value = { enum: [0, '0', '>0', 'any'] };
+  return {
+    $comment: EXPECTATION_COMMENT,
+    description,
+    oneOf: [value, { type: 'object', additionalProperties: false, required: ['expect'], properties: { expect: value, ...properties } }],
+  };
+}
+
 function union(description: string, branches: ReturnType<typeof branch>[], extra: Record<string, unknown> = {}) {
   return { type: 'object', description, discriminator: { propertyName: 'kind' }, oneOf: branches, ...extra };
 }
@@ -292,46 +302,18 @@ export const scenarioSchema = {
       },
       additionalProperties: true,
     },
-    expectation: {
-      $comment: EXPECTATION_COMMENT,
-      description: '0, ">0" or "any", alone or as { expect, during | before | after | outside: <fault name> }.',
-      oneOf: [
-        { enum: [0, '0', '>0', 'any'] },
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['expect'],
-          properties: {
-            expect: { enum: [0, '0', '>0', 'any'] },
-            during: { type: 'string', description: "Within the fault's window (plus run.settleMs)." },
-            before: { type: 'string', description: 'Before the fault starts.' },
-            after: { type: 'string', description: "After the fault's window (plus run.settleMs)." },
-            outside: { type: 'string', description: "Anywhere but the fault's window." },
-          },
-        },
-      ],
-    },
-    // Issue 21: wrong-state's expectation, which may name the strategy it judges.
-    stateExpectation: {
-      $comment: EXPECTATION_COMMENT,
-      description: '0, ">0" or "any", alone or as { expect, strategy }.',
-      oneOf: [
-        { enum: [0, '0', '>0', 'any'] },
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['expect'],
-          properties: {
-            expect: { enum: [0, '0', '>0', 'any'] },
-            strategy: strategyNameSchema(),
-            during: { type: 'string', description: 'Not allowed: the final state has no time.' },
-            before: { type: 'string', description: 'Not allowed: the final state has no time.' },
-            after: { type: 'string', description: 'Not allowed: the final state has no time.' },
-            outside: { type: 'string', description: 'Not allowed: the final state has no time.' },
-          },
-        },
-      ],
-    },
+    expectation: expectationSchema('0, ">0" or "any", alone or as { expect, during | before | after | outside: <fault name> }.', {
+      during: { type: 'string', description: "Within the fault's window (plus run.settleMs)." },
+      before: { type: 'string', description: 'Before the fault starts.' },
+      after: { type: 'string', description: "After the fault's window (plus run.settleMs)." },
+      outside: { type: 'string', description: "Anywhere but the fault's window." },
+    }),
+    // Issue 21: wrong-state's expectation, which may name the strategy it judges. The windows are
+    // accepted here so that the loader can say why they make no sense (the final state has no time).
+    stateExpectation: expectationSchema('0, ">0" or "any", alone or as { expect, strategy }.', {
+      strategy: strategyNameSchema(),
+      ...Object.fromEntries(WINDOW_KEYWORDS.map((k) => [k, { type: 'string', description: 'Not allowed: the final state has no time.' }])),
+    }),
     expect: {
       type: 'object',
       description: `Expectations per anomaly type. Types left out: ${DEFAULT_EXPECT_ZERO.join(', ')} expect 0; the others any, but unseen left out bears on lost: lost 0 with unseen messages (acked, undelivered, still on the broker) is unknown, not a pass.`,
