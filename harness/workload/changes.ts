@@ -6,8 +6,8 @@
  *   order    1 PLACED {status, customer, city}, 2 ADDRESS_CHANGED {status, city}, then either
  *            3 PAID, 4 ADDRESS_CHANGED, 5 SHIPPED, 6 DELIVERED, or (a share of orders,
  *            `cancelShare`, chosen by a hash of the key) 3 CANCELLED, as in seed 001.
- *            CANCELLED and DELIVERED end the lifecycle; after the end come NOTE_ADDED events
- *            (notes +1, no status), for keys that get more messages. Every lifecycle event
+ *            CANCELLED and DELIVERED end the lifecycle; after the end come NOTE_ADDED {note}
+ *            events (no status), for keys that get more messages. Every lifecycle event
  *            carries the status the order has after it, as in seed 001, where a late address
  *            change pulls a cancelled plan back to "ready to ship"; notes carry none, so a
  *            status pulled back stays back.
@@ -98,7 +98,7 @@ export function changeAt(spec: EntitySpec, key: string, v: number): EntityChange
       const status = orderStatusAt(spec, key, v);
       if (event === 'PLACED') return { event, set: { status, customer: orderFacts(key).customer, city: orderCityAt(spec, key, v) } };
       if (event === 'ADDRESS_CHANGED') return { event, set: { status, city: orderCityAt(spec, key, v) } };
-      if (event === 'NOTE_ADDED') return { event, add: { notes: 1 } };
+      if (event === 'NOTE_ADDED') return { event, set: { note: `note-${v}` } };
       return { event, set: { status } };
     }
     case 'wallet':
@@ -113,8 +113,7 @@ export function changeStateAt(spec: EntitySpec, key: string, v: number): EntityS
   switch (spec.kind) {
     case 'order': {
       const state: EntityState = { status: orderStatusAt(spec, key, v), customer: orderFacts(key).customer, city: orderCityAt(spec, key, v) };
-      const notes = v - orderSteps(spec, key).length;
-      if (notes > 0) state.notes = notes;
+      if (v > orderSteps(spec, key).length) state.note = `note-${v}`;
       return state;
     }
     case 'wallet':

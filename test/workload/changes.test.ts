@@ -30,8 +30,8 @@ test('orders: PLACED, ADDRESS_CHANGED, then PAID..DELIVERED or CANCELLED (termin
   const gone = cancelled[0];
   assert.deepEqual([1, 2, 3, 4].map((v) => changeEvent(spec('order'), gone, v)), ['PLACED', 'ADDRESS_CHANGED', 'CANCELLED', 'NOTE_ADDED']);
   assert.equal(changeStateAt(spec('order'), gone, 40).status, 'CANCELLED');
-  assert.equal(changeStateAt(spec('order'), gone, 40).notes, 37);
-  assert.deepEqual(changeAt(spec('order'), gone, 4), { event: 'NOTE_ADDED', add: { notes: 1 } });
+  assert.equal(changeStateAt(spec('order'), gone, 40).note, 'note-40');
+  assert.deepEqual(changeAt(spec('order'), gone, 4), { event: 'NOTE_ADDED', set: { note: 'note-4' } });
   // Each event carries only its change: PLACED the customer, an address change the city.
   assert.deepEqual(Object.keys(changeAt(spec('order'), open, 1).set!).sort(), ['city', 'customer', 'status']);
   assert.deepEqual(Object.keys(changeAt(spec('order'), open, 2).set!).sort(), ['city', 'status']);

@@ -2,7 +2,7 @@
  * state-machine: a forward-only order lifecycle in the consumer, without versions.
  * Status ranks PLACED < PAID < SHIPPED < DELIVERED; CANCELLED is terminal by an explicit rule
  * (reachable from any status but DELIVERED, left by none). A status that would move the order
- * back, or repeat its status, is ignored; the event's other fields (customer, city, notes, or a
+ * back, or repeat its status, is ignored; the event's other fields (customer, city, note, or a
  * whole state's fields) follow whatever arrives, onto whatever is stored, even nothing.
  *
  * Seed 001: PLACED, ADDRESS_CHANGED, CANCELLED applied 1, 3, 2 stays cancelled and takes the
