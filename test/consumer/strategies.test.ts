@@ -158,5 +158,11 @@ test('a strategy from a fixture folder is found, validated and scored by a real 
   assert.ok(fs['last-writer'].keys > 0 && fs['last-writer'].effects.applied > 0);
   assert.equal(fs.versioned.mode, 'replay');
   assert.equal(fs.naive.mode, 'replay');
+  // The result, with wrong-state expectations naming strategies, keeps to its published schema.
+  const { Ajv2020 } = await import('ajv/dist/2020.js');
+  const validate = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true, validateFormats: false }).compile(
+    JSON.parse(readFileSync(new URL('../../results/schema/result.v1.json', import.meta.url), 'utf8')) as object,
+  );
+  assert.ok(validate(result), JSON.stringify(validate.errors));
   rmSync(results, { recursive: true, force: true });
 });
