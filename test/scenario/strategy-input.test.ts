@@ -5,15 +5,15 @@ import { parseScenario } from '../../harness/scenario/load.ts';
 import { InputError } from '../../harness/errors.ts';
 import { options } from './helpers.ts';
 
-async function problems(yaml: string): Promise<string[]> {
-  try {
-    await parseScenario(yaml, { ...options, file: 't.yaml' });
-    return [];
-  } catch (err) {
-    if (!(err instanceof InputError)) throw err;
-    return err.detail;
-  }
-}
+/** The problems a scenario text has ([] when it loads). */
+const problems = (yaml: string): Promise<string[]> =>
+  parseScenario(yaml, { ...options, file: 't.yaml' }).then(
+    () => [],
+    (err: unknown) => {
+      if (err instanceof InputError) return err.detail;
+      throw err;
+    },
+  );
 
 const scenario = (entity: string, consumers: string, expect = '') =>
   `broker: { kind: fake }\nworkload:\n  rate: { kind: fixed, perSecond: 100 }\n  durationMs: 5s\n  entity: ${entity}\nconsumers: ${consumers}\n${expect}`;
