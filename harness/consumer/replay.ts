@@ -38,7 +38,9 @@ export function replay(strategy: ConsumerStrategy, entity: EntitySpec, options: 
   const store = openStore(':memory:', strategy, entity, options);
   try {
     const effects = emptyCounts();
-    for (const a of sorted) effects[store.apply(a)]++;
+    store.batch(() => {
+      for (const a of sorted) effects[store.apply(a)]++;
+    });
     return { final: store.finalStates(), effects };
   } finally {
     store.close();

@@ -56,6 +56,11 @@ export class EntityStore {
     return this.store.apply(m);
   }
 
+  /** Runs fn inside one transaction (the strategies' own become savepoints): one commit for a replay. */
+  batch<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   /** The stored version and state of every key, sorted by key. */
   finalStates(): Map<string, VersionedState> {
     return this.store.finalStates();
