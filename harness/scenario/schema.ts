@@ -210,6 +210,7 @@ export const scenarioSchema = {
               default: 'order',
               description: 'order: PLACED, PAID, SHIPPED, DELIVERED, then address and note updates; wallet: credits and debits with the balance; counter: a count. Default order.',
             },
+            // Issue 21: events that carry their change (harness/workload/changes.ts).
             events: {
               enum: ['state', 'change'],
               default: 'state',
