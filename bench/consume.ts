@@ -35,7 +35,7 @@ import { encodeMessage } from '../harness/workload/codec.ts';
 import type { Scenario } from '../harness/scenario/types.ts';
 import type { WorkerInit } from '../harness/workers/protocol.ts';
 import type { ConsumerPhases } from '../harness/workers/phases.ts';
-import { openStore } from '../harness/consumer/store.ts';
+import { openStrategyStore } from '../harness/consumer/strategies/open.ts';
 import { provision, toolCommand, CONSUMER_PERFORMANCE } from '../brokers/kafka/provision.ts';
 import type { KafkaAdmin } from '../brokers/kafka/admin.ts';
 import { withKafka } from './kafka.ts';
@@ -96,7 +96,7 @@ function consumerScenario(client: string, mode: 'partition' | 'key' | 'unordered
     broker: { kind: 'kafka', client, topic: { partitions: PARTITIONS } },
     workload: {
       keys: { count: KEYS, distribution: { kind: 'uniform' }, prefix: 'k' },
-      entity: { kind: 'counter' }, rate: { kind: 'unlimited' }, size: { kind: 'fixed', bytes: SIZE },
+      entity: { kind: 'counter', events: 'state', cancelShare: 0.25 }, rate: { kind: 'unlimited' }, size: { kind: 'fixed', bytes: SIZE },
       messages: MESSAGES, warmupMs: 0, maxInFlight: 10_000,
       producers: [{ name: 'bench', processes: 1, sharedKeys: false }],
     },
@@ -155,7 +155,7 @@ async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, name
     settings: kafka.resolveSettings(scenario.broker), names, scenario,
     historyFile: join(work, 'c1.jsonl'), storeFile: join(work, 'state.sqlite'),
   };
-  openStore(init.storeFile, { entity: 'counter' }).close();
+  (await openStrategyStore(init.storeFile, scenario)).close();
   const logs: string[] = [];
   const w = new WorkerHandle(init, join(work, 'c1.log'), (l) => logs.push(l));
   let note: string | undefined;
@@ -277,7 +277,7 @@ function scaleScenario(): Scenario {
     broker: { kind: 'kafka', client: 'confluent', topic: { partitions: 6 } },
     workload: {
       keys: { count: 100_000, distribution: { kind: 'zipf', s: 0.8 }, prefix: 'k' },
-      entity: { kind: 'order' }, rate: { kind: 'fixed', perSecond: 10_000 }, size: { kind: 'fixed', bytes: SIZE },
+      entity: { kind: 'order', events: 'state', cancelShare: 0.25 }, rate: { kind: 'fixed', perSecond: 10_000 }, size: { kind: 'fixed', bytes: SIZE },
       durationMs: Number(process.env.CONVOY_BENCH_SCALE_S ?? 40) * 1000, warmupMs: 0, maxInFlight: 10_000,
       producers: [{ name: 'bench', processes: 1, sharedKeys: false }],
     },

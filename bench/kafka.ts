@@ -54,7 +54,7 @@ function scenario(name: string, client: string, rate: Scenario['workload']['rate
     broker: { kind: 'kafka', client, topic: { partitions: 3 } },
     workload: {
       keys: { count: opts.keys ?? 10_000, distribution: { kind: 'uniform' }, prefix: 'k' },
-      entity: { kind: 'counter' }, rate, size: { kind: 'fixed', bytes: SIZE },
+      entity: { kind: 'counter', events: 'state', cancelShare: 0.25 }, rate, size: { kind: 'fixed', bytes: SIZE },
       messages: opts.messages, durationMs: opts.durationMs, warmupMs: 0, maxInFlight: MAX_IN_FLIGHT,
       producers: [{ name: 'bench', processes: 1, sharedKeys: false }],
     },

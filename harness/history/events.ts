@@ -44,8 +44,9 @@ export interface ProcessEvent {
   /** Absent when the attempt never completed (the consumer died). */
   end?: number;
   outcome?: 'ok' | 'error';
-  /** What a consumer strategy made of it: applied, or skipped as stale. */
-  effect?: 'applied' | 'skipped-stale';
+  /** What the consumers' strategy made of it: applied, skipped (stale or duplicate), rejected
+   * (a gap); skipped-stale in histories from before strategies were plug-ins. */
+  effect?: 'applied' | 'skipped' | 'rejected' | 'skipped-stale';
   deliveryCount?: number;
   intended?: number;
 }

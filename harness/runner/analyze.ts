@@ -6,7 +6,9 @@ import { evaluateExpectations, parseExpectations } from '../checker/expectations
 import { buildResult, checkSection, redactSecrets } from '../checker/result.ts';
 import type { Window } from '../metrics/collector.ts';
 import { MessagePlan } from '../workload/schedule.ts';
-import { finalStateCheck, measureHistory } from './measure.ts';
+import { measureHistory } from './measure.ts';
+import { scoreStrategies, type StrategyScore } from '../consumer/replay.ts';
+import { strategyOptions } from '../consumer/strategies/registry.ts';
 import { laneMoves } from '../metrics/lane-moves.ts';
 import { oldestUnprocessed } from '../metrics/oldest-unprocessed.ts';
 import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
@@ -62,7 +64,15 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
   const oldest = await oldestUnprocessed(record.historyFile, m.topKeys, record.measureStartUs, 1_000_000, seriesLen);
   const unreachable = new Set<string>();
   for (const o of outcome.occurrences.list()) if ((o.type === 'lost' || o.type === 'unseen' || o.type === 'abandoned') && o.key !== null) unreachable.add(o.key);
-  const finalState = existsSync(record.storeFile) ? finalStateCheck(record.storeFile, scenario, m.truth, unreachable) : null;
+  const finalState = await scoreStrategies({
+    entity: scenario.workload.entity,
+    live: scenario.consumers.strategy,
+    storeFile: record.storeFile,
+    truth: m.truth,
+    unreachable,
+    applies: m.applies,
+    liveEffects: m.liveEffects,
+  });
 
   // Did the harness keep its schedule? (Publish delay during a fault is the fault's doing.)
   const plan = new MessagePlan({ seed: scenario.seed, workload: scenario.workload, poison: scenario.consumers.poison });
@@ -101,7 +111,7 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
     parseExpectations(anomalySpecs),
     { incomplete },
   );
-  judgeFinalState(stateSpec, finalState?.[scenario.consumers.strategy]?.wrong ?? null, expectations, verdict);
+  judgeFinalState(stateSpec, finalState, strategyOptions(scenario.consumers.strategy).kind, expectations, verdict);
   // A run that did not complete cannot fail an expectation either: an interrupted run "loses"
   // what it never waited for. Its findings stay in the reasons; the verdict is unknown.
   if (incomplete.length > 0) verdict.status = 'unknown';
@@ -169,19 +179,28 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
 }
 
 /**
- * `wrong-state`: keys whose final state differs from the truth under the consumers' strategy
- * (keys with a lost, unseen or abandoned message left out). Judged like an anomaly count.
+ * `wrong-state`: keys whose final state differs from the truth under the consumers' strategy,
+ * or the one the expectation names (keys with a lost, unseen or abandoned message left out).
+ * Judged like an anomaly count.
  */
-function judgeFinalState(spec: ExpectationSpec | ExpectationSpec[] | undefined, wrong: number | null, expectations: ExpectationResult[], verdict: Verdict): void {
+function judgeFinalState(
+  spec: ExpectationSpec | ExpectationSpec[] | undefined,
+  scores: Record<string, StrategyScore> | null,
+  live: string,
+  expectations: ExpectationResult[],
+  verdict: Verdict,
+): void {
   for (const one of spec === undefined ? [] : Array.isArray(spec) ? spec : [spec]) {
     const expected = String(typeof one === 'object' ? one.expect : one) as '0' | '>0' | 'any';
+    const strategy = (typeof one === 'object' && one.strategy) || live;
+    const wrong = scores?.[strategy]?.wrong ?? null;
     const held = expected === 'any' ? true : wrong === null ? null : expected === '0' ? wrong === 0 : wrong > 0;
-    (expectations as unknown as Record<string, unknown>[]).push({ type: FINAL_STATE_EXPECTATION, expected, window: null, found: wrong, keys: wrong, held, source: 'given' });
+    (expectations as unknown as Record<string, unknown>[]).push({ type: FINAL_STATE_EXPECTATION, expected, window: null, found: wrong, keys: wrong, held, source: 'given', strategy });
     if (held === false) {
-      verdict.reasons.unshift(`${FINAL_STATE_EXPECTATION}: expected ${expected}, found ${wrong} keys`);
+      verdict.reasons.unshift(`${FINAL_STATE_EXPECTATION} (${strategy}): expected ${expected}, found ${wrong} keys`);
       verdict.status = 'fail';
     } else if (held === null) {
-      verdict.reasons.push(`${FINAL_STATE_EXPECTATION}: no final state was recorded`);
+      verdict.reasons.push(`${FINAL_STATE_EXPECTATION} (${strategy}): no final state was recorded`);
       if (verdict.status === 'pass') verdict.status = 'unknown';
     }
   }

@@ -5,7 +5,7 @@ import { MetricsCollector, type Window } from '../metrics/collector.ts';
 import type { KeyWrites } from '../metrics/lane-moves.ts';
 import { truth, type VersionedState } from '../workload/entity.ts';
 import { skewReport } from '../workload/skew.ts';
-import { openStore, compareWithTruth, STRATEGIES, type Comparison } from '../consumer/store.ts';
+import { emptyCounts, type Apply, type EffectCounts } from '../consumer/replay.ts';
 import type { Scenario } from '../scenario/types.ts';
 
 export interface Measurements {
@@ -18,6 +18,10 @@ export interface Measurements {
   lastSendUs: number;
   acked: number;
   truth: Map<string, VersionedState>;
+  /** Successful applies (outcome ok, with an end), for replaying the strategies. */
+  applies: Apply[];
+  /** The consumers' strategy's effects, as the history records them. */
+  liveEffects: EffectCounts;
   rebalances: number;
   marks: { name: string; at: number; detail?: unknown }[];
   /** The busiest keys of the measured phase, busiest first (at most 5). */
@@ -36,6 +40,8 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const sends: { key: string; seq: number; producer: string }[] = [];
   const failed = new Set<string>();
   const marks: Measurements['marks'] = [];
+  const applies: Apply[] = [];
+  const liveEffects = emptyCounts();
   let rebalances = 0;
   let sent = 0;
   let lastSendUs = 0;
@@ -67,28 +73,20 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
       }
     } else if (e.type === 'rebalance') rebalances++;
     else if (e.type === 'mark') marks.push({ name: e.name, at: e.at, detail: e.detail });
+    else if (e.type === 'process' && e.outcome === 'ok' && e.end !== undefined && e.key !== null && e.seq !== null) {
+      applies.push({ key: e.key, producer: e.producer, seq: e.seq, end: e.end });
+      // Histories before strategies were plug-ins said skipped-stale.
+      if (e.effect) liveEffects[e.effect === 'skipped-stale' ? 'skipped' : e.effect]++;
+    }
   }
   const t = truth(
-    scenario.workload.entity.kind,
+    scenario.workload.entity,
     sends.map((s) => ({ key: s.key, seq: s.seq, ok: failed.has(`${s.producer}\u0000${s.key}\u0000${s.seq}`) ? false : undefined })),
   );
   const traffic = collector.traffic();
   const skew = skewReport(traffic.keyCounts, { laneCounts: traffic.keyLaneCounts, configuredKeys: scenario.workload.keys.count });
   marks.sort((a, b) => a.at - b.at);
   const topKeys = [...traffic.keyCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([k]) => k);
-  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, rebalances, marks, keyWrites, topKeys };
+  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, rebalances, marks, keyWrites, topKeys };
 }
 
-/** Final state per strategy against the truth; keys with a lost or abandoned message apart. */
-export function finalStateCheck(storeFile: string, scenario: Scenario, t: Map<string, VersionedState>, unreachable: Set<string>): Record<string, Comparison & { strategy: string; primary: boolean }> {
-  const store = openStore(storeFile, { entity: scenario.workload.entity.kind });
-  try {
-    const out: Record<string, Comparison & { strategy: string; primary: boolean }> = {};
-    for (const s of STRATEGIES) {
-      out[s] = { strategy: s, primary: s === scenario.consumers.strategy, ...compareWithTruth(store.finalStates(s), t, unreachable) };
-    }
-    return out;
-  } finally {
-    store.close();
-  }
-}

@@ -2,7 +2,7 @@ import { mkdirSync, createWriteStream, readdirSync, createReadStream } from 'nod
 import { join } from 'node:path';
 import type { BrokerAdmin, BrokerModule, Deployment, RunNames, RuntimeKind } from '../broker/contract.ts';
 import { loadBroker } from '../broker/registry.ts';
-import { openStore } from '../consumer/store.ts';
+import { openStrategyStore } from '../consumer/strategies/open.ts';
 import { nowMicros, sleep } from '../clock.ts';
 import { InfraError } from '../errors.ts';
 import { faultKinds } from '../faults/registry.ts';
@@ -164,7 +164,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     // 2. Consumers first, so they hold their lanes before the first message. The store they
     // share is created here, once, rather than by all of them at the same moment.
     stage = 'consumers';
-    openStore(record.storeFile, { entity: scenario.workload.entity.kind }).close();
+    (await openStrategyStore(record.storeFile, scenario)).close();
     for (let i = 1; i <= scenario.consumers.processes; i++) consumers.push(startConsumer(`c${i}`));
     await Promise.all(consumers.map((c) => c.waitFor('ready', 90_000, 'consumer start-up')));
     mark('consumers-ready');

@@ -4,6 +4,8 @@ import type { CpuFigures } from './cpu-watch.ts';
 
 interface Row {
   type: string;
+  /** wrong-state: the strategy judged. */
+  strategy?: string;
   expected: string;
   window: { relation: string; fault: string } | null;
   found: number | null;
@@ -38,12 +40,12 @@ export function printSummary(result: Result, runDir: string): void {
   const rows = [['expectation', 'expected', 'found', 'keys', 'held']];
   for (const e of result.expectations as Row[]) {
     if (e.source === 'default' && e.expected === 'any' && !e.found) continue;
-    const label = `${e.type}${e.window ? ` ${e.window.relation} ${e.window.fault}` : ''}`;
+    const label = `${e.type}${e.strategy ? ` (${e.strategy})` : ''}${e.window ? ` ${e.window.relation} ${e.window.fault}` : ''}`;
     const held = e.held === null ? '?' : e.held ? 'yes' : 'NO';
     rows.push([label, e.expected, String(e.found ?? '-'), String(e.keys ?? '-'), held]);
   }
   for (const line of alignColumns(rows)) out.push(`  ${line}`);
-  const w = result.workload as { sent: number; achievedRate: number; targetRate: number | null; finalState: Record<string, { strategy: string; wrong: number; keys: number; unreachable: number; primary: boolean }> | null };
+  const w = result.workload as { sent: number; achievedRate: number; targetRate: number | null; finalState: Record<string, { strategy: string; wrong: number; keys: number; unreachable: number; primary: boolean; mode?: string; wrongFields?: Record<string, number> }> | null };
   out.push(`  sent ${w.sent} messages, ${w.achievedRate}/s${w.targetRate ? ` (target ${w.targetRate}/s)` : ''}`);
   const lat = (result.latency as { whole: Record<string, { p50: number; p99: number; max: number; count: number }> }).whole;
   for (const name of ['publish', 'publishDelay', 'endToEnd']) {
@@ -51,7 +53,10 @@ export function printSummary(result: Result, runDir: string): void {
     if (s && s.count) out.push(`  ${name.padEnd(13)} p50 ${ms(s.p50).padEnd(10)} p99 ${ms(s.p99).padEnd(10)} max ${ms(s.max)}`);
   }
   if (w.finalState) {
-    const parts = Object.values(w.finalState).map((f) => `${f.strategy}${f.primary ? '*' : ''} ${f.wrong}/${f.keys} keys wrong`);
+    const parts = Object.values(w.finalState).map((f) => {
+      const fields = Object.keys(f.wrongFields ?? {});
+      return `${f.strategy}${f.primary ? '*' : ''} ${f.wrong}/${f.keys} keys wrong${fields.length ? ` (${fields.join(', ')})` : ''}`;
+    });
     out.push(`  final state: ${parts.join(', ')}${Object.values(w.finalState)[0]?.unreachable ? ` (${Object.values(w.finalState)[0].unreachable} keys unreachable)` : ''}`);
   }
   const cpu = (result.harness as { cpu?: CpuFigures | null } | undefined)?.cpu;

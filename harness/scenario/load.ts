@@ -25,6 +25,8 @@ import {
   FINAL_STATE_EXPECTATION,
 } from './schema.ts';
 import { intendedSchedule } from '../workload/schedule.ts';
+import { STRATEGIES, STRATEGY_COMMENT } from '../consumer/strategies/schema.ts';
+import { strategyOptions } from '../consumer/strategies/registry.ts';
 import { drainBoundMs, drainPlan } from '../runner/drain.ts';
 
 export type SchemaObject = Record<string, unknown>;
@@ -352,6 +354,15 @@ export function formatErrors(errors: ErrorObject[], data: unknown, base: string,
     const isList = Array.isArray(valueAt(data, e.instancePath));
     const fromListBranch = (e.parentSchema as SchemaObject | undefined)?.type === 'array';
     return isList === fromListBranch;
+  });
+  // Issue 21: a strategy is a name or { kind, ...options }: report the errors of the form given.
+  const strategyPaths = new Set(
+    errors.filter((e) => e.keyword === 'anyOf' && (e.parentSchema as SchemaObject | undefined)?.$comment === STRATEGY_COMMENT).map((e) => e.instancePath),
+  );
+  errors = errors.filter((e) => {
+    if (!strategyPaths.has(e.instancePath)) return true;
+    if (e.keyword === 'anyOf') return false;
+    return isObject(valueAt(data, e.instancePath)) ? (e.parentSchema as SchemaObject | undefined)?.type === 'object' : e.keyword === 'enum';
   });
   // Unknown properties that look like a missing one: report the typo, not the absence.
   const suggested = new Set<string>();
@@ -710,12 +721,34 @@ function crossChecks(s: Scenario, raw: Record<string, any>, warnings: string[]):
     }
   }
 
+  strategyChecks(s, errors);
+
   uniqueNames(s.faults, 'faults', errors);
   const faultNames = s.faults.map((f) => f.name);
   for (const [type, specs] of Object.entries(s.expect)) {
     for (const spec of Array.isArray(specs) ? specs : [specs]) crossCheckExpectation(type, spec, faultNames, errors);
   }
   return errors;
+}
+
+/**
+ * Issue 21: the consumers' strategy, and any a wrong-state expectation names, must fit the
+ * entity's events (a commutative strategy needs deltas, a state machine a status).
+ */
+function strategyChecks(s: Scenario, errors: string[]): void {
+  const e = s.workload.entity;
+  const events = `workload.entity is ${e.kind} with events: ${e.events}`;
+  const fit = (name: string) => STRATEGIES.get(name)?.unfit?.(e);
+  const fitting = () => [...STRATEGIES.keys()].filter((n) => !fit(n)).join(', ');
+  const live = strategyOptions(s.consumers.strategy).kind;
+  const why = fit(live);
+  if (why) errors.push(`consumers.strategy: ${live} ${why}; ${events}, which allows ${fitting()}`);
+  const specs = s.expect[FINAL_STATE_EXPECTATION];
+  (Array.isArray(specs) ? specs : specs === undefined ? [] : [specs]).forEach((spec, i) => {
+    const named = isObject(spec) ? (spec as { strategy?: string }).strategy : undefined;
+    const reason = named && fit(named);
+    if (reason) errors.push(`expect.${FINAL_STATE_EXPECTATION}${Array.isArray(specs) ? `[${i}]` : ''}.strategy: ${named} ${reason}; ${events}, which allows ${fitting()}`);
+  });
 }
 
 function crossCheckExpectation(type: string, spec: unknown, faultNames: string[], errors: string[]): void {

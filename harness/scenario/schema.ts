@@ -13,6 +13,8 @@ import { writeFileSync } from 'node:fs';
 import { ANOMALY_TYPES } from '../checker/types.ts';
 import { fileURLToPath } from 'node:url';
 import { concurrencySchema } from '../consumer/concurrency/registry.ts';
+// Issue 21: the strategies contribute `consumers.strategy` and wrong-state's `strategy` (see below).
+import { strategyFieldSchema, strategyNameSchema } from '../consumer/strategies/schema.ts';
 
 export const DURATION_COMMENT = 'convoy:duration';
 export const EXPECTATION_COMMENT = 'convoy:expectation';
@@ -50,6 +52,16 @@ function branch(kind: string, description: string, properties: Record<string, un
     additionalProperties: false,
     required: ['kind', ...required],
     properties: { kind: { const: kind }, ...properties },
+  };
+}
+
+/** An expectation: a value, or an object with `expect` and the given fields. */
+function expectationSchema(description: string, properties: Record<string, unknown>) {
+  const value = { enum: [0, '0', '>0', 'any'] };
+  return {
+    $comment: EXPECTATION_COMMENT,
+    description,
+    oneOf: [value, { type: 'object', additionalProperties: false, required: ['expect'], properties: { expect: value, ...properties } }],
   };
 }
 
@@ -199,6 +211,20 @@ export const scenarioSchema = {
               default: 'order',
               description: 'order: PLACED, PAID, SHIPPED, DELIVERED, then address and note updates; wallet: credits and debits with the balance; counter: a count. Default order.',
             },
+            // Issue 21: events that carry their change (harness/workload/changes.ts).
+            events: {
+              enum: ['state', 'change'],
+              default: 'state',
+              description:
+                'state: each message carries the whole state at its version (default). change: each carries only its change: orders PLACED {customer, city}, ADDRESS_CHANGED {city}, then PAID, SHIPPED, DELIVERED or CANCELLED (terminal), then notes; wallets signed amounts; counters increments.',
+            },
+            cancelShare: {
+              type: 'number',
+              minimum: 0,
+              maximum: 1,
+              default: 0.25,
+              description: 'Orders with change events: the share that is cancelled after its address change (chosen by a hash of the key). Default 0.25.',
+            },
           },
         },
         rate: { $ref: '#/$defs/rate' },
@@ -248,11 +274,8 @@ export const scenarioSchema = {
             workers: int(1, 'Messages handled at once per consumer process. Default 8.', { default: 8 }),
           },
         },
-        strategy: {
-          enum: ['naive', 'versioned'],
-          default: 'versioned',
-          description: 'naive: apply whatever arrives; versioned: skip anything not newer than the stored version. Default versioned.',
-        },
+        // Issue 21: one branch per file in harness/consumer/strategies/.
+        strategy: strategyFieldSchema(),
         poison: { $ref: '#/$defs/poison' },
         overrides: {
           type: 'object',
@@ -278,37 +301,27 @@ export const scenarioSchema = {
       },
       additionalProperties: true,
     },
-    expectation: {
-      $comment: EXPECTATION_COMMENT,
-      description: '0, ">0" or "any", alone or as { expect, during | before | after | outside: <fault name> }.',
-      oneOf: [
-        { enum: [0, '0', '>0', 'any'] },
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['expect'],
-          properties: {
-            expect: { enum: [0, '0', '>0', 'any'] },
-            during: { type: 'string', description: "Within the fault's window (plus run.settleMs)." },
-            before: { type: 'string', description: 'Before the fault starts.' },
-            after: { type: 'string', description: "After the fault's window (plus run.settleMs)." },
-            outside: { type: 'string', description: "Anywhere but the fault's window." },
-          },
-        },
-      ],
-    },
+    expectation: expectationSchema('0, ">0" or "any", alone or as { expect, during | before | after | outside: <fault name> }.', {
+      during: { type: 'string', description: "Within the fault's window (plus run.settleMs)." },
+      before: { type: 'string', description: 'Before the fault starts.' },
+      after: { type: 'string', description: "After the fault's window (plus run.settleMs)." },
+      outside: { type: 'string', description: "Anywhere but the fault's window." },
+    }),
+    // Issue 21: wrong-state's expectation, which may name the strategy it judges. The windows are
+    // accepted here so that the loader can say why they make no sense (the final state has no time).
+    stateExpectation: expectationSchema('0, ">0" or "any", alone or as { expect, strategy }.', {
+      strategy: strategyNameSchema(),
+      ...Object.fromEntries(WINDOW_KEYWORDS.map((k) => [k, { type: 'string', description: 'Not allowed: the final state has no time.' }])),
+    }),
     expect: {
       type: 'object',
       description: `Expectations per anomaly type. Types left out: ${DEFAULT_EXPECT_ZERO.join(', ')} expect 0; the others any, but unseen left out bears on lost: lost 0 with unseen messages (acked, undelivered, still on the broker) is unknown, not a pass.`,
       additionalProperties: false,
       properties: Object.fromEntries(
-        [...ANOMALY_TYPES, FINAL_STATE_EXPECTATION].map((t) => [
-          t,
-          {
-            $comment: EXPECTATION_LIST_COMMENT,
-            anyOf: [{ $ref: '#/$defs/expectation' }, { type: 'array', minItems: 1, items: { $ref: '#/$defs/expectation' } }],
-          },
-        ]),
+        [...ANOMALY_TYPES, FINAL_STATE_EXPECTATION].map((t) => {
+          const ref = { $ref: t === FINAL_STATE_EXPECTATION ? '#/$defs/stateExpectation' : '#/$defs/expectation' };
+          return [t, { $comment: EXPECTATION_LIST_COMMENT, anyOf: [ref, { type: 'array', minItems: 1, items: ref }] }];
+        }),
       ),
     },
     run: {

@@ -5,6 +5,8 @@
  * YAML may also write them as strings like "30s", "250ms", "2m".
  */
 import type { BrokerSettings } from '../broker/contract.ts';
+import type { EntitySpec } from '../workload/changes.ts';
+import type { StrategyOptions } from '../consumer/strategies/contract.ts';
 
 export type Distribution =
   | { kind: 'uniform' }
@@ -30,7 +32,7 @@ export type TimeDistribution =
 export interface WorkloadSpec {
   keys: { count: number; distribution: Distribution; prefix: string };
   /** Entity lifecycle the messages walk through; the last state repeats past its end. */
-  entity: { kind: 'order' | 'wallet' | 'counter' };
+  entity: EntitySpec;
   rate: RateSpec;
   size: SizeSpec;
   /** Stop after this long, or after this many messages, whichever comes first. */
@@ -75,7 +77,8 @@ export interface ConsumerSpec {
   handler: TimeDistribution;
   /** A mode of harness/consumer/concurrency/modes/ (partition, key, unordered, ...), by name. */
   concurrency: { mode: string; workers: number; [field: string]: unknown };
-  strategy: 'naive' | 'versioned';
+  /** A strategy's name (harness/consumer/strategies/), or { kind: <name>, ...its options }. */
+  strategy: string | StrategyOptions;
   poison?: PoisonSpec;
   /** Per-consumer overrides, by consumer name, e.g. { c1: { handler: {...} } }. */
   overrides?: Record<string, { handler?: TimeDistribution }>;
@@ -97,7 +100,7 @@ export type ExpectationSpec =
   | '>0'
   | 'any'
   | 0
-  | { expect: '0' | '>0' | 'any' | 0; during?: string; before?: string; after?: string; outside?: string };
+  | { expect: '0' | '>0' | 'any' | 0; during?: string; before?: string; after?: string; outside?: string; strategy?: string };
 
 export interface Scenario {
   name: string;
@@ -108,7 +111,8 @@ export interface Scenario {
   consumers: ConsumerSpec;
   faults: FaultSpec[];
   /** Per anomaly type: one expectation, or several (e.g. 0 before a fault and >0 during it).
-   * `wrong-state` is the count of keys whose final state is wrong under the consumers' strategy. */
+   * `wrong-state` is the count of keys whose final state is wrong under the consumers' strategy,
+   * or under the one it names (`{ expect: 0, strategy: state-machine }`). */
   expect: Record<string, ExpectationSpec | ExpectationSpec[]>;
   run: {
     /** Caps the drain (default: the broker's redelivery horizon plus a margin; harness/runner/drain.ts). */

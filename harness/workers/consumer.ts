@@ -8,7 +8,7 @@ import { decodeMessage, type DecodedMessage } from '../workload/codec.ts';
 import { Rng } from '../workload/rng.ts';
 import { handlerTimeSampler } from '../consumer/handler-time.ts';
 import { PoisonTracker } from '../consumer/poison.ts';
-import { openStore } from '../consumer/store.ts';
+import { openStrategyStore } from '../consumer/strategies/open.ts';
 import { concurrencyMode } from '../consumer/concurrency/registry.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from './protocol.ts';
 import { loopLagMeter } from './loop-lag.ts';
@@ -19,7 +19,7 @@ import { emptyPhases } from './phases.ts';
 /**
  * A consumer process of the run's group: takes deliveries from the broker client, runs them
  * through the concurrency mode, handles each (handler time, poison policy, the entity store
- * with the naive or versioned strategy), records one process event per handling attempt, and
+ * with the scenario's strategy), records one process event per handling attempt, and
  * settles the delivery.
  */
 export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: FromWorker) => void): Promise<void> {
@@ -33,7 +33,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const stats: WorkerStats = emptyStats();
   const phases = (stats.phases = emptyPhases());
   const clock = () => performance.now();
-  const store = openStore(init.storeFile, { entity: scenario.workload.entity.kind });
+  const store = await openStrategyStore(init.storeFile, scenario);
   const rng = Rng.from(scenario.seed).fork(`consumer-${init.id}`);
   const handlerSpec = spec.overrides?.[init.id]?.handler ?? spec.handler;
   const handlerTime = handlerTimeSampler(handlerSpec, rng);
@@ -101,12 +101,10 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         break;
       }
       if (decision.action === 'handle' && msg) {
-        // Both strategies are applied (in their own tables), so every run scores each of them;
-        // the scenario's strategy is the one this consumer "is" and whose effect is recorded.
+        // Only the consumers' strategy runs here; the others are replayed after the run.
         t = clock();
-        const effects = store.applyAll(msg.key, msg.seq);
-        ev.effect = effects[spec.strategy];
-        if (effects.versioned === 'skipped-stale') stats.stale++;
+        ev.effect = store.apply(msg);
+        if (ev.effect !== 'applied') stats.stale++;
         ev.end = nowMicros();
         stats.applied++;
         phases.storeMs += clock() - t;

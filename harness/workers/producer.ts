@@ -6,6 +6,7 @@ import { ackLine, sendLine } from '../history/producer-lines.ts';
 import { MessagePlan, type PlannedMessage } from '../workload/schedule.ts';
 import { encodeMessage } from '../workload/codec.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from './protocol.ts';
+import { eventAt } from '../workload/entity.ts';
 import { loopLagMeter } from './loop-lag.ts';
 import { WorkerFaults } from './fault-hooks.ts';
 
@@ -59,7 +60,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
     if (drainWaiters.length > 0 && stats.inFlight <= lowWater) drainWaiters.splice(0).forEach((w) => w());
   };
   const sendOne = (m: PlannedMessage, intended: number) => {
-    const payload = encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind }, m.size);
+    const payload = encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.key, m.seq) }, m.size);
     const at = nowMicros();
     // The two hot events go as prepared JSON text (the same lines JSON.stringify would write).
     history.writeLine(sendLine(m.key, m.producer, m.seq, at, intended, init.id, payload.length));

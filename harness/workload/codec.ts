@@ -32,6 +32,8 @@ export interface MessageFields {
   key: string;
   seq: number;
   entity: EntityKind;
+  /** The event's name; default: the whole-state event of that version (entity.ts). */
+  event?: string;
   /** Intended send time on the run clock (µs); null or absent when there is none. */
   intendedUs?: number | null;
   poison: boolean;
@@ -57,14 +59,14 @@ const PAD = (() => {
   return b;
 })();
 
-export function encodedSize(fields: Pick<MessageFields, 'producer' | 'key' | 'seq' | 'entity'>, size: number): number {
+export function encodedSize(fields: Pick<MessageFields, 'producer' | 'key' | 'seq' | 'entity' | 'event'>, size: number): number {
   const names =
-    Buffer.byteLength(fields.producer) + Buffer.byteLength(fields.key) + entityEvent(fields.entity, fields.seq).length;
+    Buffer.byteLength(fields.producer) + Buffer.byteLength(fields.key) + (fields.event ?? entityEvent(fields.entity, fields.seq)).length;
   return Math.max(size, HEADER_BYTES + names);
 }
 
 export function encode(fields: MessageFields, size: number): Buffer {
-  const event = entityEvent(fields.entity, fields.seq);
+  const event = fields.event ?? entityEvent(fields.entity, fields.seq);
   const p = Buffer.byteLength(fields.producer);
   const k = Buffer.byteLength(fields.key);
   const e = Buffer.byteLength(event);

@@ -12,8 +12,14 @@
  *
  * The state at any version is computed in O(1) from (kind, key, version), so producers and
  * consumers need no history and the truth needs no replay.
+ *
+ * These are the default events (`workload.entity.events: state`). Events that carry only
+ * their change are in changes.ts; stateAt, eventAt and truth take either.
  */
 import { hash32 } from './rng.ts';
+import { applyChange, changeAt, changeEvent, changeStateAt, type EntityChange, type EntitySpec } from './changes.ts';
+
+export type { EntityChange, EntitySpec };
 
 export type EntityKind = 'order' | 'wallet' | 'counter';
 export const ENTITY_KINDS: readonly EntityKind[] = ['order', 'wallet', 'counter'];
@@ -86,22 +92,64 @@ export interface TruthMessage {
   ok?: boolean | null;
 }
 
+/** workload.entity with its defaults: today's whole-state events unless it says `change`. */
+function specOf(entity: EntityKind | EntitySpec): EntitySpec {
+  return typeof entity === 'string' ? { kind: entity, events: 'state', cancelShare: 0 } : entity;
+}
+
+/** The state of `key` after its events 1..version (version ≥ 1), for either kind of event. */
+export function stateAt(entity: EntityKind | EntitySpec, key: string, version: number): EntityState {
+  const spec = specOf(entity);
+  return spec.events === 'change' ? changeStateAt(spec, key, version) : entityStateAt(spec.kind, key, version);
+}
+
+/** The name of event `version` of `key`, for either kind of event. */
+export function eventAt(entity: EntityKind | EntitySpec, key: string, version: number): string {
+  const spec = specOf(entity);
+  return spec.events === 'change' ? changeEvent(spec, key, version) : entityEvent(spec.kind, version);
+}
+
+/**
+ * What message `version` of `key` carries, as a change: with whole-state events it sets every
+ * field (so applying it replaces the state), with change events only its own.
+ */
+export function eventContent(entity: EntityKind | EntitySpec, key: string, version: number): EntityChange {
+  const spec = specOf(entity);
+  return spec.events === 'change' ? changeAt(spec, key, version) : { event: entityEvent(spec.kind, version), set: entityStateAt(spec.kind, key, version) };
+}
+
 /**
  * The final state per key: applying, in seq order, every message whose send did not
- * definitely fail. Since a message carries the whole state, that is the state of the highest
- * such seq. (If several producers write one key, versions are compared by seq alone.)
+ * definitely fail. A whole-state message makes that the state of the highest such seq. With
+ * change events it is the same when no seq below the highest was refused (O(1) per key);
+ * otherwise the key's changes are folded, skipping the refused ones (O(seqs) for that key).
+ * (If several producers write one key, versions are compared by seq alone.)
  */
-export function truth(kind: EntityKind, messages: Iterable<TruthMessage>): Map<string, VersionedState> {
+export function truth(entity: EntityKind | EntitySpec, messages: Iterable<TruthMessage>): Map<string, VersionedState> {
+  const spec = specOf(entity);
   const top = new Map<string, number>();
+  const refused = new Map<string, Set<number>>();
   for (const m of messages) {
-    if (m.ok === false) continue;
+    if (m.ok === false) {
+      if (!refused.has(m.key)) refused.set(m.key, new Set());
+      refused.get(m.key)!.add(m.seq);
+      continue;
+    }
     const cur = top.get(m.key);
     if (cur === undefined || m.seq > cur) top.set(m.key, m.seq);
   }
   const out = new Map<string, VersionedState>();
   for (const key of [...top.keys()].sort()) {
     const v = top.get(key)!;
-    out.set(key, { version: v, state: entityStateAt(kind, key, v) });
+    const gaps = spec.events === 'change' ? [...(refused.get(key) ?? [])].filter((s) => s < v) : [];
+    if (gaps.length === 0) {
+      out.set(key, { version: v, state: stateAt(spec, key, v) });
+      continue;
+    }
+    const skip = new Set(gaps);
+    let state: EntityState | undefined;
+    for (let s = 1; s <= v; s++) if (!skip.has(s)) state = applyChange(state, changeAt(spec, key, s));
+    out.set(key, { version: v, state: state! });
   }
   return out;
 }

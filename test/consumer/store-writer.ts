@@ -1,29 +1,34 @@
 /**
  * A child process for store.test.ts: at `startAt` (ms), opens the store and applies versions 1..versions of keys k0..k(keys-1), in an
- * order shuffled by its own seed, under both strategies, to the shared store file; reports its
- * effect counts and its start and end times (ms) on stdout as JSON.
+ * order shuffled by its own seed, under the naive and versioned strategies, to the shared store
+ * file; reports versioned's effect counts and its start and end times (ms) on stdout as JSON.
  */
 import { openStore } from '../../harness/consumer/store.ts';
 import { Rng } from '../../harness/workload/rng.ts';
+import naive from '../../harness/consumer/strategies/naive.ts';
+import versioned from '../../harness/consumer/strategies/versioned.ts';
 
 const [file, seed, keys, versions, startAt] = process.argv.slice(2);
+const entity = { kind: 'wallet', events: 'state', cancelShare: 0 } as const;
 // All writers open the store and start at the same instant, so opens race and writes interleave.
 const at = Number(startAt ?? 0);
 while (Date.now() < at - 30) await new Promise((r) => setTimeout(r, 1));
 while (Date.now() < at); // spin the last few ms: a timer would wake the writers apart
-const store = openStore(file, { entity: 'wallet', busyTimeoutMs: 60_000 });
+const v = openStore(file, versioned, entity, undefined, { busyTimeoutMs: 60_000 });
+const n = openStore(file, naive, entity, undefined, { busyTimeoutMs: 60_000 });
 const work: [string, number][] = [];
-for (let k = 0; k < Number(keys); k++) for (let v = 1; v <= Number(versions); v++) work.push([`k${k}`, v]);
+for (let k = 0; k < Number(keys); k++) for (let s = 1; s <= Number(versions); s++) work.push([`k${k}`, s]);
 const rng = Rng.from(Number(seed));
 for (let i = work.length - 1; i > 0; i--) {
   const j = rng.int(i + 1);
   [work[i], work[j]] = [work[j], work[i]];
 }
 const began = Date.now();
-const effects = { applied: 0, 'skipped-stale': 0 };
-for (const [key, v] of work) {
-  store.apply('naive', key, v);
-  effects[store.apply('versioned', key, v)]++;
+const effects = { applied: 0, skipped: 0, rejected: 0 };
+for (const [key, s] of work) {
+  n.apply({ key, seq: s, producer: 'p' });
+  effects[v.apply({ key, seq: s, producer: 'p' })]++;
 }
-store.close();
+v.close();
+n.close();
 process.stdout.write(JSON.stringify({ ...effects, began, ended: Date.now() }));

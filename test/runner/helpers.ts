@@ -13,9 +13,9 @@ export interface CliRun {
 }
 
 /** Runs the convoy CLI as a user would, bounded in time. */
-export function convoy(args: string[], opts: { timeoutMs?: number; onStderr?: (chunk: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<CliRun> {
+export function convoy(args: string[], opts: { timeoutMs?: number; env?: Record<string, string>; onStderr?: (chunk: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CONVOY, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true' } });
+    const child = spawn(process.execPath, [CONVOY, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true', ...opts.env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

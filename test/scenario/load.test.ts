@@ -105,7 +105,7 @@ test('defaults are filled: the minimal scenario resolves to the full shape', asy
     broker: { kind: 'fake', partitions: 1, acks: 'all' },
     workload: {
       keys: { count: 1000, distribution: { kind: 'uniform' }, prefix: 'k' },
-      entity: { kind: 'order' },
+      entity: { kind: 'order', events: 'state', cancelShare: 0.25 },
       rate: { kind: 'fixed', perSecond: 500 },
       size: { kind: 'fixed', bytes: 256 },
       durationMs: 10_000,

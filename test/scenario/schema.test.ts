@@ -28,6 +28,7 @@ test('every object is closed except the broker section and a fault (checked by t
   };
   walk(scenarioSchema, '#');
   assert.deepEqual(open.sort(), [
+    '#/$defs/consumers/properties/strategy/anyOf/1', // a strategy and its options: closed in each branch
     '#/$defs/distribution',
     '#/$defs/fault',
     '#/$defs/producer/properties/broker',

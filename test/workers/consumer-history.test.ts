@@ -11,7 +11,7 @@ import { startEmulator } from '../../brokers/servicebus/emulator/index.ts';
 import { queueName } from '../../brokers/servicebus/endpoint.ts';
 import { resolveSettings } from '../../brokers/servicebus/settings.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
-import { openStore } from '../../harness/consumer/store.ts';
+import { openStrategyStore } from '../../harness/consumer/strategies/open.ts';
 import { WorkerHandle } from '../../harness/workers/handle.ts';
 import { payload, runNames, sleep, waitFor } from '../helpers/broker-run.ts';
 
@@ -30,7 +30,7 @@ test('a consumer killed right after its acks has every acked message in its hist
   emulator.createQueue(queue, { RequiresSession: false, LockDuration: 'PT60S' });
   const { scenario } = await parseScenario(SCENARIO);
   const storeFile = join(dir, 'state.sqlite');
-  openStore(storeFile, { entity: scenario.workload.entity.kind }).close();
+  (await openStrategyStore(storeFile, scenario)).close();
   const historyFile = join(dir, 'c1.jsonl');
   const client = new ServiceBusClient(emulator.connectionString);
   const sender = client.createSender(queue);

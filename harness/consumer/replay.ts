@@ -1,0 +1,87 @@
+/**
+ * Scores every strategy on one run. The consumers' own strategy ran live, with the real races
+ * of several processes on one store file: its final state is read from that file. Every other
+ * strategy that is a pure function of what was delivered is replayed after the run: the run's
+ * applies (successful handling attempts from the history) in commit order (`end`), into a fresh
+ * in-memory store per strategy. The measured run pays nothing for them.
+ */
+import { existsSync } from 'node:fs';
+import type { EntitySpec } from '../workload/changes.ts';
+import type { VersionedState } from '../workload/entity.ts';
+import { compareWithTruth, openStore, type Comparison } from './store.ts';
+import { EFFECTS, type ConsumerStrategy, type Delivered, type Effect, type StrategyOptions } from './strategies/contract.ts';
+import { loadStrategies, strategyOptions } from './strategies/registry.ts';
+
+/** A successful apply as the history has it: what was applied, and when it committed. */
+export interface Apply extends Delivered {
+  end: number;
+}
+
+export type EffectCounts = Record<Effect, number>;
+
+export function emptyCounts(): EffectCounts {
+  return Object.fromEntries(EFFECTS.map((e) => [e, 0])) as EffectCounts;
+}
+
+export interface StrategyScore extends Comparison {
+  strategy: string;
+  /** The consumers' strategy (the one `wrong-state` judges unless it names another). */
+  primary: boolean;
+  mode: 'live' | 'replay';
+  /** What the strategy made of the applies: applied, skipped (stale, duplicate), rejected (gap). */
+  effects: EffectCounts;
+}
+
+/** Applies in commit order into a fresh in-memory store: the final states and the effect counts. */
+export function replay(strategy: ConsumerStrategy, entity: EntitySpec, options: StrategyOptions, applies: Apply[]): { final: Map<string, VersionedState>; effects: EffectCounts } {
+  const sorted = [...applies].sort((a, b) => a.end - b.end);
+  const store = openStore(':memory:', strategy, entity, options);
+  try {
+    const effects = emptyCounts();
+    store.batch(() => {
+      for (const a of sorted) effects[store.apply(a)]++;
+    });
+    return { final: store.finalStates(), effects };
+  } finally {
+    store.close();
+  }
+}
+
+export interface ScoreInput {
+  entity: EntitySpec;
+  /** consumers.strategy as the scenario gives it. */
+  live: string | StrategyOptions;
+  /** The shared store file the consumers wrote; absent when no consumer ran. */
+  storeFile: string;
+  truth: Map<string, VersionedState>;
+  unreachable: Set<string>;
+  applies: Apply[];
+  /** The live strategy's effects, counted from the history. */
+  liveEffects: EffectCounts;
+}
+
+/** Every strategy that can run on this entity: the live one from its file, the pure others by replay. */
+export async function scoreStrategies(input: ScoreInput): Promise<Record<string, StrategyScore> | null> {
+  if (!existsSync(input.storeFile)) return null;
+  const live = strategyOptions(input.live);
+  const out: Record<string, StrategyScore> = {};
+  for (const [name, strategy] of await loadStrategies()) {
+    if (strategy.unfit?.(input.entity)) continue;
+    let final: Map<string, VersionedState>;
+    let effects: EffectCounts;
+    if (name === live.kind) {
+      const store = openStore(input.storeFile, strategy, input.entity, live);
+      try {
+        final = store.finalStates();
+      } finally {
+        store.close();
+      }
+      effects = input.liveEffects;
+    } else if (strategy.pure) {
+      ({ final, effects } = replay(strategy, input.entity, { kind: name }, input.applies));
+    } else continue;
+    const comparison = compareWithTruth(final, input.truth, input.unreachable, 10, strategy.scoresVersion);
+    out[name] = { strategy: name, primary: name === live.kind, mode: name === live.kind ? 'live' : 'replay', effects, ...comparison };
+  }
+  return out;
+}

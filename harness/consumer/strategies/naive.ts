@@ -1,0 +1,30 @@
+/**
+ * naive: apply whatever arrives, in the order it arrives. A whole-state message replaces the
+ * stored state (an unconditional upsert); a change is folded into it. Right only when the
+ * broker delivered each key's messages once and in order.
+ */
+import type { ConsumerStrategy } from './contract.ts';
+import { rowTable } from './rows.ts';
+import { applyChange } from '../../workload/changes.ts';
+import { eventContent } from '../../workload/entity.ts';
+
+const naive: ConsumerStrategy = {
+  name: 'naive',
+  description: 'apply whatever arrives, in the order it arrives',
+  pure: true,
+  scoresVersion: true,
+  open(db, entity) {
+    const rows = rowTable(db, 'entities_naive');
+    const fold = rows.atomically((key: string, seq: number) => rows.put(key, seq, applyChange(rows.get(key)?.state, eventContent(entity, key, seq))));
+    return {
+      apply({ key, seq }) {
+        // A whole state needs no read: one statement, no transaction.
+        if (entity.events === 'state') rows.put(key, seq, eventContent(entity, key, seq).set!);
+        else fold(key, seq);
+        return 'applied';
+      },
+      finalStates: () => rows.all(),
+    };
+  },
+};
+export default naive;

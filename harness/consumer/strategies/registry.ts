@@ -1,0 +1,56 @@
+/**
+ * Every consumer strategy: one file each in this folder, plus the folders named in
+ * CONVOY_STRATEGY_DIRS (path-delimited; for a strategy kept outside the tree, such as a test's
+ * fixture). A file counts when its default export is a ConsumerStrategy; its name must match
+ * the file's. Worker processes inherit the variable and so find the same strategies.
+ */
+import { readdirSync, existsSync } from 'node:fs';
+import { basename, delimiter, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { InputError } from '../../errors.ts';
+import type { ConsumerStrategy, StrategyOptions } from './contract.ts';
+
+const BUILT_IN = fileURLToPath(new URL('./', import.meta.url));
+/** The folder's own machinery (schema.ts imports this module: importing it back would deadlock). */
+const NOT_STRATEGIES = new Set(['contract.ts', 'registry.ts', 'schema.ts', 'open.ts', 'rows.ts']);
+
+export function strategyDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+  const extra = (env.CONVOY_STRATEGY_DIRS ?? '').split(delimiter).filter(Boolean).map((d) => resolve(d));
+  return [BUILT_IN, ...extra];
+}
+
+let cached: { key: string; strategies: Map<string, ConsumerStrategy> } | undefined;
+
+/** The strategies, by name (built-in ones first, then each extra folder's, each sorted). */
+export async function loadStrategies(): Promise<Map<string, ConsumerStrategy>> {
+  const dirs = strategyDirs();
+  const key = dirs.join(delimiter);
+  if (cached?.key === key) return cached.strategies;
+  const out = new Map<string, ConsumerStrategy>();
+  for (const dir of dirs) {
+    if (!existsSync(dir)) throw new InputError(`CONVOY_STRATEGY_DIRS: no such folder ${dir}`);
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts') && !(dir === BUILT_IN && NOT_STRATEGIES.has(n))).sort()) {
+      const mod = (await import(pathToFileURL(join(dir, f)).href)) as { default?: Partial<ConsumerStrategy> };
+      const s = mod.default;
+      if (!s || typeof s.name !== 'string' || typeof s.open !== 'function') continue;
+      if (s.name !== basename(f, '.ts')) throw new Error(`strategy in ${join(dir, f)} is named "${s.name}": a strategy is named after its file`);
+      out.set(s.name, s as ConsumerStrategy);
+    }
+  }
+  cached = { key, strategies: out };
+  return out;
+}
+
+/** `consumers.strategy` (a name, or { kind, ...options }) as an object. */
+export function strategyOptions(spec: string | StrategyOptions): StrategyOptions {
+  return typeof spec === 'string' ? { kind: spec } : spec;
+}
+
+/** The strategy a scenario's consumers run, with its options. */
+export async function chosenStrategy(spec: string | StrategyOptions): Promise<{ strategy: ConsumerStrategy; options: StrategyOptions }> {
+  const options = strategyOptions(spec);
+  const all = await loadStrategies();
+  const strategy = all.get(options.kind);
+  if (!strategy) throw new InputError(`consumers.strategy: expected one of ${[...all.keys()].join(', ')}; got ${JSON.stringify(options.kind)}`);
+  return { strategy, options };
+}
