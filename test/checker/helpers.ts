@@ -59,9 +59,12 @@ export function historyArb(opts: { maxEvents?: number } = {}): fc.Arbitrary<Ev[]
   return fc.uniqueArray(id, { minLength: 1, maxLength: 8, selector: (m) => `${m.producer}/${m.key}/${m.seq}` }).chain((ids) => {
     const known = fc.constantFrom(...ids);
     const send = fc.record({ m: known, at: time }).map(({ m, at }): Ev => ({ type: 'send', key: m.key, producer: m.producer, seq: m.seq, at }));
-    const ack = fc.record({ m: known, at: time, ok: fc.constantFrom(true, true, false, null, undefined) }).map(({ m, at, ok }) => {
+    // Acks name the lane the broker put the message on, or none; 7 is read as the lane "7".
+    const ackLane = fc.constantFrom<string | number | undefined>('l1', 'l1', 'l2', 'l3', 7, undefined, undefined);
+    const ack = fc.record({ m: known, at: time, ok: fc.constantFrom(true, true, false, null, undefined), lane: ackLane }).map(({ m, at, ok, lane }) => {
       const e: Ev = { type: 'ack', key: m.key, producer: m.producer, seq: m.seq, at };
       if (ok !== undefined) e.ok = ok;
+      if (lane !== undefined) e.lane = lane;
       return e;
     });
     const target = fc.oneof(
@@ -91,12 +94,14 @@ export function historyArb(opts: { maxEvents?: number } = {}): fc.Arbitrary<Ev[]
         return e;
       });
     const other = fc.record({ type: fc.constantFrom('commit', 'rebalance', 'mark'), at: time });
-    // What the broker still held: empty (lost), some (unseen), or not known (unseen); flat or with lanes.
+    // What the broker still held: empty (lost), some (unseen), or not known (unseen); flat or
+    // with some lanes, empty or not (l3 is never reported: its messages go by the total).
+    const lanes = fc.record({ l1: fc.constantFrom(0, 2), l2: fc.constantFrom(0, 2), '7': fc.constantFrom(0, 1) }, { requiredKeys: [] });
     const remaining = fc
-      .record({ at: time, held: fc.constantFrom(0, 0, 3, -1), lanes: fc.boolean() })
+      .record({ at: time, held: fc.constantFrom(0, 0, 3, -1), lanes: fc.option(lanes, { nil: undefined }) })
       .map((r): Ev => {
         const e: Ev = { type: 'remaining', at: r.at, known: r.held >= 0, total: r.held >= 0 ? r.held : null };
-        if (r.lanes && r.held >= 0) e.lanes = { l1: r.held, l2: 0 };
+        if (r.lanes) e.lanes = r.lanes;
         return e;
       });
     return fc.array(
