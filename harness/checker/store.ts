@@ -397,11 +397,14 @@ function isCount(n: unknown): n is number {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0;
 }
 
-/** The lanes both reports name, each with the larger count (null when either has none). */
+/**
+ * The lanes both reports name, each with the larger count, in sorted order (null when either
+ * has none): the same whichever came first.
+ */
 function commonLanes(a: Record<string, number> | null, b: Record<string, number> | null): Record<string, number> | null {
   if (a === null || b === null) return null;
   const out: Record<string, number> = {};
-  for (const [lane, n] of Object.entries(a)) if (Object.hasOwn(b, lane)) out[lane] = Math.max(n, b[lane]);
+  for (const lane of Object.keys(a).sort()) if (Object.hasOwn(b, lane)) out[lane] = Math.max(a[lane], b[lane]);
   return out;
 }
 

@@ -51,9 +51,10 @@ const keys = ['a', 'b'];
 /**
  * Random histories over a tiny universe so that collisions (ties, resends, several acks,
  * redeliveries, overlaps, phantoms) are common: a handful of messages is drawn first, and
- * most events refer to one of them.
+ * most events refer to one of them. `undelivered`: few process events and more `remaining`
+ * events, so that most acked messages are never delivered and their ack lanes decide.
  */
-export function historyArb(opts: { maxEvents?: number } = {}): fc.Arbitrary<Ev[]> {
+export function historyArb(opts: { maxEvents?: number; undelivered?: boolean } = {}): fc.Arbitrary<Ev[]> {
   const time = fc.integer({ min: 0, max: 30 });
   const id = fc.record({ producer: fc.constantFrom(...producers), key: fc.constantFrom(...keys), seq: fc.integer({ min: 1, max: 4 }) });
   return fc.uniqueArray(id, { minLength: 1, maxLength: 8, selector: (m) => `${m.producer}/${m.key}/${m.seq}` }).chain((ids) => {
@@ -98,14 +99,14 @@ export function historyArb(opts: { maxEvents?: number } = {}): fc.Arbitrary<Ev[]
     // with some lanes, empty or not (l3 is never reported: its messages go by the total).
     const lanes = fc.record({ l1: fc.constantFrom(0, 2), l2: fc.constantFrom(0, 2), '7': fc.constantFrom(0, 1) }, { requiredKeys: [] });
     const remaining = fc
-      .record({ at: time, held: fc.constantFrom(0, 0, 3, -1), lanes: fc.option(lanes, { nil: undefined }) })
+      .record({ at: time, held: fc.constantFrom(0, 0, 3, -1), lanes: fc.option(lanes, { nil: undefined, freq: 2 }) })
       .map((r): Ev => {
         const e: Ev = { type: 'remaining', at: r.at, known: r.held >= 0, total: r.held >= 0 ? r.held : null };
         if (r.lanes) e.lanes = r.lanes;
         return e;
       });
     return fc.array(
-      fc.oneof({ weight: 8, arbitrary: send }, { weight: 6, arbitrary: ack }, { weight: 18, arbitrary: proc }, { weight: 2, arbitrary: other }, { weight: 1, arbitrary: remaining }),
+      fc.oneof({ weight: 8, arbitrary: send }, { weight: 6, arbitrary: ack }, { weight: opts.undelivered ? 3 : 18, arbitrary: proc }, { weight: 2, arbitrary: other }, { weight: opts.undelivered ? 4 : 1, arbitrary: remaining }),
       { maxLength: opts.maxEvents ?? 40, size: 'max' },
     );
   });
