@@ -90,7 +90,11 @@ export interface RemainingEvent {
   known: boolean;
   /** Messages still held for the run (queued, locked, unacked, consumer-group lag); null when unknown. */
   total: number | null;
-  /** The same per lane (partition, queue), where the broker can tell lanes apart. */
+  /**
+   * The same per lane (partition, queue), where the broker can tell lanes apart, named as acks
+   * name them: an acked, undelivered message whose acks all name one lane listed here is lost
+   * when that lane holds 0 and unseen when it holds more; others go by `total`.
+   */
   lanes?: Record<string, number>;
   /** Broker-side figures behind the total (ready, unacked, lag, ...), for the report. */
   detail?: unknown;
