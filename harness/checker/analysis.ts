@@ -7,8 +7,10 @@
  *   other check.
  * - An acked (ok) message with no process event is *lost* or *unseen*, as the history's
  *   latest `remaining` event (what the broker still held) says: with none (old histories),
- *   lost; not known, unseen (it may still be on its way). Else by its lane when its acks name
- *   one lane the event reports: lost when that lane holds 0, unseen when it holds more. Else
+ *   lost; not known, unseen (it may still be on its way). Else by its lane when every ack of
+ *   it (ok or not) names the same lane and the event reports that lane: lost when the lane
+ *   holds 0, unseen when it holds more (even with a total above 0: a retry or dead-letter
+ *   queue may hold others). Else
  *   (no ack lane, acks naming different lanes, an ack without a lane beside one with, or a
  *   lane the event does not report) by the total: lost when 0, unseen when more. A lane is
  *   the ack's `lane` as text (a number as its decimal text). Several `remaining` events: the
