@@ -119,7 +119,8 @@ export interface RemainingReport {
   /**
    * The same per lane (partition, queue) where the broker tells lanes apart, named as the
    * producer's acks name them (SendAck.lane): an undelivered message whose acks name a lane
-   * listed here is lost or unseen by that lane's count alone, others by `total`.
+   * listed here is lost or unseen by that lane's count (and what `total` holds beyond the
+   * lanes' sum, which may be any lane's), others by `total`.
    */
   lanes?: Record<string, number>;
   /**

@@ -8,9 +8,10 @@
  * - An acked (ok) message with no process event is *lost* or *unseen*, as the history's
  *   latest `remaining` event (what the broker still held) says: with none (old histories),
  *   lost; not known, unseen (it may still be on its way). Else by its lane when every ack of
- *   it (ok or not) names the same lane and the event reports that lane: lost when the lane
- *   holds 0, unseen when it holds more (even with a total above 0: a retry or dead-letter
- *   queue may hold others). Else
+ *   it (ok or not) names the same lane and the event reports that lane: unseen when the lane
+ *   holds more than 0; lost when it holds 0 and the broker holds nothing off its reported
+ *   lanes (total minus the lanes' sum: a retry or dead-letter queue, whose messages may be
+ *   any lane's), else unseen. Else
  *   (no ack lane, acks naming different lanes, an ack without a lane beside one with, or a
  *   lane the event does not report) by the total: lost when 0, unseen when more. A lane is
  *   the ack's `lane` as text (a number as its decimal text). Several `remaining` events: the
@@ -39,7 +40,7 @@ import { Occurrences } from './occurrences.ts';
 import { Scratch } from './scratch.ts';
 import { ACK_ANY_TRUE, ACK_ANY_UNKNOWN, OUT_ERROR, OUT_OK, type HistoryStore } from './store.ts';
 import { TopK } from './topk.ts';
-import { ANOMALY_TYPES, type AnomalyType } from './types.ts';
+import { ANOMALY_TYPES, type AnomalyType, type BrokerRemaining } from './types.ts';
 
 export const ST_UNSENT = 0;
 export const ST_OK = 1;
@@ -207,7 +208,7 @@ export class FinalPass {
     const r = s.remaining;
     const byTotal = r === null || (r.known && r.total === 0) ? T.lost : T.unseen;
     const ackLane = s.ackLane;
-    const byLane = r !== null && r.known && r.lanes !== null ? laneVerdicts(s, r.lanes, byTotal) : null;
+    const byLane = r !== null && r.known && r.lanes !== null ? laneVerdicts(s, r, byTotal) : null;
     for (let m = 0; m < this.messageCount; m++) {
       const lo = starts[m];
       const hi = starts[m + 1];
@@ -476,11 +477,16 @@ export class FinalPass {
  * The verdict on an undelivered acked message by its ack lane: indexed by lane id + 1 (see
  * HistoryStore.ackLane); lanes the broker reported decide by their count, the others by the total.
  */
-function laneVerdicts(s: HistoryStore, lanes: Record<string, number>, byTotal: number): Uint8Array {
+function laneVerdicts(s: HistoryStore, r: BrokerRemaining, byTotal: number): Uint8Array {
+  const lanes = r.lanes ?? {};
   const out = new Uint8Array(s.lanes.size + 1).fill(byTotal);
+  let onLanes = 0;
+  for (const n of Object.values(lanes)) onLanes += n;
+  // Held off the reported lanes (retry, dead-letter queues): could be any lane's messages.
+  const emptyLane = (r.total ?? Infinity) - onLanes > 0 ? T.unseen : T.lost;
   for (const [lane, n] of Object.entries(lanes)) {
     const id = s.lanes.find(lane);
-    if (id >= 0) out[id + 1] = n === 0 ? T.lost : T.unseen;
+    if (id >= 0) out[id + 1] = n === 0 ? emptyLane : T.unseen;
   }
   return out;
 }

@@ -38,18 +38,24 @@ test('no ack lane, or a lane the broker does not report: the total decides', () 
   assert.deepEqual(verdicts([...sent('a', 'p0'), ...sent('b'), remaining({ p0: 1 }, 0)]), { a: 'unseen', b: 'lost' });
 });
 
+test('an empty lane is not lost while the broker holds messages off its lanes (retry, dead-letter queues)', () => {
+  // total 3, the lanes 1: two held elsewhere, perhaps this lane's.
+  assert.deepEqual(verdicts([...sent('a', 'p0'), ...sent('b', 'p1'), remaining({ p0: 0, p1: 1 }, 3)]), { a: 'unseen', b: 'unseen' });
+  assert.deepEqual(verdicts([...sent('a', 'p0'), ...sent('b', 'p1'), remaining({ p0: 0, p1: 1 }, 1)]), { a: 'lost', b: 'unseen' });
+});
+
 test('not known: unseen, whatever its lanes say', () => {
   assert.deepEqual(verdicts([...sent('a', 'p0'), remaining({ p0: 0 }, 0, false)]), { a: 'unseen' });
 });
 
 test('acks that name different lanes, or a lane beside none, go by the total', () => {
   const second = (key: string, lane?: string): Ev => ({ type: 'ack', key, producer: 'p', seq: 1, at: 120, ok: null, ...(lane ? { lane } : {}) });
-  const events = [...sent('a', 'p0'), second('a', 'p1'), ...sent('b', 'p0'), second('b'), ...sent('c', 'p0'), second('c', 'p0'), remaining({ p0: 0, p1: 0 }, 1)];
+  const events = [...sent('a', 'p0'), second('a', 'p1'), ...sent('b', 'p0'), second('b'), ...sent('c', 'p0'), second('c', 'p0'), remaining({ p0: 0, p1: 0, p2: 1 }, 1)];
   assert.deepEqual(verdicts(events), { a: 'unseen', b: 'unseen', c: 'lost' });
 });
 
 test('a numeric ack lane is its decimal text', () => {
-  assert.deepEqual(verdicts([...sent('a', 3), remaining({ '3': 0 })]), { a: 'lost' });
+  assert.deepEqual(verdicts([...sent('a', 3), remaining({ '3': 0, '4': 2 })]), { a: 'lost' });
 });
 
 test('remaining events tied in time and count keep the lanes all report, with the larger count, in any order', () => {
@@ -62,7 +68,7 @@ test('remaining events tied in time and count keep the lanes all report, with th
     assert.deepEqual(verdicts([...events, ...order]), { a: 'unseen', b: 'unseen', c: 'unseen' });
   }
   // Without the tie, the latest report alone.
-  assert.deepEqual(verdicts([...events, x, { ...y, at: 2001 }]), { a: 'unseen', b: 'lost', c: 'unseen' });
+  assert.deepEqual(verdicts([...events, x, { ...y, at: 2001, total: 1 }]), { a: 'unseen', b: 'lost', c: 'unseen' });
 });
 
 test("an unseen example's note names the lane that decided", () => {

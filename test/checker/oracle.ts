@@ -80,16 +80,20 @@ export function oracle(events: Json[]): OracleResult {
       );
   // An ack's lane as text (a number as its decimal text).
   const ackLane = (e: Json) => (typeof e.lane === 'string' ? e.lane : typeof e.lane === 'number' && Number.isFinite(e.lane) ? String(e.lane) : null);
+  // What the broker held off its reported lanes (retry, dead-letter queues): any lane's.
+  const onLanes = reportedLanes === null ? 0 : [...reportedLanes.values()].reduce((a, b) => a + b, 0);
+  const offLanes = remaining?.known === true ? (remaining.total as number) - onLanes : 0;
   /**
    * An acked, undelivered message: lost with no remaining event; unseen when not known; else
-   * by the one lane all its acks name, if reported; else by the total.
+   * by the one lane all its acks name, if reported (empty counts only with nothing held off
+   * the lanes); else by the total.
    */
   const undelivered = (acksOf: Json[]): 'lost' | 'unseen' => {
     if (remaining === undefined) return 'lost';
     if (remaining.known !== true) return 'unseen';
     const lanes = acksOf.map(ackLane);
     const one = lanes.length > 0 && lanes.every((l) => l !== null && l === lanes[0]) ? lanes[0] : null;
-    if (one !== null && reportedLanes !== null && reportedLanes.has(one)) return reportedLanes.get(one) === 0 ? 'lost' : 'unseen';
+    if (one !== null && reportedLanes !== null && reportedLanes.has(one)) return reportedLanes.get(one) === 0 && offLanes <= 0 ? 'lost' : 'unseen';
     return remaining.total === 0 ? 'lost' : 'unseen';
   };
   const procs: Proc[] = events
