@@ -116,7 +116,12 @@ export interface RemainingReport {
   known: boolean;
   /** Messages held for the run; null when not known. */
   total: number | null;
-  /** The same per lane (partition, queue) where the broker tells lanes apart. */
+  /**
+   * The same per lane (partition, queue) where the broker tells lanes apart, named as the
+   * producer's acks name them (SendAck.lane): an undelivered message whose acks name a lane
+   * listed here is lost or unseen by that lane's count (and what `total` holds beyond the
+   * lanes' sum, which may be any lane's), others by `total`.
+   */
   lanes?: Record<string, number>;
   /**
    * Of `total`, what can still reach a consumer by itself (not dead-lettered or parked): the
@@ -136,6 +141,7 @@ export interface OutgoingMessage {
 
 /** What the broker said about a write that succeeded. */
 export interface SendAck {
+  /** Where the broker put it; named as BrokerAdmin.remaining names its lanes, when it reports them. */
   lane?: string;
   offset?: number;
 }

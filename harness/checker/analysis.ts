@@ -5,11 +5,18 @@
  * - A message is (producer, key, seq). It is *sent* when the history has a send or an ack for
  *   it; process events of a message that was never sent are phantoms and take part in no
  *   other check.
- * - An acked (ok) message with no process event is *lost* when the history has no `remaining`
- *   event (old histories) or the latest one says the broker held nothing more for the run
- *   (known, total 0); it is *unseen* when the broker still held messages or could not be asked:
- *   it may still be on its way. (Per destination: the checker keeps no ack lanes, so a count
- *   on any lane makes every undelivered message unseen; this never turns unseen into lost.)
+ * - An acked (ok) message with no process event is *lost* or *unseen*, as the history's
+ *   latest `remaining` event (what the broker still held) says: with none (old histories),
+ *   lost; not known, unseen (it may still be on its way). Else by its lane when every ack of
+ *   it (ok or not) names the same lane and the event reports that lane: unseen when the lane
+ *   holds more than 0; lost when it holds 0 and the broker holds nothing off its reported
+ *   lanes (total minus the lanes' sum: a retry or dead-letter queue, whose messages may be
+ *   any lane's), else unseen. Else
+ *   (no ack lane, acks naming different lanes, an ack without a lane beside one with, or a
+ *   lane the event does not report) by the total: lost when 0, unseen when more. A lane is
+ *   the ack's `lane` as text (a number as its decimal text). Several `remaining` events: the
+ *   latest; at one instant the one holding most (unknown holds most); a full tie keeps the
+ *   lanes all of them report, with the largest count. None of these turns unseen into lost.
  * - Its ack status: any ack `ok:true` -> ok; else unknown when some ack is null/missing or a
  *   send has no ack (fewer acks than sends); else (every ack false) failed.
  * - An *apply* is a process event with outcome ok and an end. Applies are ordered by end, then
@@ -33,7 +40,7 @@ import { Occurrences } from './occurrences.ts';
 import { Scratch } from './scratch.ts';
 import { ACK_ANY_TRUE, ACK_ANY_UNKNOWN, OUT_ERROR, OUT_OK, type HistoryStore } from './store.ts';
 import { TopK } from './topk.ts';
-import { ANOMALY_TYPES, type AnomalyType } from './types.ts';
+import { ANOMALY_TYPES, type AnomalyType, type BrokerRemaining } from './types.ts';
 
 export const ST_UNSENT = 0;
 export const ST_OK = 1;
@@ -199,7 +206,9 @@ export class FinalPass {
     const ends = s.evEnd;
     const outcomes = s.evOutcome;
     const r = s.remaining;
-    const undelivered = r === null || (r.known && r.total === 0) ? T.lost : T.unseen;
+    const byTotal = r === null || (r.known && r.total === 0) ? T.lost : T.unseen;
+    const ackLane = s.ackLane;
+    const byLane = r !== null && r.known && r.lanes !== null ? laneVerdicts(s, r, byTotal) : null;
     for (let m = 0; m < this.messageCount; m++) {
       const lo = starts[m];
       const hi = starts[m + 1];
@@ -211,7 +220,7 @@ export class FinalPass {
       }
       if (st === ST_FAILED) this.msgFlags[m] = MF_COVERS;
       if (lo === hi) {
-        if (st === ST_OK) this.record(undelivered, s.firstSend[m] === s.firstSend[m] ? s.firstSend[m] : s.firstAck[m], key, m);
+        if (st === ST_OK) this.record(byLane !== null && ackLane[m] > 0 ? byLane[ackLane[m]] : byTotal, s.firstSend[m] === s.firstSend[m] ? s.firstSend[m] : s.firstAck[m], key, m);
         continue;
       }
       let first = -1;
@@ -462,6 +471,24 @@ export class FinalPass {
       if (second >= 0) this.record(T.split, kEnd[second], k, k, order[first], order[second]);
     }
   }
+}
+
+/**
+ * The verdict on an undelivered acked message by its ack lane: indexed by lane id + 1 (see
+ * HistoryStore.ackLane); lanes the broker reported decide by their count, the others by the total.
+ */
+function laneVerdicts(s: HistoryStore, r: BrokerRemaining, byTotal: number): Uint8Array {
+  const lanes = r.lanes ?? {};
+  const out = new Uint8Array(s.lanes.size + 1).fill(byTotal);
+  let onLanes = 0;
+  for (const n of Object.values(lanes)) onLanes += n;
+  // Held off the reported lanes (retry, dead-letter queues): could be any lane's messages.
+  const emptyLane = (r.total ?? Infinity) - onLanes > 0 ? T.unseen : T.lost;
+  for (const [lane, n] of Object.entries(lanes)) {
+    const id = s.lanes.find(lane);
+    if (id >= 0) out[id + 1] = n === 0 ? emptyLane : T.unseen;
+  }
+  return out;
 }
 
 /** When an event happened: its end, or its start if it never ended. */

@@ -141,8 +141,15 @@ function lost(p: FinalPass, m: number): Example {
 
 function unseen(p: FinalPass, m: number): Example {
   const ex = lost(p, m);
-  const r = p.store.remaining;
-  const held = r && r.known ? `the broker still held ${r.total} message${r.total === 1 ? '' : 's'} for the run` : 'the broker could not be asked what it still held';
+  const s = p.store;
+  const r = s.remaining;
+  const lane = s.ackLane[m] > 0 ? s.lanes.value(s.ackLane[m] - 1) : null;
+  const count = (n: number | null) => `${n} message${n === 1 ? '' : 's'}`;
+  const held = !r || !r.known
+    ? 'the broker could not be asked what it still held'
+    : lane !== null && r.lanes !== null && Object.hasOwn(r.lanes, lane)
+      ? `the broker still held ${count(r.lanes[lane])} on its lane ${lane} (${r.total} for the run)`
+      : `the broker still held ${count(r.total)} for the run`;
   ex.note = `acknowledged as written, not delivered before the run ended; ${held} (sent ${ex.sends as number}x, first at ${ex.sentAt ?? 'unknown'})`;
   return ex;
 }

@@ -73,6 +73,12 @@ export class Interner {
     return id;
   }
 
+  /** The id of `s` if it is interned, else -1 (interns nothing). */
+  find(s: string): number {
+    const id = this.ascii.getString(s);
+    return id === NOT_ASCII ? (this.ids.get(s) ?? -1) : id;
+  }
+
   /**
    * Interns strings[0 .. n) into targets[i][positions[i]]: the same ids, in the same order, as
    * n calls of id(). For a large table, the slots of all of them are loaded first in one tight

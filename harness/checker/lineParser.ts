@@ -93,6 +93,7 @@ export class Fields {
       this.set(F_SEQ, o.seq);
       this.set(F_AT, o.at);
       this.set(F_OK, o.ok);
+      this.set(F_LANE, o.lane);
     } else if (type === 'fault') {
       this.set(F_NAME, o.name);
       this.set(F_KIND, o.kind);

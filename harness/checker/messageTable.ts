@@ -14,7 +14,7 @@
  * depend on. References of one message keep their arrival order, so "first" folds (firstSend,
  * firstAck) see them as the incremental table did.
  */
-import { BUCKET_SHIFT, type Bucket, TAG_ACK, TAG_PROCESS, TAG_SEND, type RefLog } from './refLog.ts';
+import { ACK_LANE_SHIFT, BUCKET_SHIFT, type Bucket, TAG_ACK, TAG_BITS, TAG_PROCESS, TAG_SEND, type RefLog } from './refLog.ts';
 
 /** Streams (producer, key): `a` = producer id, `b` = key id, by stream id. */
 export class StreamTable {
@@ -56,6 +56,11 @@ export interface BuiltMessages {
   sendCount: Int32Array;
   ackCount: Int32Array;
   ackFlags: Uint8Array;
+  /**
+   * The lane the message's acks named: lane id + 1 when every ack named that same lane; -1
+   * when one named none or two named different lanes; 0 when it has no ack.
+   */
+  ackLane: Int32Array;
   firstSend: Float64Array;
   firstAck: Float64Array;
   /** The process events of message m are ids evByMsgStart[m] .. evByMsgStart[m + 1]. */
@@ -86,7 +91,7 @@ export function buildMessages(log: RefLog, keyCount: number, events: number): Bu
   const prod = new Int32Array(longest);
   const seq = new Int32Array(longest);
   const at = new Float64Array(longest);
-  const tag = new Uint8Array(longest);
+  const tag = new Int32Array(longest);
   const local = new Int32Array(bucketKeys + 1);
   const fill = new Int32Array(bucketKeys);
   /** keyStart[k]: where key k's references start, counting over all buckets. */
@@ -138,12 +143,13 @@ export function buildMessages(log: RefLog, keyCount: number, events: number): Bu
   const sendCount = new Int32Array(messageCount);
   const ackCount = new Int32Array(messageCount);
   const ackFlags = new Uint8Array(messageCount);
+  const ackLane = new Int32Array(messageCount);
   const firstSend = new Float64Array(messageCount).fill(NaN);
   const firstAck = new Float64Array(messageCount).fill(NaN);
   const evByMsgStart = new Int32Array(messageCount + 1);
   const evMsg = new Int32Array(events);
   const evId = new Int32Array(events);
-  const numbered = fillTables(log, keyStart, { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, firstSend, firstAck, evByMsgStart, evMsg, evId });
+  const numbered = fillTables(log, keyStart, { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, ackLane, firstSend, firstAck, evByMsgStart, evMsg, evId });
   log.clear();
   if (numbered !== processCount) throw new Error(`message table: ${numbered} process events numbered, ${processCount} counted`);
   streamStart[streamCount] = messageCount;
@@ -153,6 +159,7 @@ export function buildMessages(log: RefLog, keyCount: number, events: number): Bu
     sendCount,
     ackCount,
     ackFlags,
+    ackLane,
     firstSend,
     firstAck,
     evByMsgStart,
@@ -176,7 +183,7 @@ type Tables = Omit<BuiltMessages, 'streams' | 'messages' | 'numbered'> & {
  * tables (sized by the counting pass). Returns the number of process events numbered.
  */
 function fillTables(log: RefLog, keyStart: Int32Array, tables: Tables): number {
-  const { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, firstSend, firstAck, evByMsgStart, evMsg, evId } = tables;
+  const { sA, sB, streamStart, mA, mB, sendCount, ackCount, ackFlags, ackLane, firstSend, firstAck, evByMsgStart, evMsg, evId } = tables;
   const buckets = log.buckets;
   let e = 0;
   let st = -1;
@@ -237,7 +244,10 @@ function fillTables(log: RefLog, keyStart: Int32Array, tables: Tables): number {
           if (!(firstSend[m] <= x)) firstSend[m] = x;
         } else {
           ackCount[m]++;
-          ackFlags[m] |= t & ~TAG_ACK;
+          ackFlags[m] |= t & TAG_BITS & ~TAG_ACK;
+          const lane = t >>> ACK_LANE_SHIFT;
+          const seen = ackLane[m];
+          ackLane[m] = seen === 0 ? (lane === 0 ? -1 : lane) : seen === lane ? seen : -1;
           if (!(firstAck[m] <= x)) firstAck[m] = x;
         }
       }
@@ -261,7 +271,7 @@ function groupBucket(
   prod: Int32Array,
   seq: Int32Array,
   at: Float64Array,
-  tag: Uint8Array,
+  tag: Int32Array,
 ): void {
   const segs = bucket.segs;
   const end = bucket.segCount * 3;
@@ -295,7 +305,7 @@ function groupBucket(
  * Counts the streams, messages and process references of a key's range into counts[0..2]
  * when the range is in (producer, seq) order; returns false (counts undefined) when it is not.
  */
-function countSorted(prod: Int32Array, seq: Int32Array, tag: Uint8Array, lo: number, hi: number, counts: Int32Array): boolean {
+function countSorted(prod: Int32Array, seq: Int32Array, tag: Int32Array, lo: number, hi: number, counts: Int32Array): boolean {
   let streams = 1;
   let messages = 1;
   let process = tag[lo] === TAG_PROCESS ? 1 : 0;
@@ -327,13 +337,13 @@ class RangeSorter {
   private packed = new Float64Array(0);
   private tmpI = new Int32Array(0);
   private tmpF = new Float64Array(0);
-  private tmpU = new Uint8Array(0);
+
 
   constructor(
     private readonly prod: Int32Array,
     private readonly seq: Int32Array,
     private readonly at: Float64Array,
-    private readonly tag: Uint8Array,
+    private readonly tag: Int32Array,
   ) {}
 
   sort(lo: number, hi: number): void {
@@ -363,17 +373,14 @@ class RangeSorter {
     if (this.tmpI.length < n) {
       this.tmpI = new Int32Array(Math.max(n, this.tmpI.length * 2));
       this.tmpF = new Float64Array(this.tmpI.length);
-      this.tmpU = new Uint8Array(this.tmpI.length);
     }
-    const { tmpI, tmpF, tmpU } = this;
-    for (const col of [this.prod, this.seq]) {
+    const { tmpI, tmpF } = this;
+    for (const col of [this.prod, this.seq, this.tag]) {
       for (let i = 0; i < n; i++) tmpI[i] = col[lo + perm[i]];
       col.set(tmpI.subarray(0, n), lo);
     }
     for (let i = 0; i < n; i++) tmpF[i] = this.at[lo + perm[i]];
     this.at.set(tmpF.subarray(0, n), lo);
-    for (let i = 0; i < n; i++) tmpU[i] = this.tag[lo + perm[i]];
-    this.tag.set(tmpU.subarray(0, n), lo);
   }
 
   private insertion(lo: number, hi: number): void {

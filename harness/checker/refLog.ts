@@ -11,10 +11,16 @@
  * to grow.
  */
 
-/** Tags: a process event (then `at` holds its event id), a send, or an ack (| ACK_* flags). */
+/**
+ * Tags: a process event (then `at` holds its event id), a send, or an ack (| ACK_* flags, and
+ * the lane the ack named, as lane id + 1, shifted up by ACK_LANE_SHIFT; 0 when it named none).
+ */
 export const TAG_PROCESS = 0;
 export const TAG_SEND = 1;
 export const TAG_ACK = 4;
+/** The low bits of a tag: the kind and the ACK_* flags. */
+export const TAG_BITS = 7;
+export const ACK_LANE_SHIFT = 3;
 
 /** Keys b << BUCKET_SHIFT .. (b + 1) << BUCKET_SHIFT share bucket b. */
 export const BUCKET_SHIFT = 10;
@@ -77,14 +83,14 @@ export class RefLog {
   keys: Int32Array[] = [];
   seqs: Int32Array[] = [];
   ats: Float64Array[] = [];
-  tags: Uint8Array[] = [];
+  tags: Int32Array[] = [];
   // The staging buffer, in arrival order, and a second one that groups it by bucket.
   // (Small at first, doubled at each drain up to STAGE entries.)
   private p = new Int32Array(FIRST_CHUNK);
   private k = new Int32Array(FIRST_CHUNK);
   private s = new Int32Array(FIRST_CHUNK);
   private a = new Float64Array(FIRST_CHUNK);
-  private t = new Uint8Array(FIRST_CHUNK);
+  private t = new Int32Array(FIRST_CHUNK);
   private bucketCount = new Int32Array(64);
   private readonly slabs = new Slabs();
   /** The keys' own slabs, so that they can go once the build has grouped by key. */
@@ -136,13 +142,13 @@ export class RefLog {
     for (let b = 0; b < nb; b++) count[b + 1] += count[b];
     const { p, s, a, t } = this;
     const nb8 = (n + 7) & ~7; // 8-byte aligned columns
-    const [buf, at] = this.slabs.take(17 * nb8);
+    const [buf, at] = this.slabs.take(20 * nb8);
     const [kBuf, kAt] = this.keySlabs.take(4 * nb8);
     const block = this.keys.length;
     const a2 = new Float64Array(buf, at, n);
     const p2 = new Int32Array(buf, at + 8 * nb8, n);
     const s2 = new Int32Array(buf, at + 12 * nb8, n);
-    const t2 = new Uint8Array(buf, at + 16 * nb8, n);
+    const t2 = new Int32Array(buf, at + 16 * nb8, n);
     const k2 = new Int32Array(kBuf, kAt, n);
     this.ats.push(a2);
     this.producers.push(p2);
@@ -172,11 +178,11 @@ export class RefLog {
     this.k = new Int32Array(n);
     this.s = new Int32Array(n);
     this.a = new Float64Array(n);
-    this.t = new Uint8Array(n);
+    this.t = new Int32Array(n);
   }
 
   /** Overwrites bucket `b`'s entries, in order, with p, s, a, t [0, b.length) (keys stay). */
-  storeBucket(b: Bucket, p: Int32Array, s: Int32Array, a: Float64Array, t: Uint8Array): void {
+  storeBucket(b: Bucket, p: Int32Array, s: Int32Array, a: Float64Array, t: Int32Array): void {
     const segs = b.segs;
     let i = 0;
     for (let g = 0; g < b.segCount * 3; g += 3) {

@@ -13,7 +13,7 @@ import { F64List, I32List } from './columns.ts';
 import { MessageTable, StreamTable, buildMessages } from './messageTable.ts';
 import { KeyBatch } from './keyBatch.ts';
 import { EventLog } from './eventLog.ts';
-import { RefLog, TAG_ACK, TAG_PROCESS, TAG_SEND } from './refLog.ts';
+import { ACK_LANE_SHIFT, RefLog, TAG_ACK, TAG_PROCESS, TAG_SEND } from './refLog.ts';
 import type { BrokerRemaining } from './types.ts';
 
 export const MAX_SEQ = 2147483647;
@@ -63,6 +63,8 @@ export class HistoryStore {
   sendCount: Int32Array = new Int32Array(0);
   ackCount: Int32Array = new Int32Array(0);
   ackFlags: Uint8Array = new Uint8Array(0);
+  /** The lane (id in `lanes`) + 1 every ack of the message named; -1 mixed or none; 0 no ack (see BuiltMessages). */
+  ackLane: Int32Array = new Int32Array(0);
   firstSend: Float64Array = new Float64Array(0);
   firstAck: Float64Array = new Float64Array(0);
   /** The process events of message m are ids evByMsgStart[m] .. evByMsgStart[m + 1]. Built by seal(). */
@@ -133,10 +135,12 @@ export class HistoryStore {
     }
     this.assertOpen();
     const next: BrokerRemaining = { at, known, total: isCount(total) ? total : null, lanes: laneCounts };
-    // Several: the latest wins; at the same instant the one that holds more (so the result
-    // does not depend on line order, and a tie never turns unseen into lost).
+    // Several: the latest wins; at the same instant the one that holds more; a full tie keeps
+    // the lanes both report, with the larger count. So the result does not depend on line
+    // order, and a tie never turns unseen into lost.
     const cur = this.remaining;
     if (!cur || at > cur.at || (at === cur.at && heldRank(next) > heldRank(cur))) this.remaining = next;
+    else if (at === cur.at && heldRank(next) === heldRank(cur)) cur.lanes = commonLanes(cur.lanes, next.lanes);
     this.counted++;
     return null;
   }
@@ -154,18 +158,25 @@ export class HistoryStore {
     if (type === 'send') return this.refObject(o, TAG_SEND);
     if (type !== 'ack') return false;
     const ok = o.ok;
-    if (ok === true) return this.refObject(o, TAG_ACK | ACK_ANY_TRUE);
-    if (ok === false) return this.refObject(o, TAG_ACK);
-    if (ok === null || ok === undefined) return this.refObject(o, TAG_ACK | ACK_ANY_UNKNOWN);
-    return false;
+    let tag = TAG_ACK;
+    if (ok === true) tag |= ACK_ANY_TRUE;
+    else if (ok === null || ok === undefined) tag |= ACK_ANY_UNKNOWN;
+    else if (ok !== false) return false;
+    // The lane the broker put it on (a number: the Fields path interns its text).
+    const lane = o.lane;
+    if (typeof lane === 'string') return this.refObject(o, tag, lane);
+    if (lane !== null && lane !== undefined) return false;
+    return this.refObject(o, tag);
   }
 
-  private refObject(o: Record<string, unknown>, tag: number): boolean {
+  /** A send or ack; `lane`: the ack's lane, interned into the tag once the event is known good. */
+  private refObject(o: Record<string, unknown>, tag: number, lane: string | null = null): boolean {
     const key = o.key;
     const producer = o.producer;
     const seq = o.seq;
     const at = o.at;
     if (typeof key !== 'string' || typeof producer !== 'string' || !isSeq(seq) || typeof at !== 'number' || !Number.isFinite(at) || this.sealed) return false;
+    if (lane !== null) tag |= (this.lanes.id(lane) + 1) << ACK_LANE_SHIFT;
     this.pushRef(this.producers.id(producer), key, seq, at, tag);
     this.counted++;
     return true;
@@ -223,6 +234,11 @@ export class HistoryStore {
       if (ok === K_TRUE) flag = ACK_ANY_TRUE;
       else if (ok === K_NULL || ok === K_ABSENT) flag = ACK_ANY_UNKNOWN;
       else if (ok !== K_FALSE) return '"ok" must be true, false or null';
+      // The lane the broker put it on, as a process event's lane is read; any other value is
+      // no lane (acks were accepted with any lane before lanes were read).
+      const kLane = kind[F_LANE];
+      if (kLane === K_STRING) flag |= (f.intern(F_LANE, this.lanes) + 1) << ACK_LANE_SHIFT;
+      else if (kLane === K_NUMBER && Number.isFinite(num[F_LANE])) flag |= (this.lanes.id(String(num[F_LANE])) + 1) << ACK_LANE_SHIFT;
     }
     this.assertOpen();
     this.logRef(f, seq, at, isSend ? TAG_SEND : TAG_ACK | flag);
@@ -335,6 +351,7 @@ export class HistoryStore {
     this.sendCount = t.sendCount;
     this.ackCount = t.ackCount;
     this.ackFlags = t.ackFlags;
+    this.ackLane = t.ackLane;
     this.firstSend = t.firstSend;
     this.firstAck = t.firstAck;
     this.evByMsgStart = t.evByMsgStart;
@@ -378,6 +395,17 @@ export class HistoryStore {
 
 function isCount(n: unknown): n is number {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0;
+}
+
+/**
+ * The lanes both reports name, each with the larger count, in sorted order (null when either
+ * has none): the same whichever came first.
+ */
+function commonLanes(a: Record<string, number> | null, b: Record<string, number> | null): Record<string, number> | null {
+  if (a === null || b === null) return null;
+  const out: Record<string, number> = {};
+  for (const lane of Object.keys(a).sort()) if (Object.hasOwn(b, lane)) out[lane] = Math.max(a[lane], b[lane]);
+  return out;
 }
 
 /** Unknown ranks above any count. */

@@ -84,9 +84,11 @@ export interface WindowInput {
 }
 
 /**
- * The history's `remaining` event (the latest by `at`, if several): what the broker still
- * held when the run ended. null in the outcome when the history has none (old histories):
- * an undelivered acked message is then `lost` as before.
+ * The history's `remaining` event (the latest by `at`, if several; at one instant the one
+ * holding most, and a full tie keeps the lanes all report with the largest count): what the
+ * broker still held when the run ended. null in the outcome when the history has none (old
+ * histories): an undelivered acked message is then `lost` as before. Otherwise the lane its
+ * acks name decides where `lanes` reports it, else `total` (see analysis.ts).
  */
 export interface BrokerRemaining {
   at: number;

@@ -91,7 +91,12 @@ export interface RemainingEvent {
   known: boolean;
   /** Messages still held for the run (queued, locked, unacked, consumer-group lag); null when unknown. */
   total: number | null;
-  /** The same per lane (partition, queue), where the broker can tell lanes apart. */
+  /**
+   * The same per lane (partition, queue), where the broker can tell lanes apart, named as acks
+   * name them: an acked, undelivered message whose acks all name one lane listed here is unseen
+   * when that lane holds more than 0, and lost when it holds 0 and `total` is no more than the
+   * lanes' sum (nothing held off them, as in a dead-letter queue); others go by `total`.
+   */
   lanes?: Record<string, number>;
   /** Broker-side figures behind the total (ready, unacked, lag, ...), for the report. */
   detail?: unknown;

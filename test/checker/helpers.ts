@@ -51,17 +51,21 @@ const keys = ['a', 'b'];
 /**
  * Random histories over a tiny universe so that collisions (ties, resends, several acks,
  * redeliveries, overlaps, phantoms) are common: a handful of messages is drawn first, and
- * most events refer to one of them.
+ * most events refer to one of them. `undelivered`: few process events and more `remaining`
+ * events, so that most acked messages are never delivered and their ack lanes decide.
  */
-export function historyArb(opts: { maxEvents?: number } = {}): fc.Arbitrary<Ev[]> {
+export function historyArb(opts: { maxEvents?: number; undelivered?: boolean } = {}): fc.Arbitrary<Ev[]> {
   const time = fc.integer({ min: 0, max: 30 });
   const id = fc.record({ producer: fc.constantFrom(...producers), key: fc.constantFrom(...keys), seq: fc.integer({ min: 1, max: 4 }) });
   return fc.uniqueArray(id, { minLength: 1, maxLength: 8, selector: (m) => `${m.producer}/${m.key}/${m.seq}` }).chain((ids) => {
     const known = fc.constantFrom(...ids);
     const send = fc.record({ m: known, at: time }).map(({ m, at }): Ev => ({ type: 'send', key: m.key, producer: m.producer, seq: m.seq, at }));
-    const ack = fc.record({ m: known, at: time, ok: fc.constantFrom(true, true, false, null, undefined) }).map(({ m, at, ok }) => {
+    // Acks name the lane the broker put the message on, or none; 7 is read as the lane "7".
+    const ackLane = fc.constantFrom<string | number | undefined>('l1', 'l1', 'l2', 'l3', 7, undefined, undefined);
+    const ack = fc.record({ m: known, at: time, ok: fc.constantFrom(true, true, false, null, undefined), lane: ackLane }).map(({ m, at, ok, lane }) => {
       const e: Ev = { type: 'ack', key: m.key, producer: m.producer, seq: m.seq, at };
       if (ok !== undefined) e.ok = ok;
+      if (lane !== undefined) e.lane = lane;
       return e;
     });
     const target = fc.oneof(
@@ -91,16 +95,18 @@ export function historyArb(opts: { maxEvents?: number } = {}): fc.Arbitrary<Ev[]
         return e;
       });
     const other = fc.record({ type: fc.constantFrom('commit', 'rebalance', 'mark'), at: time });
-    // What the broker still held: empty (lost), some (unseen), or not known (unseen); flat or with lanes.
+    // What the broker still held: empty (lost), some (unseen), or not known (unseen); flat or
+    // with some lanes, empty or not (l3 is never reported: its messages go by the total).
+    const lanes = fc.record({ l1: fc.constantFrom(0, 2), l2: fc.constantFrom(0, 2), '7': fc.constantFrom(0, 1) }, { requiredKeys: [] });
     const remaining = fc
-      .record({ at: time, held: fc.constantFrom(0, 0, 3, -1), lanes: fc.boolean() })
+      .record({ at: time, held: fc.constantFrom(0, 0, 3, -1), lanes: fc.option(lanes, { nil: undefined, freq: 2 }) })
       .map((r): Ev => {
         const e: Ev = { type: 'remaining', at: r.at, known: r.held >= 0, total: r.held >= 0 ? r.held : null };
-        if (r.lanes && r.held >= 0) e.lanes = { l1: r.held, l2: 0 };
+        if (r.lanes) e.lanes = r.lanes;
         return e;
       });
     return fc.array(
-      fc.oneof({ weight: 8, arbitrary: send }, { weight: 6, arbitrary: ack }, { weight: 18, arbitrary: proc }, { weight: 2, arbitrary: other }, { weight: 1, arbitrary: remaining }),
+      fc.oneof({ weight: 8, arbitrary: send }, { weight: 6, arbitrary: ack }, { weight: opts.undelivered ? 3 : 18, arbitrary: proc }, { weight: 2, arbitrary: other }, { weight: opts.undelivered ? 4 : 1, arbitrary: remaining }),
       { maxLength: opts.maxEvents ?? 40, size: 'max' },
     );
   });

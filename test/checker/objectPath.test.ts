@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { FinalPass } from '../../harness/checker/analysis.ts';
 import { renderAnomalies } from '../../harness/checker/examples.ts';
 import { Fields } from '../../harness/checker/lineParser.ts';
-import { HistoryStore, MAX_SEQ } from '../../harness/checker/store.ts';
+import { HistoryStore, MAX_SEQ, WHOLE_EVENT } from '../../harness/checker/store.ts';
 import { historyArb, type Ev } from './helpers.ts';
 
 /** Feeds events to two stores, one through the fast path; returns what each said and found. */
@@ -25,9 +25,12 @@ function both(events: Ev[]): { fast: string; fields: string; taken: number } {
     else {
       f.fromObject(e);
       r = fast.ingest(f);
+      if (r === WHOLE_EVENT) r = fast.ingestRemaining(e);
     }
     f.fromObject(e);
-    reasons.push([r, slow.ingest(f)]);
+    let s = slow.ingest(f);
+    if (s === WHOLE_EVENT) s = slow.ingestRemaining(e);
+    reasons.push([r, s]);
   }
   const judge = (s: HistoryStore) => {
     s.seal();
@@ -48,8 +51,8 @@ const odd = fc.constantFrom<unknown>(
   '', 'k', '41', '-3.5', 'x1', 'ok', 'error', 'OK', [], {}, [1], { a: 1 },
 );
 
-/** A history from historyArb with some members replaced by odd values. */
-const damaged = historyArb({ maxEvents: 30 }).chain((events) =>
+/** A history from `arb` with some members replaced by odd values. */
+const damage = (arb: fc.Arbitrary<Ev[]>) => arb.chain((events) =>
   fc
     .array(
       fc.record({
@@ -69,7 +72,7 @@ const damaged = historyArb({ maxEvents: 30 }).chain((events) =>
 test('object fast path: same errors and same history as the Fields path, for plain and damaged events', () => {
   let taken = 0;
   fc.assert(
-    fc.property(damaged, (events) => {
+    fc.property(damage(historyArb({ maxEvents: 30 })), (events) => {
       const r = both(events);
       assert.equal(r.fast, r.fields);
       taken += r.taken;
@@ -77,6 +80,16 @@ test('object fast path: same errors and same history as the Fields path, for pla
     { numRuns: 600 },
   );
   assert.ok(taken > 1000, `the fast path took ${taken} events: the property would not test it`);
+});
+
+test('object fast path: the same where ack lanes decide lost or unseen', () => {
+  fc.assert(
+    fc.property(damage(historyArb({ maxEvents: 30, undelivered: true })), (events) => {
+      const r = both(events);
+      assert.equal(r.fast, r.fields);
+    }),
+    { numRuns: 400 },
+  );
 });
 
 test('object fast path: hand-picked members it leaves to the Fields path', () => {
@@ -94,6 +107,8 @@ test('object fast path: hand-picked members it leaves to the Fields path', () =>
     { ...send, seq: 2.5 },
     { ...send, at: Infinity },
     { ...send, type: 'ack', ok: 'yes' },
+    { ...send, type: 'ack', ok: true, lane: 7 }, // a numeric ack lane: interned as its text
+    { ...send, type: 'ack', ok: true, lane: { p: 0 } }, // not a lane: the ack is stored without one
     { type: 'fault', name: 'f', phase: 'start', at: 1 },
   ];
   for (const c of cases) {
@@ -101,7 +116,7 @@ test('object fast path: hand-picked members it leaves to the Fields path', () =>
     assert.equal(s.ingestObject(c), false, JSON.stringify(c));
     assert.equal(s.counted, 0, 'nothing stored on refusal');
   }
-  const r = both([send, { ...send, type: 'ack', ok: true }, proc, ...cases]);
+  const r = both([send, { ...send, type: 'ack', ok: true, lane: 'p0' }, proc, ...cases]);
   assert.equal(r.fast, r.fields);
   assert.equal(r.taken, 3);
 });

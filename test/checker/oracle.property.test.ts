@@ -21,3 +21,13 @@ test('checker equals the oracle on random histories (JSONL, two examples kept)',
     { numRuns: 300 },
   );
 });
+
+test('checker equals the oracle where most acked messages are undelivered (ack lanes and remaining events decide)', () => {
+  fc.assert(
+    fc.property(historyArb({ undelivered: true }), (events) => {
+      assertMatchesOracle(events, checkEvents(events));
+      assertMatchesOracle(events, checkText(toJsonl(events)));
+    }),
+    { numRuns: 400 },
+  );
+});

@@ -62,12 +62,40 @@ export function oracle(events: Json[]): OracleResult {
   const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
   const sends = events.filter((e) => e.type === 'send');
   const acks = events.filter((e) => e.type === 'ack');
-  // The latest `remaining` event; at one instant, the one holding most (unknown holds most).
+  // The latest `remaining` event; at one instant, the one holding most (unknown holds most);
+  // several such: the lanes every one of them reports, each with its largest count.
   const held = (e: Json) => (e.known === true && typeof e.total === 'number' ? e.total : Infinity);
-  const remaining = events
+  const latest = events
     .filter((e) => e.type === 'remaining')
-    .sort((a, b) => (b.at as number) - (a.at as number) || held(b) - held(a))[0];
-  const brokerEmpty = remaining === undefined || held(remaining) === 0;
+    .sort((a, b) => (b.at as number) - (a.at as number) || held(b) - held(a));
+  const tied = latest.filter((e) => latest.length > 0 && e.at === latest[0].at && held(e) === held(latest[0]));
+  const remaining = latest[0];
+  const laneCounts = (e: Json) => (e.lanes && typeof e.lanes === 'object' ? (e.lanes as Record<string, number>) : null);
+  const reportedLanes = tied.some((e) => laneCounts(e) === null)
+    ? null
+    : new Map(
+        Object.keys(laneCounts(tied[0] ?? {}) ?? {})
+          .filter((l) => tied.every((e) => Object.hasOwn(laneCounts(e)!, l)))
+          .map((l) => [l, Math.max(...tied.map((e) => laneCounts(e)![l]))]),
+      );
+  // An ack's lane as text (a number as its decimal text).
+  const ackLane = (e: Json) => (typeof e.lane === 'string' ? e.lane : typeof e.lane === 'number' && Number.isFinite(e.lane) ? String(e.lane) : null);
+  // What the broker held off its reported lanes (retry, dead-letter queues): any lane's.
+  const onLanes = reportedLanes === null ? 0 : [...reportedLanes.values()].reduce((a, b) => a + b, 0);
+  const offLanes = remaining?.known === true ? (remaining.total as number) - onLanes : 0;
+  /**
+   * An acked, undelivered message: lost with no remaining event; unseen when not known; else
+   * by the one lane all its acks name, if reported (empty counts only with nothing held off
+   * the lanes); else by the total.
+   */
+  const undelivered = (acksOf: Json[]): 'lost' | 'unseen' => {
+    if (remaining === undefined) return 'lost';
+    if (remaining.known !== true) return 'unseen';
+    const lanes = acksOf.map(ackLane);
+    const one = lanes.length > 0 && lanes.every((l) => l !== null && l === lanes[0]) ? lanes[0] : null;
+    if (one !== null && reportedLanes !== null && reportedLanes.has(one)) return reportedLanes.get(one) === 0 && offLanes <= 0 ? 'lost' : 'unseen';
+    return remaining.total === 0 ? 'lost' : 'unseen';
+  };
   const procs: Proc[] = events
     .filter((e) => e.type === 'process')
     .map((e) => ({
@@ -150,11 +178,12 @@ export function oracle(events: Json[]): OracleResult {
     const st = status(m.producer, m.key, m.seq);
     const first = firstApply(m.producer, m.key, m.seq);
     // lost: acked true, never delivered, and the broker (its latest `remaining` event) held
-    // nothing more; unseen: the same while it still held messages or could not be asked.
+    // nothing more on its lane (or at all); unseen: it still held some, or could not be asked.
     if (st === 'ok' && evs.length === 0) {
       const sendTimes = sends.filter((e) => same(e, m.producer, m.key, m.seq)).map((e) => e.at as number);
-      const ackTimes = acks.filter((e) => same(e, m.producer, m.key, m.seq)).map((e) => e.at as number);
-      items[brokerEmpty ? 'lost' : 'unseen'].push(messageItem(m, sendTimes.length ? Math.min(...sendTimes) : Math.min(...ackTimes)));
+      const acksOf = acks.filter((e) => same(e, m.producer, m.key, m.seq));
+      const ackTimes = acksOf.map((e) => e.at as number);
+      items[undelivered(acksOf)].push(messageItem(m, sendTimes.length ? Math.min(...sendTimes) : Math.min(...ackTimes)));
     }
     // abandoned: process events, no apply.
     if (evs.length > 0 && first === null) items.abandoned.push(messageItem(m, Math.max(...evs.map(timeOf))));
