@@ -19,7 +19,7 @@ import { newRunId } from './run-id.ts';
 import { debugDetail } from '../verbosity.ts';
 import { ensureRequirements } from '../setup/install.ts';
 import { needsOf } from '../setup/setup.ts';
-import { deepMerge } from './merge.ts';
+import { deepMerge } from '../scenario/deep-merge.ts';
 import { drain, drainPlan, notReached, type DrainOutcome } from './drain.ts';
 import { GiveUpWatch } from './give-up.ts';
 import type { RemainingEvent } from '../history/events.ts';

@@ -40,7 +40,8 @@ export const WINDOW_KEYWORDS = ['during', 'before', 'after', 'outside'] as const
 
 const dur = (description: string, extra: Record<string, unknown> = {}) => ({ $ref: '#/$defs/duration', description, ...extra });
 const int = (minimum: number, description: string, extra: Record<string, unknown> = {}) => ({ type: 'integer', minimum, description, ...extra });
-const name = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', maxLength: 100 };
+export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
+const name = { type: 'string', pattern: NAME_PATTERN, maxLength: 100 };
 
 function branch(kind: string, description: string, properties: Record<string, unknown> = {}, required: string[] = []) {
   return {
@@ -344,4 +345,27 @@ export function schemaJson(): string {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(SCHEMA_FILE, schemaJson());
   process.stdout.write(`wrote ${SCHEMA_FILE}\n`);
+}
+
+/** The plug-ins a scenario schema is built with (ScenarioCatalogue has them). */
+export interface SchemaPlugins {
+  strategies: ReadonlyMap<string, { description?: string }>;
+  modes: ReadonlyMap<string, { description?: string }>;
+}
+
+/**
+ * The scenario schema with the given strategies and concurrency modes as the allowed values
+ * (each plug-in's description beside its name). With none given, the built-in lists stay.
+ */
+export function scenarioSchemaFor(plugins: SchemaPlugins): Record<string, unknown> {
+  const s = structuredClone(scenarioSchema) as any;
+  const choose = (at: Record<string, unknown>, choices: SchemaPlugins['strategies']) => {
+    if (choices.size === 0) return;
+    at.enum = [...choices.keys()];
+    const said = [...choices].filter(([, c]) => c.description).map(([n, c]) => `${n}: ${c.description}`);
+    if (said.length) at.description = `${said.join('; ')}. Default ${String(at.default)}.`;
+  };
+  choose(s.$defs.consumers.properties.strategy, plugins.strategies);
+  choose(s.$defs.consumers.properties.concurrency.properties.mode, plugins.modes);
+  return s;
 }

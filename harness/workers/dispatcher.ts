@@ -11,6 +11,7 @@
  * settled prefix of a lane, so out-of-order completion never commits past unfinished work).
  */
 export type ConcurrencyMode = 'partition' | 'key' | 'unordered';
+export const CONCURRENCY_MODES: readonly ConcurrencyMode[] = ['partition', 'key', 'unordered'];
 
 export class Dispatcher {
   private running = 0;

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../errors.ts';
 import { parseScenario } from '../../scenario/load.ts';
+import { scenarioCatalogue } from '../catalogue.ts';
 import { runAndAnalyze } from '../../runner/run-and-analyze.ts';
 import { reportAfterRun } from '../../report/render.ts';
 import { stringify } from 'yaml';
@@ -27,7 +28,7 @@ export function register(program: Command): void {
     if (!result.scenario) throw new InputError(`${file}: the result records no scenario`);
     // Checked again: the schema may have moved on since the run.
     const runtime = checkRuntime(o.runtime);
-    const { scenario } = await parseScenario(stringify(result.scenario), { file, target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
+    const { scenario } = await parseScenario(stringify(result.scenario), { file, catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
     if (result.versions?.node && result.versions.node !== process.version) {
       process.stderr.write(`convoy: note: the run used node ${result.versions.node}; this is ${process.version}\n`);
     }
