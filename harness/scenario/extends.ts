@@ -17,7 +17,7 @@
  * reported at its line in the parent file.
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { InputError } from '../errors.ts';
 import { parseYamlSource, positionOf, type Origin, type YamlSource } from './yaml-source.ts';
 import { isObject, show } from './values.ts';
@@ -54,7 +54,7 @@ export async function resolveExtends(text: string, file: string, read: Read = re
   const parentFile = relativeTo(file, ref);
   const chain = [...seen, resolve(file)];
   if (chain.includes(resolve(parentFile))) {
-    throw new InputError(`${file}: invalid scenario (1 problem)`, [`${where}: ${[...chain, resolve(parentFile)].map((f) => relative(process.cwd(), f)).join(' → ')} extends itself`]);
+    throw new InputError(`${file}: invalid scenario (1 problem)`, [`${where}: ${[...chain, resolve(parentFile)].map((f) => relative(process.cwd(), f)).join(' → ')}: a file extends itself`]);
   }
   let parentText: string;
   try {
@@ -70,11 +70,9 @@ export async function resolveExtends(text: string, file: string, read: Read = re
   return { file, data: merged.value as Record<string, unknown>, origin: merged.origin ?? own.origin, files: [...files, ...parent.files] };
 }
 
-/** `ref` as written in `file`: relative to the folder `file` is in. */
+/** `ref` as written in `file`: relative to the folder `file` is in (absolute if `file` is). */
 function relativeTo(file: string, ref: string): string {
-  const abs = resolve(dirname(file), ref);
-  const rel = relative(process.cwd(), abs);
-  return rel.startsWith('..') ? abs : rel;
+  return isAbsolute(ref) ? ref : join(dirname(file), ref);
 }
 
 interface Located {
