@@ -11,6 +11,7 @@ import { laneMoves } from '../metrics/lane-moves.ts';
 import { oldestUnprocessed } from '../metrics/oldest-unprocessed.ts';
 import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
+import type { ScenarioSource } from '../scenario/source.ts';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { RunRecord } from './run.ts';
 import { loadBroker } from '../broker/registry.ts';
@@ -44,9 +45,10 @@ function clientVersions(packages: string[]): Record<string, string> {
 /**
  * Checks a finished run from its files: the ordering checker over the merged history, the
  * latency and throughput figures, the final state per strategy, the expectations and the
- * verdict. Writes results/<run-id>/result.json and returns it.
+ * verdict. Writes results/<run-id>/result.json and returns it. `source`: the scenario file's
+ * text and its parents', recorded beside the resolved scenario.
  */
-export async function analyzeRun(record: RunRecord): Promise<Result> {
+export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSource } = {}): Promise<Result> {
   const { scenario } = record;
   const incomplete = [...record.incomplete];
   const outcome = await checkFile(record.historyFile, { lenient: true, settleMs: scenario.run.settleMs });
@@ -121,6 +123,8 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
     expectations,
     check: checkSection(outcome, 'history.jsonl'),
     sections: {
+      // The scenario file and what it extends (the resolved scenario is `scenario`).
+      ...(extra.source ? { source: extra.source as unknown as Record<string, unknown> } : {}),
       environment: {
         runtime: record.deployment?.runtime ?? null,
         broker: record.deployment?.broker ?? scenario.broker.kind,
