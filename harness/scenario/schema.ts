@@ -65,8 +65,16 @@ export const scenarioSchema = {
     'One run: the broker and its settings, the workload, the consumers, the fault timeline and the expectations. Durations are milliseconds or strings like "30s".',
   type: 'object',
   additionalProperties: false,
-  required: ['broker', 'workload'],
+  // A twin (`extends:`) states only what differs: broker and workload may come from its parent.
+  if: { not: { required: ['extends'] } },
+  then: { required: ['broker', 'workload'] },
   properties: {
+    extends: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'A scenario file this one states the differences from (relative to this file). Mappings merge; `key: null` removes; a mapping of another `kind` and each expectation replace; faults and producers merge by name (`remove: true` drops one). See harness/scenario/extends.ts.',
+    },
     name: { ...name, description: 'Scenario name. Default: the file name without its extension.' },
     description: { type: 'string', default: '', description: 'What the scenario shows. Default "".' },
     seed: int(0, 'Seed for keys, sizes, poison choices and handler times. Default 1.', { maximum: Number.MAX_SAFE_INTEGER, default: 1 }),

@@ -84,7 +84,9 @@ export function formatErrors(errors: ErrorObject[], data: unknown, base: string,
       case 'required': {
         const prop = e.params.missingProperty as string;
         if (suggested.has(`${e.instancePath}/${prop}`)) break;
-        const sub = isObject(parent.properties) ? (parent.properties as Record<string, SchemaObject>)[prop] : undefined;
+        // A `then: { required }` has no properties of its own: at the top they are the root's.
+        const owner = isObject(parent.properties) ? parent : e.instancePath === '' ? root : parent;
+        const sub = isObject(owner.properties) ? (owner.properties as Record<string, SchemaObject>)[prop] : undefined;
         const at = dotted(data, `${e.instancePath}/${escapePointer(prop)}`, base);
         out.push(`${at}: missing; expected ${sub ? describe(sub, root) : 'a value'}`);
         break;
@@ -102,6 +104,8 @@ export function formatErrors(errors: ErrorObject[], data: unknown, base: string,
         out.push(`${dotted(data, `${e.instancePath}/${escapePointer(name)}`, base)}: unexpected name; expected ${pattern === '^c[1-9][0-9]*$' ? 'a consumer name: c1, c2, ...' : `a name matching ${String(pattern)}`}`);
         break;
       }
+      case 'if':
+        break; // its `then` errors say what is missing
       case 'oneOf':
       case 'anyOf':
         if (!errors.some((o) => o !== e && o.instancePath.startsWith(e.instancePath) && o.keyword !== e.keyword)) {
