@@ -12,6 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { ANOMALY_TYPES } from '../checker/types.ts';
 import { fileURLToPath } from 'node:url';
+import { schemaId } from '../schemas/id.ts';
 
 export const DURATION_COMMENT = 'convoy:duration';
 export const EXPECTATION_COMMENT = 'convoy:expectation';
@@ -59,7 +60,7 @@ function union(description: string, branches: ReturnType<typeof branch>[], extra
 
 export const scenarioSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'urn:convoy:scenario:v1',
+  $id: schemaId('scenario', 1),
   title: 'convoy scenario',
   description:
     'One run: the broker and its settings, the workload, the consumers, the fault timeline and the expectations. Durations are milliseconds or strings like "30s".',
