@@ -4,6 +4,7 @@ import { cpus, totalmem, platform, release } from 'node:os';
 import { checkFile } from '../checker/readFile.ts';
 import { evaluateExpectations, parseExpectations } from '../checker/expectations.ts';
 import { buildResult, checkSection, redactSecrets } from '../checker/result.ts';
+import type { ResultShape } from '../checker/result-schema.ts';
 import type { Window } from '../metrics/collector.ts';
 import { MessagePlan } from '../workload/schedule.ts';
 import { finalStateCheck, measureHistory } from './measure.ts';
@@ -26,10 +27,8 @@ const MIN_RATE_SHARE = 0.9;
 const MAX_PRODUCER_CPU_PERCENT = 95;
 const MIN_CPU_SAMPLES = 4;
 
-export type Result = Record<string, unknown> & {
-  runId: string;
-  verdict: { status: 'pass' | 'fail' | 'unknown'; reasons: string[] };
-};
+/** A run's result.json: the shape from the result's one source (harness/checker/result-schema.ts). */
+export type Result = ResultShape & { runId: string };
 
 /** The installed versions of the broker's client packages (its module names them). */
 function clientVersions(packages: string[]): Record<string, string> {

@@ -1,6 +1,6 @@
 /**
- * The published JSON Schemas, generated from their one source each (TypeBox, or for the
- * scenario the schema object in harness/scenario/schema.ts). Every `$id` follows one
+ * The published JSON Schemas, generated from their one source each (TypeBox for the result and
+ * the history; for the scenario, the schema object in harness/scenario/schema.ts). Every `$id` follows one
  * convention: https://convoy.dev/schema/<shape>.v<major>.json. `node --import tsx
  * harness/schemas/publish.ts` writes them; test/schemas/published.test.ts checks they are current.
  */
@@ -21,6 +21,7 @@ const root = (p: string) => fileURLToPath(new URL(`../../${p}`, import.meta.url)
 /** Every published schema; the sources are imported lazily (the scenario's needs no plug-ins). */
 export const PUBLISHED: Published[] = [
   { path: 'harness/scenario/scenario.schema.json', schema: async () => (await import('../scenario/schema.ts')).scenarioSchema },
+  { path: 'results/schema/result.v1.json', schema: async () => (await import('../checker/result-schema.ts')).resultSchema },
   { path: 'results/schema/history.v1.json', schema: async () => (await import('../history/schema.ts')).historySchema },
 ];
 
