@@ -140,6 +140,8 @@ export const resultSchema = {
 };
 
 export type ResultShape = Static<typeof ResultSchema>;
+/** The envelope alone (what `convoy check` writes). */
+export type EnvelopeShape = Static<typeof ResultEnvelope>;
 export type WorkloadSection = Static<typeof WorkloadSection>;
 export type SkewReport = Static<typeof SkewReport>;
 export type LatencySection = Static<typeof LatencySection>;
