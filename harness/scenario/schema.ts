@@ -1,15 +1,14 @@
 /**
  * The scenario JSON Schema (draft 2020-12). This object is the source; the published copy is
- * harness/scenario/scenario.schema.json (`node --import tsx harness/scenario/schema.ts` writes
- * it; a test checks they match). Every object is closed (additionalProperties: false) so that
- * a typo fails, except `broker` (checked against the broker module's own settingsSchema) and a
+ * harness/scenario/scenario.schema.json (`node --import tsx harness/schemas/publish.ts` writes
+ * it; a test checks they match). Plug-ins add their values through scenarioSchemaFor (below).
+ * Every object is closed (additionalProperties: false) so that a typo fails, except `broker` (checked against the broker module's own settingsSchema) and a
  * fault's kind-specific fields (checked against the fault kind's schema).
  *
  * Defaults are `default` keywords here and nowhere else: load.ts fills them in by walking this
  * schema. A duration is a number of milliseconds or a string with a unit; fields that take
  * one refer to #/$defs/duration (recognised by its $comment).
  */
-import { writeFileSync } from 'node:fs';
 import { ANOMALY_TYPES } from '../checker/types.ts';
 import { fileURLToPath } from 'node:url';
 import { schemaId } from '../schemas/id.ts';
@@ -351,10 +350,6 @@ export function schemaJson(): string {
   return JSON.stringify(scenarioSchema, null, 2) + '\n';
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  writeFileSync(SCHEMA_FILE, schemaJson());
-  process.stdout.write(`wrote ${SCHEMA_FILE}\n`);
-}
 
 /** The plug-ins a scenario schema is built with (ScenarioCatalogue has them). */
 export interface SchemaPlugins {

@@ -6,7 +6,7 @@ import { scenarioSchema, schemaJson, SCHEMA_FILE, ANOMALY_TYPES } from '../../ha
 
 test('the published scenario.schema.json is the schema in schema.ts', () => {
   const published = readFileSync(SCHEMA_FILE, 'utf8');
-  assert.equal(published, schemaJson(), 'regenerate it: node --import tsx harness/scenario/schema.ts');
+  assert.equal(published, schemaJson(), 'regenerate it: node --import tsx harness/schemas/publish.ts');
   assert.deepEqual(JSON.parse(published), JSON.parse(JSON.stringify(scenarioSchema)));
 });
 
