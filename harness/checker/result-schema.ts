@@ -107,7 +107,21 @@ export const EnvironmentSection = Type.Object({
 const CpuShare = Type.Object({ meanPercent: Type.Number(), samples: Type.Optional(Type.Number()) });
 export const HarnessSection = Type.Object({
   ...(ResultEnvelope.properties.harness.properties),
-  drain: Type.Optional(Type.Object({ drained: Type.Boolean(), waitedMs: Type.Number(), reason: Type.String() })),
+  // The published v1.1 had a second `harness` entry with these (a duplicate key: parsers kept the other one).
+  drain: Type.Optional(
+    Type.Object({
+      drained: Type.Boolean(),
+      waitedMs: Type.Number({ minimum: 0 }),
+      reason: Type.String(),
+      endedBy: Type.Optional(Type.Unsafe<'processed' | 'broker-empty' | 'cap' | 'no-progress' | 'interrupted' | 'gave-up' | 'not-reached'>({
+        description: 'What ended the drain (v1.1): every message processed, the broker reported nothing left, the cap, no progress past the horizon, an interruption, or a give-up.',
+        enum: ['processed', 'broker-empty', 'cap', 'no-progress', 'interrupted', 'gave-up', 'not-reached'],
+      })),
+      horizonMs: Type.Optional(Type.Number({ minimum: 0, description: "The longest redelivery horizon of the run's broker settings plus the margin (v1.1)." })),
+      capMs: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'run.drainTimeoutMs, null when the scenario sets none (v1.1).' })),
+    }),
+  ),
+  gaveUp: Type.Optional(oneOf([Type.Null(), Type.Object({ atMs: Type.Number(), reason: Type.String() })], { description: 'Set when the run stopped sending early because its verdict was already unknown (v1.1).' })),
   worstLoopLagMs: Type.Optional(Type.Number()),
   cpu: Type.Optional(Type.Union([Type.Object({ host: Type.Object({ meanPercent: Type.Number(), cpus: Type.Number(), samples: Type.Number() }), workers: Type.Record(Type.String(), CpuShare) }), Type.Null()])),
 }, { description: ResultEnvelope.properties.harness.description });

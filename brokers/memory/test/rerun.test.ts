@@ -7,7 +7,10 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { convoy } from '../../../test/runner/helpers.ts';
+
+const RESULT_SCHEMA = new URL('../../../results/schema/result.v1.json', import.meta.url).pathname;
 
 const SMOKE = new URL('./scenarios/partitioned-smoke.yaml', import.meta.url).pathname;
 
@@ -28,6 +31,9 @@ test('a twin\'s run records its files; rerun needs neither file', { timeout: 180
   assert.equal(first.code, 0, first.stderr);
   const [runId] = readdirSync(results);
   const recorded = read(results, runId!);
+  // A whole result (every section a run writes) is valid under the published schema.
+  const validate = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true, validateFormats: false }).compile(JSON.parse(readFileSync(RESULT_SCHEMA, 'utf8')));
+  assert.ok(validate(recorded), JSON.stringify(validate.errors));
   assert.equal(recorded.scenario.name, 'memory-twin');
   assert.equal(recorded.scenario.consumers.strategy, 'versioned', 'from the parent');
   assert.deepEqual(recorded.source.files.map((f) => f.path.replace(/.*\//, '')), ['twin.yaml', 'parent.yaml']);
