@@ -1,5 +1,6 @@
 /** Checks a history file, streaming it so its size is bounded by the columns, not the text. */
 import { open, stat } from 'node:fs/promises';
+import { HISTORY_FORMAT, HISTORY_VERSIONS_READ } from '../history/schema.ts';
 import { InputError } from '../errors.ts';
 import { Checker, HistoryLineError, type CheckOutcome, type CheckerOptions, type FinishOptions } from './checker.ts';
 
@@ -25,6 +26,7 @@ export async function feedFile(checker: Checker, path: string): Promise<void> {
     if (err instanceof InputError) throw err;
     throw new InputError(`${path}: cannot read the history (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
+  await checkHistoryVersion(path);
   try {
     const file = await open(path, 'r');
     try {
@@ -45,4 +47,33 @@ export async function feedFile(checker: Checker, path: string): Promise<void> {
     if (code) throw new InputError(`${path}: cannot read the history (${code})`, [], { cause: err });
     throw err;
   }
+}
+
+/**
+ * A history's header names its format version: one this convoy does not read is refused (exit
+ * 2) rather than misread. A history without a header predates it and reads as version 1.
+ */
+export async function checkHistoryVersion(path: string): Promise<number> {
+  const file = await open(path, 'r');
+  let first: string;
+  try {
+    const buf = Buffer.alloc(4096);
+    const { bytesRead } = await file.read(buf, 0, buf.length, 0);
+    first = buf.subarray(0, bytesRead).toString('utf8').split('\n')[0];
+  } finally {
+    await file.close();
+  }
+  if (!first.includes('"header"')) return HISTORY_VERSIONS_READ[0];
+  let header: { type?: unknown; format?: unknown; version?: unknown };
+  try {
+    header = JSON.parse(first) as typeof header;
+  } catch {
+    return HISTORY_VERSIONS_READ[0]; // not a header line after all; the checker reports a bad line
+  }
+  if (header.type !== 'header') return HISTORY_VERSIONS_READ[0];
+  if (header.format !== HISTORY_FORMAT) throw new InputError(`${path}:1: not a convoy history: format ${JSON.stringify(header.format)}, expected "${HISTORY_FORMAT}"`);
+  if (typeof header.version !== 'number' || !HISTORY_VERSIONS_READ.includes(header.version)) {
+    throw new InputError(`${path}:1: history format version ${JSON.stringify(header.version)} is not one this convoy reads (${HISTORY_VERSIONS_READ.join(', ')}); use a newer convoy`);
+  }
+  return header.version;
 }

@@ -7,50 +7,31 @@ import { readFileSync } from 'node:fs';
 import type { CheckOutcome } from './checker.ts';
 import type { ExpectationResult, Verdict } from './expectations.ts';
 import { redactSecrets } from './redact.ts';
+import type { EnvelopeShape } from './result-schema.ts';
 import type { Anomalies, BrokerRemaining, FaultWindow, InputStats } from './types.ts';
 
 export { redactSecrets, redactString, REDACTED } from './redact.ts';
 
 export const RESULT_SCHEMA = 'convoy.result.v1';
 
-export interface Versions {
-  convoy: string;
-  node: string;
-  /** Broker name -> version (image tag or server-reported version). */
-  brokers: Record<string, string>;
-  /** Client library name -> version. */
-  clients: Record<string, string>;
-}
+// The shapes come from the result's one source (result-schema.ts), as do the published schema's.
+export type Versions = EnvelopeShape['versions'];
 
-export interface RunIdentity {
-  runId: string | null;
-  seed: number | string | null;
+export type RunIdentity = Pick<EnvelopeShape, 'runId' | 'seed' | 'versions' | 'started' | 'finished'> & {
   /** The resolved scenario (redacted). */
   scenario: Record<string, unknown> | null;
-  versions: Versions;
-  /** ISO 8601 wall-clock times. */
-  started: string | null;
-  finished: string | null;
-}
+};
 
 /** How the check itself went: its input and the fault windows it used. */
-export interface CheckSection {
-  history: string | null;
-  settleMs: number;
-  input: InputStats;
-  faults: FaultWindow[];
-  /** What the broker still held when the run ended (decides lost against unseen); null: not in the history. */
-  remaining: BrokerRemaining | null;
-}
+export type CheckSection = NonNullable<EnvelopeShape['check']>;
 
-export interface ConvoyResult extends RunIdentity {
-  schema: typeof RESULT_SCHEMA;
-  verdict: Verdict;
-  anomalies: Anomalies;
-  expectations: ExpectationResult[];
-  check?: CheckSection;
-  [section: string]: unknown;
-}
+/**
+ * A result as built: the envelope, and the later sections by name. Anomalies and expectations
+ * keep the checker's own, narrower types (the schema also admits results written before a
+ * field was added).
+ */
+export type ConvoyResult = Omit<EnvelopeShape, 'scenario' | 'anomalies' | 'expectations'> &
+  RunIdentity & { anomalies: Anomalies; expectations: ExpectationResult[]; [section: string]: unknown };
 
 export interface ResultInput {
   run?: Omit<Partial<RunIdentity>, 'versions'> & { versions?: Partial<Versions> };

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConvoyError, EXIT } from '../errors.ts';
 import { runCleanup } from '../runtime/cleanup.ts';
-import { registerFaultSchemas } from '../faults/registry.ts';
 import { debugDetail, setVerbose, verbose } from '../verbosity.ts';
 
 /** Each file in commands/ adds one command: `export function register(program)`. */
@@ -40,7 +39,6 @@ export async function main(argv: string[]): Promise<number> {
   }
   const program = await buildProgram();
   try {
-    await registerFaultSchemas();
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {

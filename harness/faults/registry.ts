@@ -15,9 +15,3 @@ export async function faultKinds(dir = DIR): Promise<Map<string, FaultKind>> {
   }
   return kinds;
 }
-
-/** Lets the scenario loader check each fault's own fields with the same error style. */
-export async function registerFaultSchemas(): Promise<void> {
-  const { registerFaultSchema } = await import('../scenario/load.ts');
-  for (const [kind, k] of await faultKinds()) registerFaultSchema(kind, k.schema);
-}

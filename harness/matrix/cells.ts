@@ -6,7 +6,7 @@
  */
 import { stringify } from 'yaml';
 import { InputError } from '../errors.ts';
-import { parseScenario, type LoadOptions } from '../scenario/load.ts';
+import { ScenarioError, parseScenario, type LoadOptions } from '../scenario/load.ts';
 import type { Scenario } from '../scenario/types.ts';
 import type { Assignment, MatrixFile } from './file.ts';
 
@@ -76,7 +76,7 @@ export function cellDocument(file: MatrixFile, values: Assignment, id: string): 
  * The matrix's cells, each checked by the scenario loader. Throws one InputError listing every
  * problem of every cell, each line starting with the cell's label.
  */
-export async function buildCells(file: MatrixFile, options: Omit<LoadOptions, 'file'> = {}): Promise<{ cells: Cell[]; warnings: string[] }> {
+export async function buildCells(file: MatrixFile, options: Omit<LoadOptions, 'file'>): Promise<{ cells: Cell[]; warnings: string[] }> {
   const short = shortNames(file);
   const kept = combinations(file).filter((values) => !file.exclude.some((x) => matches(values, x)));
   if (kept.length === 0) throw new InputError(`${file.file}: every cell is excluded`);
@@ -92,7 +92,9 @@ export async function buildCells(file: MatrixFile, options: Omit<LoadOptions, 'f
       cells.push({ index, id, label, values, scenario });
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
-      const lines = err.detail.length ? err.detail : [err.message];
+      // A cell has no file of its own: its problems go by path, without the loader's file:line:col.
+      const located = err instanceof ScenarioError ? err.errors : err.detail;
+      const lines = located.length ? located : [err.message];
       problems.push(...lines.map((l) => `cell ${label}: ${l.replace(/^cell [^:]*: /, '')}`));
     }
   }

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { InputError } from '../errors.ts';
-import { show } from '../scenario/load.ts';
+import { show } from '../scenario/values.ts';
 import { ANOMALY_TYPES, FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
 
 /** What a cross-cell expectation can count: an anomaly type, or a wrong final state. */

@@ -7,60 +7,12 @@ import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { Anomalies, FaultWindow } from '../checker/types.ts';
 import type { LatencySummary } from '../metrics/histogram.ts';
 import type { SkewReport } from '../workload/skew.ts';
+import type { ResultShape, EnvironmentSection, HarnessSection, LatencySection, TimelineSection, WorkloadSection } from '../checker/result-schema.ts';
 
 export type { ExpectationResult, Verdict, LatencySummary, SkewReport, FaultWindow };
 
-export interface CurvePoint {
-  percentile: number;
-  us: number;
-}
-
-export interface LatencySection {
-  unit?: 'us';
-  whole?: Record<string, LatencySummary>;
-  curves?: Record<string, CurvePoint[]>;
-  publishDelayOutsideFaults?: LatencySummary;
-  phases?: ({ fault: string; kind: string } & Partial<Record<'before' | 'during' | 'after', Record<string, LatencySummary>>>)[];
-  encoded?: Record<string, string>;
-}
-
-export interface SeriesSection {
-  originUs: number;
-  bucketMs: number;
-  sent: number[];
-  acked: number[];
-  failed?: number[];
-  processed: number[];
-  errors?: number[];
-  backlog: number[];
-  endToEnd: ({ p50: number; p99: number; max: number } | null)[];
-}
-
-export interface TimelineSection {
-  startUs?: number;
-  measureStartUs?: number;
-  endUs?: number;
-  series?: SeriesSection;
-  faults?: { name: string; kind: string; startUs?: number; endUs?: number; error?: string; evidence?: unknown; endEvidence?: unknown }[];
-  windows?: FaultWindow[];
-  settleMs?: number;
-  anomalies?: { type: string; key: string | null; at: number }[];
-  /** Occurrences in all (the list above may be capped). */
-  anomaliesTotal?: number;
-  rebalances?: number;
-  marks?: { name: string; at: number; detail?: unknown }[];
-}
-
-export interface WorkloadSection {
-  plannedMessages?: number;
-  sent?: number;
-  sentMeasured?: number;
-  ackedMeasured?: number;
-  targetRate?: number | null;
-  achievedRate?: number;
-  skew?: SkewReport;
-  finalState?: Record<string, { strategy: string; primary: boolean; [field: string]: unknown }> | null;
-}
+// The sections' shapes come from the result's one source (harness/checker/result-schema.ts).
+export type { CurvePoint, LatencySection, SeriesSection, TimelineSection, WorkloadSection, EnvironmentSection, HarnessSection } from '../checker/result-schema.ts';
 
 export interface ReportResult {
   schema?: string;
@@ -73,14 +25,14 @@ export interface ReportResult {
   started?: string | null;
   finished?: string | null;
   versions?: { convoy?: string; node?: string; brokers?: Record<string, string>; clients?: Record<string, string> };
-  environment?: { runtime?: string | null; broker?: string; emulator?: { name: string; version: string; notes?: string } | null; endpoint?: unknown; host?: Record<string, unknown> };
+  environment?: EnvironmentSection;
   verdict: Verdict;
-  expectations?: ExpectationResult[];
+  expectations?: ResultShape['expectations'];
   anomalies?: Partial<Anomalies>;
   workload?: WorkloadSection;
   latency?: LatencySection;
   timeline?: TimelineSection;
-  harness?: { incomplete?: string[]; drain?: { drained: boolean; waitedMs: number; reason: string }; worstLoopLagMs?: number; [f: string]: unknown };
+  harness?: HarnessSection;
   input?: Record<string, unknown>;
   /** How the check went: its input and the fault windows it used (newer results). */
   check?: { history?: string | null; settleMs?: number; input?: Record<string, unknown>; faults?: FaultWindow[] };

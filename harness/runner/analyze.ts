@@ -4,6 +4,7 @@ import { cpus, totalmem, platform, release } from 'node:os';
 import { checkFile } from '../checker/readFile.ts';
 import { evaluateExpectations, parseExpectations } from '../checker/expectations.ts';
 import { buildResult, checkSection, redactSecrets } from '../checker/result.ts';
+import type { ResultShape } from '../checker/result-schema.ts';
 import type { Window } from '../metrics/collector.ts';
 import { MessagePlan } from '../workload/schedule.ts';
 import { measureHistory } from './measure.ts';
@@ -13,6 +14,7 @@ import { laneMoves } from '../metrics/lane-moves.ts';
 import { oldestUnprocessed } from '../metrics/oldest-unprocessed.ts';
 import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
+import type { ScenarioSource } from '../scenario/source.ts';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { RunRecord } from './run.ts';
 import { BROKERS_DIR, loadBroker } from '../broker/registry.ts';
@@ -27,10 +29,8 @@ const MIN_RATE_SHARE = 0.9;
 const MAX_PRODUCER_CPU_PERCENT = 95;
 const MIN_CPU_SAMPLES = 4;
 
-export type Result = Record<string, unknown> & {
-  runId: string;
-  verdict: { status: 'pass' | 'fail' | 'unknown'; reasons: string[] };
-};
+/** A run's result.json: the shape from the result's one source (harness/checker/result-schema.ts). */
+export type Result = ResultShape & { runId: string };
 
 /** The installed versions of the broker's client packages (its module names them). */
 /** The installed version of each package of the broker (its folder's node_modules first, then the root's). */
@@ -46,9 +46,10 @@ function clientVersions(kind: string, packages: string[]): Record<string, string
 /**
  * Checks a finished run from its files: the ordering checker over the merged history, the
  * latency and throughput figures, the final state per strategy, the expectations and the
- * verdict. Writes results/<run-id>/result.json and returns it.
+ * verdict. Writes results/<run-id>/result.json and returns it. `source`: the scenario file's
+ * text and its parents', recorded beside the resolved scenario.
  */
-export async function analyzeRun(record: RunRecord): Promise<Result> {
+export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSource } = {}): Promise<Result> {
   const { scenario } = record;
   const incomplete = [...record.incomplete];
   const outcome = await checkFile(record.historyFile, { lenient: true, settleMs: scenario.run.settleMs });
@@ -131,6 +132,8 @@ export async function analyzeRun(record: RunRecord): Promise<Result> {
     expectations,
     check: checkSection(outcome, 'history.jsonl'),
     sections: {
+      // The scenario file and what it extends (the resolved scenario is `scenario`).
+      ...(extra.source ? { source: extra.source as unknown as Record<string, unknown> } : {}),
       environment: {
         runtime: record.deployment?.runtime ?? null,
         broker: record.deployment?.broker ?? scenario.broker.kind,

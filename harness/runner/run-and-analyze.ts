@@ -3,6 +3,7 @@ import type { RuntimeKind } from '../broker/contract.ts';
 import type { Scenario } from '../scenario/types.ts';
 import { analyzeRun, type Result } from './analyze.ts';
 import { executeRun } from './run.ts';
+import { readScenarioSource, type ScenarioSource } from '../scenario/source.ts';
 import { printSummary } from './summary.ts';
 
 export interface RunCommandOptions {
@@ -13,7 +14,10 @@ export interface RunCommandOptions {
   external?: Record<string, unknown>;
   repeat: number;
   quiet: boolean;
+  /** The scenario file: its text and its parents' are recorded in the result (`source`). */
   scenarioFile?: string;
+  /** What to record instead (a rerun passes on what the first run recorded). */
+  source?: ScenarioSource;
   /** Called after each run's result is written (the report issue renders HTML here). */
   afterRun?: (result: Result, runDir: string) => Promise<void>;
 }
@@ -31,7 +35,8 @@ export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Prom
   });
   // A run that failed, even before its broker came up, is analysed like any other: its
   // result says `unknown`, the stage it stopped at and why, so dashboards show every run.
-  const result = await analyzeRun(record);
+  const source = opts.source ?? (opts.scenarioFile ? await readScenarioSource(opts.scenarioFile) : undefined);
+  const result = await analyzeRun(record, { source });
   if (opts.afterRun) await opts.afterRun(result, record.runDir);
   return { result, runDir: record.runDir, code: exitCodeFor(result.verdict.status) };
 }

@@ -19,7 +19,8 @@ import { newRunId } from './run-id.ts';
 import { debugDetail } from '../verbosity.ts';
 import { ensureRequirements } from '../setup/install.ts';
 import { needsOf } from '../setup/setup.ts';
-import { deepMerge } from './merge.ts';
+import { deepMerge } from '../scenario/deep-merge.ts';
+import { historyHeader } from '../history/schema.ts';
 import { drain, drainPlan, notReached, type DrainOutcome } from './drain.ts';
 import { GiveUpWatch } from './give-up.ts';
 import type { RemainingEvent } from '../history/events.ts';
@@ -361,6 +362,8 @@ async function askRemaining(admin: BrokerAdmin | undefined, log: (line: string) 
 /** Concatenates the workers' history files into one (the format allows any line order). */
 async function mergeHistories(histDir: string, target: string): Promise<void> {
   const out = createWriteStream(target);
+  // The header first: the format and its version (harness/history/schema.ts).
+  out.write(JSON.stringify(historyHeader()) + '\n');
   for (const f of readdirSync(histDir).filter((f) => f.endsWith('.jsonl')).sort()) {
     for await (const chunk of createReadStream(join(histDir, f))) {
       if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));

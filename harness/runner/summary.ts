@@ -1,18 +1,5 @@
 import { relative } from 'node:path';
 import type { Result } from './analyze.ts';
-import type { CpuFigures } from './cpu-watch.ts';
-
-interface Row {
-  type: string;
-  /** wrong-state: the strategy judged. */
-  strategy?: string;
-  expected: string;
-  window: { relation: string; fault: string } | null;
-  found: number | null;
-  keys: number | null;
-  held: boolean | null;
-  source: string;
-}
 
 const ms = (us: number | undefined) => (us === undefined ? '-' : us >= 10_000 ? `${(us / 1000).toFixed(0)} ms` : `${(us / 1000).toFixed(2)} ms`);
 
@@ -28,9 +15,9 @@ export function printSummary(result: Result, runDir: string): void {
   const out: string[] = [];
   const v = result.verdict;
   out.push('');
-  out.push(`${String((result.scenario as { name: string }).name)}: ${v.status.toUpperCase()}   (${relative(process.cwd(), runDir) || runDir})`);
+  out.push(`${result.scenario?.name ?? result.runId}: ${v.status.toUpperCase()}   (${relative(process.cwd(), runDir) || runDir})`);
   for (const r of v.reasons) out.push(`  - ${r}`);
-  const failure = (result.harness as { failure?: { stage: string | null; reason: string } | null } | undefined)?.failure;
+  const failure = result.harness?.failure;
   if (failure && ['setup', 'deploy', 'provision', 'consumers', 'producers'].includes(failure.stage ?? '')) {
     // Nothing was sent: an expectation table would only say "0 found" of a run that never ran.
     out.push(`  the run could not start (stage ${failure.stage}); details in ${relative(process.cwd(), runDir) || runDir}/run.log`);
@@ -38,16 +25,16 @@ export function printSummary(result: Result, runDir: string): void {
     return;
   }
   const rows = [['expectation', 'expected', 'found', 'keys', 'held']];
-  for (const e of result.expectations as Row[]) {
+  for (const e of result.expectations) {
     if (e.source === 'default' && e.expected === 'any' && !e.found) continue;
     const label = `${e.type}${e.strategy ? ` (${e.strategy})` : ''}${e.window ? ` ${e.window.relation} ${e.window.fault}` : ''}`;
     const held = e.held === null ? '?' : e.held ? 'yes' : 'NO';
     rows.push([label, e.expected, String(e.found ?? '-'), String(e.keys ?? '-'), held]);
   }
   for (const line of alignColumns(rows)) out.push(`  ${line}`);
-  const w = result.workload as { sent: number; achievedRate: number; targetRate: number | null; finalState: Record<string, { strategy: string; wrong: number; keys: number; unreachable: number; primary: boolean; mode?: string; wrongFields?: Record<string, number> }> | null };
-  out.push(`  sent ${w.sent} messages, ${w.achievedRate}/s${w.targetRate ? ` (target ${w.targetRate}/s)` : ''}`);
-  const lat = (result.latency as { whole: Record<string, { p50: number; p99: number; max: number; count: number }> }).whole;
+  const w = result.workload ?? {};
+  out.push(`  sent ${w.sent ?? 0} messages, ${w.achievedRate ?? 0}/s${w.targetRate ? ` (target ${w.targetRate}/s)` : ''}`);
+  const lat = result.latency?.whole ?? {};
   for (const name of ['publish', 'publishDelay', 'endToEnd']) {
     const s = lat[name];
     if (s && s.count) out.push(`  ${name.padEnd(13)} p50 ${ms(s.p50).padEnd(10)} p99 ${ms(s.p99).padEnd(10)} max ${ms(s.max)}`);
@@ -59,7 +46,7 @@ export function printSummary(result: Result, runDir: string): void {
     });
     out.push(`  final state: ${parts.join(', ')}${Object.values(w.finalState)[0]?.unreachable ? ` (${Object.values(w.finalState)[0].unreachable} keys unreachable)` : ''}`);
   }
-  const cpu = (result.harness as { cpu?: CpuFigures | null } | undefined)?.cpu;
+  const cpu = result.harness?.cpu;
   if (cpu && cpu.host.samples > 0) {
     const busiest = Object.entries(cpu.workers).sort((a, b) => b[1].meanPercent - a[1].meanPercent)[0];
     out.push(`  harness CPU while sending: host ${cpu.host.meanPercent}% of ${cpu.host.cpus} CPUs${busiest ? `, busiest worker ${busiest[0]} ${busiest[1].meanPercent}% of a core` : ''}`);

@@ -1,20 +1,21 @@
 /**
  * The scenario JSON Schema (draft 2020-12). This object is the source; the published copy is
- * harness/scenario/scenario.schema.json (`node --import tsx harness/scenario/schema.ts` writes
- * it; a test checks they match). Every object is closed (additionalProperties: false) so that
- * a typo fails, except `broker` (checked against the broker module's own settingsSchema) and a
+ * harness/scenario/scenario.schema.json (`node --import tsx harness/schemas/publish.ts` writes
+ * it; a test checks they match). Plug-ins add their values through scenarioSchemaFor (below).
+ * Every object is closed (additionalProperties: false) so that a typo fails, except `broker` (checked against the broker module's own settingsSchema) and a
  * fault's kind-specific fields (checked against the fault kind's schema).
  *
  * Defaults are `default` keywords here and nowhere else: load.ts fills them in by walking this
  * schema. A duration is a number of milliseconds or a string with a unit; fields that take
  * one refer to #/$defs/duration (recognised by its $comment).
  */
-import { writeFileSync } from 'node:fs';
 import { ANOMALY_TYPES } from '../checker/types.ts';
 import { fileURLToPath } from 'node:url';
 import { concurrencySchema } from '../consumer/concurrency/registry.ts';
 // Issue 21: the strategies contribute `consumers.strategy` and wrong-state's `strategy` (see below).
-import { strategyFieldSchema, strategyNameSchema } from '../consumer/strategies/schema.ts';
+import { STRATEGIES, strategyFieldSchema, strategyNameSchema } from '../consumer/strategies/schema.ts';
+import type { ConsumerStrategy } from '../consumer/strategies/contract.ts';
+import { schemaId } from '../schemas/id.ts';
 
 export const DURATION_COMMENT = 'convoy:duration';
 export const EXPECTATION_COMMENT = 'convoy:expectation';
@@ -43,7 +44,8 @@ export const WINDOW_KEYWORDS = ['during', 'before', 'after', 'outside'] as const
 
 const dur = (description: string, extra: Record<string, unknown> = {}) => ({ $ref: '#/$defs/duration', description, ...extra });
 const int = (minimum: number, description: string, extra: Record<string, unknown> = {}) => ({ type: 'integer', minimum, description, ...extra });
-const name = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', maxLength: 100 };
+export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
+const name = { type: 'string', pattern: NAME_PATTERN, maxLength: 100 };
 
 function branch(kind: string, description: string, properties: Record<string, unknown> = {}, required: string[] = []) {
   return {
@@ -71,14 +73,22 @@ function union(description: string, branches: ReturnType<typeof branch>[], extra
 
 export const scenarioSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'urn:convoy:scenario:v1',
+  $id: schemaId('scenario', 1),
   title: 'convoy scenario',
   description:
     'One run: the broker and its settings, the workload, the consumers, the fault timeline and the expectations. Durations are milliseconds or strings like "30s".',
   type: 'object',
   additionalProperties: false,
-  required: ['broker', 'workload'],
+  // A twin (`extends:`) states only what differs: broker and workload may come from its parent.
+  if: { not: { required: ['extends'] } },
+  then: { required: ['broker', 'workload'] },
   properties: {
+    extends: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'A scenario file this one states the differences from (relative to this file). Mappings merge; `key: null` removes; a mapping of another `kind` and each expectation replace; faults and producers merge by name (`remove: true` drops one). See harness/scenario/extends.ts.',
+    },
     name: { ...name, description: 'Scenario name. Default: the file name without its extension.' },
     description: { type: 'string', default: '', description: 'What the scenario shows. Default "".' },
     seed: int(0, 'Seed for keys, sizes, poison choices and handler times. Default 1.', { maximum: Number.MAX_SAFE_INTEGER, default: 1 }),
@@ -352,7 +362,38 @@ export function schemaJson(): string {
   return JSON.stringify(scenarioSchema, null, 2) + '\n';
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  writeFileSync(SCHEMA_FILE, schemaJson());
-  process.stdout.write(`wrote ${SCHEMA_FILE}\n`);
+
+/** The plug-ins a scenario schema is built with (ScenarioCatalogue has them). */
+export interface SchemaPlugins {
+  strategies: ReadonlyMap<string, { description?: string; optionsSchema?: Record<string, unknown> }>;
+  modes: ReadonlyMap<string, { description?: string }>;
+}
+
+/**
+ * The scenario schema with the given strategies and concurrency modes as the allowed values
+ * (each plug-in's description beside its name). With none given, the built-in lists stay.
+ */
+export function scenarioSchemaFor(plugins: SchemaPlugins): Record<string, unknown> {
+  const s = structuredClone(scenarioSchema) as any;
+  const choose = (at: Record<string, unknown>, choices: SchemaPlugins['strategies']) => {
+    if (choices.size === 0) return;
+    at.enum = [...choices.keys()];
+    const said = [...choices].filter(([, c]) => c.description).map(([n, c]) => `${n}: ${c.description}`);
+    if (said.length) at.description = `${said.join('; ')}. Default ${String(at.default)}.`;
+  };
+  if (plugins.strategies.size > 0) {
+    // Each strategy brings its options: the one of this process's files under that name, else
+    // the catalogue's own description and options schema.
+    const chosen = new Map(
+      [...plugins.strategies].map(([name, p]) => {
+        const known = STRATEGIES.get(name);
+        const options = (p.optionsSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+        return [name, known ?? ({ name, description: p.description ?? name, options } as unknown as ConsumerStrategy)];
+      }),
+    );
+    s.$defs.consumers.properties.strategy = strategyFieldSchema(chosen);
+    s.$defs.stateExpectation.oneOf[1].properties.strategy = strategyNameSchema(chosen);
+  }
+  choose(s.$defs.consumers.properties.concurrency.properties.mode, plugins.modes);
+  return s;
 }

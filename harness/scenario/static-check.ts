@@ -15,13 +15,13 @@ export interface Target {
   allowDestructive: boolean;
 }
 
-export type CheckedFaultKind = Pick<FaultKind, 'destructive' | 'check'>;
+export type CheckedFaultKind = Partial<Pick<FaultKind, 'destructive' | 'check'>>;
 
 export function faultProblems(
   s: Scenario,
   target: Target,
   capabilities: BrokerCapabilities | undefined,
-  kinds: Map<string, CheckedFaultKind>,
+  kinds: ReadonlyMap<string, CheckedFaultKind>,
 ): string[] {
   const consumers = Array.from({ length: s.consumers.processes }, (_, i) => `c${i + 1}`);
   const producers = s.workload.producers.map((p) => p.name);

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.ts';
+import { resolveExtends } from '../scenario/extends.ts';
 
 export function scenarioFiles(folder: string): string[] {
   if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new InputError(`${folder}: not a folder`);
@@ -32,11 +33,11 @@ export function scenarioFiles(folder: string): string[] {
 
 /** The broker kinds a suite's scenarios name (files that do not parse are left to the suite to report). */
 export async function scenarioBrokers(folder: string): Promise<string[]> {
-  const { parse } = await import('yaml');
   const kinds = new Set<string>();
   for (const f of scenarioFiles(folder)) {
     try {
-      const kind = (parse(readFileSync(f, 'utf8')) as { broker?: { kind?: unknown } } | null)?.broker?.kind;
+      // Through `extends:`: a twin names its broker in its parent.
+      const kind = ((await resolveExtends(readFileSync(f, 'utf8'), f)).data.broker as { kind?: unknown } | undefined)?.kind;
       if (typeof kind === 'string') kinds.add(kind);
     } catch {
       /* reported when the suite loads it */

@@ -25,18 +25,9 @@ export interface RankPoint {
   cumulative: number;
 }
 
-export interface SkewReport {
-  messages: number;
-  /** Distinct keys that carried at least one message. */
-  keysSeen: number;
-  /** The key count the shares of "top 1%" are taken over (configured count, else keys seen). */
-  keys: number;
-  top1: { key: string | null; share: number };
-  top10: { share: number };
-  top1Percent: { keys: number; share: number };
-  lanes: LaneSkew[];
-  series: RankPoint[];
-}
+/** Its shape is part of the result's one source (harness/checker/result-schema.ts). */
+export type { SkewReport } from '../checker/result-schema.ts';
+import type { SkewReport } from '../checker/result-schema.ts';
 
 export interface KeyLaneCount {
   key: string;

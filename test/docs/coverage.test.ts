@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadScenarioFile } from '../../harness/scenario/load.ts';
-import { registerFaultSchemas } from '../../harness/faults/registry.ts';
+import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 import type { ExpectationSpec } from '../../harness/scenario/types.ts';
 import { ROOT } from '../runner/helpers.ts';
 import { loadBroker } from '../../harness/broker/registry.ts';
@@ -34,7 +34,6 @@ function expectedValues(spec: ExpectationSpec | ExpectationSpec[] | undefined, l
 }
 
 test('docs/coverage.md: every scenario it names exists and carries the expectation in its row', async () => {
-  await registerFaultSchemas();
   const all = rows();
   assert.ok(all.length > 30, `only ${all.length} rows parsed`);
   for (const row of all) {
@@ -44,7 +43,7 @@ test('docs/coverage.md: every scenario it names exists and carries the expectati
     }
     const file = [join(ROOT, 'workloads/nightly', `${row.scenario}.yaml`), join(ROOT, 'workloads', `${row.scenario}.yaml`)].find(existsSync);
     assert.ok(file, `"${row.mode}": no scenario file ${row.scenario}.yaml`);
-    const scenario = await loadScenarioFile(file, { onWarning: () => {} });
+    const scenario = await loadScenarioFile(file, { catalogue: await scenarioCatalogue(), onWarning: () => {} });
     // "wrong-state 0 (commutative-dedup)": the value for that strategy.
     const [type, ...value] = row.expects.split(' ');
     const live = typeof scenario.consumers.strategy === 'string' ? scenario.consumers.strategy : scenario.consumers.strategy.kind;

@@ -9,14 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadScenarioFile } from '../../harness/scenario/load.ts';
 import { runOnce } from '../../harness/runner/run-and-analyze.ts';
-import { registerFaultSchemas } from '../../harness/faults/registry.ts';
+import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 import { ROOT } from '../runner/helpers.ts';
 
 const results = mkdtempSync(join(tmpdir(), 'convoy-faults-'));
 
 async function run(name: string) {
-  await registerFaultSchemas();
-  const scenario = await loadScenarioFile(join(ROOT, 'workloads/nightly', `${name}.yaml`));
+  const scenario = await loadScenarioFile(join(ROOT, 'workloads/nightly', `${name}.yaml`), { catalogue: await scenarioCatalogue() });
   const { result } = await runOnce(scenario, { runtime: 'local', resultsDir: results, keep: false, allowDestructive: false, repeat: 1, quiet: true });
   return result as Record<string, any>;
 }

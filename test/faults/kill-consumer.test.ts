@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import { runOnce } from '../../harness/runner/run-and-analyze.ts';
-import { registerFaultSchemas } from '../../harness/faults/registry.ts';
+import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 
 const results = mkdtempSync(join(tmpdir(), 'convoy-kill-consumer-'));
 
@@ -85,8 +85,7 @@ run:
 
 for (const t of TOPOLOGIES) {
   test(`kill -9 of consumers on ${t.name}: nothing acked lost, no gap${t.ordered ? ', no reorder' : ''}`, async () => {
-    await registerFaultSchemas();
-    const { scenario } = await parseScenario(scenarioText(t), { file: `kill-consumer-${t.name}` });
+    const { scenario } = await parseScenario(scenarioText(t), { file: `kill-consumer-${t.name}`, catalogue: await scenarioCatalogue() });
     const { result, runDir } = (await runOnce(scenario, { runtime: 'local', resultsDir: results, keep: false, allowDestructive: false, repeat: 1, quiet: true })) as {
       result: Record<string, any>;
       runDir: string;

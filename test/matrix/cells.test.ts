@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../harness/errors.ts';
 import { buildCells } from '../../harness/matrix/cells.ts';
+import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 import { checkExpectationScopes } from '../../harness/matrix/expect.ts';
 import { readMatrixFile } from '../../harness/matrix/file.ts';
 import { makePlan } from '../../harness/matrix/plan.ts';
@@ -28,7 +29,7 @@ function matrixFile(body: string): string {
 async function problems(body: string): Promise<string[]> {
   try {
     const m = readMatrixFile(matrixFile(body));
-    const { cells } = await buildCells(m);
+    const { cells } = await buildCells(m, { catalogue: await scenarioCatalogue() });
     checkExpectationScopes(m.file, m.expect, cells);
     return [];
   } catch (err) {
@@ -50,7 +51,7 @@ overrides:
   - { when: { consumers.concurrency.mode: unordered }, set: { consumers.concurrency.workers: 8 } }
 repeats: 3
 `));
-  const { cells } = await buildCells(m);
+  const { cells } = await buildCells(m, { catalogue: await scenarioCatalogue() });
   assert.deepEqual(cells.map((c) => c.label), ['mode=partition, size=small', 'mode=partition, size=large', 'mode=key, size=small', 'mode=unordered, size=small', 'mode=unordered, size=large']);
   const large = cells.find((c) => c.id === 'unordered.large')!;
   assert.equal(large.scenario.consumers.concurrency.mode, 'unordered');
@@ -97,7 +98,7 @@ test('plan: repeat by repeat, every cell once per round in a seeded order; the s
 repeats: 4
 seed: 9
 `));
-  const { cells } = await buildCells(m);
+  const { cells } = await buildCells(m, { catalogue: await scenarioCatalogue() });
   const a = makePlan(m, cells);
   const b = makePlan(m, cells);
   assert.equal(a.runs.length, 36);
@@ -129,12 +130,12 @@ linked:
 ${withOverride ? 'overrides: [{ when: { broker.client: kafkajs, producer: idempotent }, set: { broker.producer.maxInFlight: 1 } }]\n' : ''}`;
   writeFileSync(join(dir, 'bad.yaml'), body(false));
   writeFileSync(join(dir, 'good.yaml'), body(true));
-  await assert.rejects(buildCells(readMatrixFile(join(dir, 'bad.yaml'))), (err: InputError) => {
+  await assert.rejects(buildCells(readMatrixFile(join(dir, 'bad.yaml')), { catalogue: await scenarioCatalogue() }), (err: InputError) => {
     assert.equal(err.detail.length, 1, err.detail.join('\n'));
     assert.match(err.detail[0], /^cell client=kafkajs, producer=idempotent: broker\.producer\.idempotent with kafkajs: .*set maxInFlight 1/);
     return true;
   });
-  const { cells } = await buildCells(readMatrixFile(join(dir, 'good.yaml')));
+  const { cells } = await buildCells(readMatrixFile(join(dir, 'good.yaml')), { catalogue: await scenarioCatalogue() });
   const producer = (id: string) => (cells.find((c) => c.id === id)!.scenario.broker as unknown as { producer: { maxInFlight: number; idempotent: boolean } }).producer;
   assert.deepEqual([producer('kafkajs.idempotent').maxInFlight, producer('confluent.idempotent').maxInFlight], [1, 5]);
   assert.equal(producer('kafkajs.plain').idempotent, false);
@@ -146,13 +147,13 @@ test('the worked examples in workloads/matrix/ check out; the acceptance one is 
   assert.ok(files.length >= 2);
   for (const f of files) {
     const m = readMatrixFile(join(dir, f));
-    const { cells } = await buildCells(m);
+    const { cells } = await buildCells(m, { catalogue: await scenarioCatalogue() });
     checkExpectationScopes(m.file, m.expect, cells);
   }
   const m = readMatrixFile(join(dir, 'kafka-client-x-concurrency.yaml'));
   assert.deepEqual(m.axes.map((a) => [a.name, a.values]), [['broker.client', ['kafkajs', 'confluent']], ['consumers.concurrency.mode', ['partition', 'key', 'unordered']]]);
   assert.equal(m.repeats, 5);
-  const { cells } = await buildCells(m);
+  const { cells } = await buildCells(m, { catalogue: await scenarioCatalogue() });
   assert.equal(cells.length, 6);
   // A handler time spread, so that the unordered pool reorders.
   assert.ok(cells.every((c) => c.scenario.broker.kind === 'kafka' && c.scenario.consumers.handler.kind === 'exponential'));

@@ -1,19 +1,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadScenario, parseScenario, parseDuration, registerFaultSchema, ScenarioError, suggest, plannedSendingMs } from '../../harness/scenario/load.ts';
+import { loadScenario, parseScenario, ScenarioError } from '../../harness/scenario/load.ts';
+import { parseDuration } from '../../harness/scenario/defaults.ts';
+import { suggest } from '../../harness/scenario/wording.ts';
+import { plannedSendingMs } from '../../harness/scenario/suite-rules.ts';
 import { durationSchema } from '../../harness/scenario/schema.ts';
 import { InputError } from '../../harness/errors.ts';
 import type { Scenario } from '../../harness/scenario/types.ts';
-import { fixture, options } from './helpers.ts';
+import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
+import { catalogue, faultKinds, fakeBroker, fixture, options } from './helpers.ts';
 
-/** The problems a scenario text has ([] when it loads). */
+/** The problems a scenario text has ([] when it loads), without their file:line:col (tested in locations.test.ts). */
 async function problems(yaml: string, opts = options): Promise<string[]> {
   try {
     await parseScenario(yaml, { ...opts, file: 't.yaml' });
     return [];
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
-    return err.detail;
+    return err instanceof ScenarioError ? err.errors : err.detail;
   }
 }
 
@@ -23,7 +27,7 @@ async function fileProblems(name: string): Promise<string[]> {
     return [];
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
-    return err.detail;
+    return err instanceof ScenarioError ? err.errors : err.detail;
   }
 }
 
@@ -43,7 +47,7 @@ test('an unknown property suggests the closest known one (and does not also repo
   assert.deepEqual(await fileProblems('unknown-property.yaml'), ['workload.rate.perSecnd: unknown property (did you mean perSecond?)']);
   assert.deepEqual(await problems(ok + 'consumer:\n  processes: 2\n'), ['consumer: unknown property (did you mean consumers?)']);
   assert.deepEqual(await problems(ok + 'banana: 1\n'), [
-    'banana: unknown property; expected one of name, description, seed, broker, workload, consumers, faults, expect, run',
+    'banana: unknown property; expected one of extends, name, description, seed, broker, workload, consumers, faults, expect, run',
   ]);
   assert.equal(suggest('perSecnd', ['perSecond', 'steps']), 'perSecond');
   assert.equal(suggest('xyz', ['perSecond']), undefined);
@@ -227,12 +231,12 @@ test('the broker section is checked by the module: injected, skipped with a warn
   assert.deepEqual(skipped.warnings, ['broker section not checked: no module for broker "later"']);
   assert.deepEqual(skipped.scenario.broker, { kind: 'later' });
   // The real registry: an unknown kind is an error naming the installed brokers.
-  const p = await problems(ok.replace('kind: fake', 'kind: nosuchbroker'), { faultSchemas: options.faultSchemas });
+  const p = await problems(ok.replace('kind: fake', 'kind: nosuchbroker'), { catalogue: await scenarioCatalogue() });
   assert.equal(p.length, 1);
   assert.match(p[0], /^broker\.kind: expected one of .*; got "nosuchbroker"$/);
   // resolveSettings errors (InputError detail lines) come out as problems.
   const failing = { settingsSchema: { type: 'object' }, resolveSettings: () => { throw new InputError('bad', ['broker.x: no good']); } };
-  assert.deepEqual(await problems(ok, { ...options, broker: async () => failing }), ['broker.x: no good']);
+  assert.deepEqual(await problems(ok, { catalogue: catalogue({ fake: failing }) }), ['broker.x: no good']);
 });
 
 test('fault kinds: common fields here, kind fields by the kind schema, registered through the hook', async () => {
@@ -242,13 +246,13 @@ test('fault kinds: common fields here, kind fields by the kind schema, registere
     'faults[0].consumr: unknown property (did you mean consumer?)',
   ]);
   assert.deepEqual(await problems(f('{ name: s, kind: stall, consumer: 3 }')), ['faults[0].atMs: missing; expected a duration (milliseconds, or a string like "30s", "250ms", "2m")', 'faults[0].consumer: expected a string, got 3']);
-  registerFaultSchema('test-pause', { type: 'object', properties: { target: { type: 'string' }, pauseMs: durationSchema }, required: ['target'] });
-  const { scenario } = await parseScenario(f('{ name: p, kind: test-pause, atMs: 2s, target: c1, pauseMs: 250ms }'), { broker: options.broker });
+  const withPause = { catalogue: catalogue(undefined, new Map([...faultKinds, ['test-pause', { schema: { type: 'object', properties: { target: { type: 'string' }, pauseMs: durationSchema }, required: ['target'] } }]])) };
+  const { scenario } = await parseScenario(f('{ name: p, kind: test-pause, atMs: 2s, target: c1, pauseMs: 250ms }'), withPause);
   assert.deepEqual(scenario.faults, [{ name: 'p', kind: 'test-pause', atMs: 2000, durationMs: 0, target: 'c1', pauseMs: 250 }]);
-  assert.deepEqual(await problems(f('{ name: p, kind: test-pause, atMs: 2s, targt: c1 }'), { broker: options.broker }), [
+  assert.deepEqual(await problems(f('{ name: p, kind: test-pause, atMs: 2s, targt: c1 }'), withPause), [
     'faults[0].targt: unknown property (did you mean target?)',
   ]);
-  assert.deepEqual(await problems(f('{ name: p, kind: test-pause, atMs: 2s, pauseMs: soon }'), { broker: options.broker }), [
+  assert.deepEqual(await problems(f('{ name: p, kind: test-pause, atMs: 2s, pauseMs: soon }'), withPause), [
     'faults[0].target: missing; expected a string',
     'faults[0].pauseMs: expected a duration (milliseconds, or a string like "30s", "250ms", "2m"), got "soon"',
   ]);
@@ -295,7 +299,7 @@ test('expectations: a list per type, each entry checked, and wrong-state takes n
     try {
       await parseScenario(text, options);
     } catch (e) {
-      return (e as InputError).detail.join('\n');
+      return (e as ScenarioError).errors.join('\n');
     }
     throw new Error('expected the scenario to be rejected');
   };
@@ -320,10 +324,10 @@ workload:
   producers:
     - { name: w, processes: 2, processBroker: [{ acks: leader }, { acks: sometimes }] }
 `;
-  await assert.rejects(parseScenario(text, { ...options, broker: async () => strict }), (e: InputError) => {
-    assert.deepEqual(e.detail, ['workload.producers[0].processBroker[1]: broker.acks: sometimes is not all or leader']);
+  await assert.rejects(parseScenario(text, { catalogue: catalogue({ strict }) }), (e: ScenarioError) => {
+    assert.deepEqual(e.errors, ['workload.producers[0].processBroker[1]: broker.acks: sometimes is not all or leader']);
     return true;
   });
-  const ok = await parseScenario(text.replace('sometimes', 'all'), { ...options, broker: async () => strict });
+  const ok = await parseScenario(text.replace('sometimes', 'all'), { catalogue: catalogue({ strict }) });
   assert.equal(ok.scenario.workload.producers[0].processBroker?.length, 2);
 });

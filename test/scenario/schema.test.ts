@@ -6,7 +6,7 @@ import { scenarioSchema, schemaJson, SCHEMA_FILE, ANOMALY_TYPES } from '../../ha
 
 test('the published scenario.schema.json is the schema in schema.ts', () => {
   const published = readFileSync(SCHEMA_FILE, 'utf8');
-  assert.equal(published, schemaJson(), 'regenerate it: node --import tsx harness/scenario/schema.ts');
+  assert.equal(published, schemaJson(), 'regenerate it: node --import tsx harness/schemas/publish.ts');
   assert.deepEqual(JSON.parse(published), JSON.parse(JSON.stringify(scenarioSchema)));
 });
 
@@ -43,4 +43,27 @@ test('every object is closed except the broker section and a fault (checked by t
     for (const b of scenarioSchema.$defs[u].oneOf) assert.equal(b.additionalProperties, false);
   }
   assert.deepEqual(Object.keys(scenarioSchema.$defs.expect.properties), [...ANOMALY_TYPES, 'wrong-state']);
+});
+
+test('every workload file names the published schema for editors (yaml-language-server), by a path that exists', async () => {
+  const { readdirSync, existsSync } = await import('node:fs');
+  const { dirname, join, resolve } = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const root = fileURLToPath(new URL('../../workloads/', import.meta.url));
+  const files = [...readdirSync(root).map((f) => join(root, f)), ...readdirSync(join(root, 'nightly')).map((f) => join(root, 'nightly', f))].filter((f) => f.endsWith('.yaml'));
+  assert.ok(files.length > 40);
+  for (const f of files) {
+    const first = readFileSync(f, 'utf8').split('\n')[0];
+    const m = /^# yaml-language-server: \$schema=(\S+)$/.exec(first);
+    assert.ok(m, `${f}: first line is not the schema line: ${first}`);
+    assert.equal(resolve(dirname(f), m[1]), SCHEMA_FILE, `${f}: ${m[1]} is not the published schema`);
+    assert.ok(existsSync(resolve(dirname(f), m[1])));
+  }
+});
+
+test('the published schema accepts a twin that names its parent and states only what differs', () => {
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, discriminator: true });
+  const validate = ajv.compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')));
+  assert.equal(validate({ extends: 'parent.yaml', consumers: { strategy: 'versioned' } }), true);
+  assert.equal(validate({ consumers: { strategy: 'versioned' } }), false, 'without extends, broker and workload are required');
 });

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { validateFiles } from '../../harness/cli/commands/validate.ts';
 import type { Target } from '../../harness/scenario/static-check.ts';
 import { fixture } from './helpers.ts';
+import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const s = (name: string) => fixture(`static/${name}.yaml`);
@@ -53,16 +54,19 @@ const GOOD: [string, Partial<Target>][] = [
 for (const [name, target, problem] of BAD) {
   test(`validate refuses ${name} (${target.runtime ?? 'local'}) naming the path`, async () => {
     const lines: string[] = [];
-    const code = await validateFiles([s(name)], (l) => lines.push(l), { target });
+    const code = await validateFiles([s(name)], (l) => lines.push(l), { catalogue: await scenarioCatalogue(), target });
     assert.equal(code, 2);
-    assert.deepEqual(lines, [`invalid ${s(name)}: invalid scenario (1 problem)`, `  ${problem}`]);
+    assert.equal(lines.length, 2);
+    assert.equal(lines[0], `invalid ${s(name)}: invalid scenario (1 problem)`);
+    // Each problem is located: file:line:col, then the path.
+    assert.equal(lines[1].replace(/^ {2}(.+?):\d+:\d+: /, (_, f: string) => (f === s(name) ? '  ' : '  (another file) ')), `  ${problem}`);
   });
 }
 
 for (const [name, target] of GOOD) {
   test(`validate accepts ${name} (${target.runtime ?? 'local'})`, async () => {
     const lines: string[] = [];
-    assert.equal(await validateFiles([s(name)], (l) => lines.push(l), { target }), 0, lines.join('\n'));
+    assert.equal(await validateFiles([s(name)], (l) => lines.push(l), { catalogue: await scenarioCatalogue(), target }), 0, lines.join('\n'));
   });
 }
 
@@ -70,7 +74,7 @@ test('every nightly scenario passes validate on the local runtime', async () => 
   const dir = fileURLToPath(new URL('../../workloads/nightly/', import.meta.url));
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => dir + f);
   const lines: string[] = [];
-  assert.equal(await validateFiles(files, (l) => lines.push(l)), 0, lines.filter((l) => !l.startsWith('ok')).join('\n'));
+  assert.equal(await validateFiles(files, (l) => lines.push(l), { catalogue: await scenarioCatalogue() }), 0, lines.filter((l) => !l.startsWith('ok')).join('\n'));
 });
 
 function cli(args: string[]) {

@@ -1,15 +1,16 @@
 /** Bad input for consumer strategies: one line each with the path and the allowed values (exit 2 through the CLI). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseScenario } from '../../harness/scenario/load.ts';
+import { ScenarioError, parseScenario } from '../../harness/scenario/load.ts';
 import { InputError } from '../../harness/errors.ts';
 import { options } from './helpers.ts';
 
-/** The problems a scenario text has ([] when it loads). */
+/** The problems a scenario text has ([] when it loads), by path (their file:line:col is tested in yaml-source.test.ts). */
 const problems = (yaml: string): Promise<string[]> =>
   parseScenario(yaml, { ...options, file: 't.yaml' }).then(
     () => [],
     (err: unknown) => {
+      if (err instanceof ScenarioError) return err.errors;
       if (err instanceof InputError) return err.detail;
       throw err;
     },
@@ -20,6 +21,10 @@ const scenario = (entity: string, consumers: string, expect = '') =>
 const ALL = 'commutative-dedup, commutative, naive, state-machine, versioned';
 
 test('an unknown strategy, by name or as kind', async () => {
+  await assert.rejects(parseScenario(scenario('{ kind: order }', '{ strategy: resequencer }'), { ...options, file: 't.yaml' }), (err: InputError) => {
+    assert.deepEqual(err.detail, [`t.yaml:6:14: consumers.strategy: expected one of ${ALL}; got "resequencer"`]);
+    return true;
+  });
   assert.deepEqual(await problems(scenario('{ kind: order }', '{ strategy: resequencer }')), [`consumers.strategy: expected one of ${ALL}; got "resequencer"`]);
   assert.deepEqual(await problems(scenario('{ kind: order }', '{ strategy: { kind: resequencer } }')), [`consumers.strategy.kind: expected one of ${ALL}; got "resequencer"`]);
 });

@@ -19,7 +19,7 @@ test('validateFiles: an ok line per good file, the problems of a bad one, exit c
   assert.equal(bad, 2);
   assert.deepEqual(lines, [
     `invalid ${fixture('unknown-property.yaml')}: invalid scenario (1 problem)`,
-    '  workload.rate.perSecnd: unknown property (did you mean perSecond?)',
+    `  ${fixture('unknown-property.yaml')}:3:24: workload.rate.perSecnd: unknown property (did you mean perSecond?)`,
     `ok ${fixture('minimal.yaml')}: minimal (broker fake, 10 s, 0 faults)`,
   ]);
 });

@@ -11,6 +11,7 @@ import { startEmulator } from '../../brokers/servicebus/emulator/index.ts';
 import { queueName } from '../../brokers/servicebus/endpoint.ts';
 import { resolveSettings } from '../../brokers/servicebus/settings.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
+import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 import { openStrategyStore } from '../../harness/consumer/strategies/open.ts';
 import { WorkerHandle } from '../../harness/workers/handle.ts';
 import { payload, runNames, sleep, waitFor } from '../helpers/broker-run.ts';
@@ -28,7 +29,7 @@ test('a consumer killed right after its acks has every acked message in its hist
   const names = runNames('history');
   const queue = queueName(names.prefix);
   emulator.createQueue(queue, { RequiresSession: false, LockDuration: 'PT60S' });
-  const { scenario } = await parseScenario(SCENARIO);
+  const { scenario } = await parseScenario(SCENARIO, { catalogue: await scenarioCatalogue() });
   const storeFile = join(dir, 'state.sqlite');
   (await openStrategyStore(storeFile, scenario)).close();
   const historyFile = join(dir, 'c1.jsonl');

@@ -6,6 +6,7 @@ import { listInstances, removeInstance, stopInstance } from '../../runtime/insta
 import { stopByPidFile } from '../../runtime/process.ts';
 import { InputError } from '../../errors.ts';
 import { loadScenarioFile } from '../../scenario/load.ts';
+import { scenarioCatalogue } from '../catalogue.ts';
 import { cleanCommand } from './clean.ts';
 
 /**
@@ -29,7 +30,7 @@ export function register(program: Command): void {
     .option('--scenario <file>', 'start the brokers with this scenario\'s broker settings (version, node count)')
     .action(async (names: string[], o: { scenario?: string }) => {
       const settingsList = o.scenario
-        ? [(await loadScenarioFile(o.scenario)).broker]
+        ? [(await loadScenarioFile(o.scenario, { catalogue: await scenarioCatalogue() })).broker]
         : (names.length ? names : await standaloneBrokers()).map((kind) => ({ kind }));
       for (const raw of settingsList) {
         const mod = await loadBroker(raw.kind);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { scenarioCatalogue } from '../catalogue.ts';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXIT, InputError } from '../../errors.ts';
@@ -74,7 +75,7 @@ async function planFor(file: string, o: MatrixFlags, runtime: ReturnType<typeof 
     setPath(matrix.scenario, m[1], parse(m[2]));
   }
   const allowDestructive = Boolean(o.allowDestructive);
-  const { cells, warnings } = await buildCells(matrix, { target: { runtime, allowDestructive } });
+  const { cells, warnings } = await buildCells(matrix, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive } });
   for (const w of warnings) log(`convoy: warning: ${file}: ${w}`);
   checkExpectationScopes(matrix.file, matrix.expect, cells);
   return makePlan(matrix, cells);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { InputError } from '../../errors.ts';
 import { loadScenarioFile } from '../../scenario/load.ts';
+import { scenarioCatalogue } from '../catalogue.ts';
 import { runAndAnalyze } from '../../runner/run-and-analyze.ts';
 import type { RuntimeKind } from '../../broker/contract.ts';
 import { parseExternal } from '../external.ts';
@@ -44,7 +45,7 @@ export function register(program: Command): void {
     const repeat = Number(o.repeat);
     if (!Number.isInteger(repeat) || repeat < 1) throw new InputError(`--repeat: expected an integer ≥ 1, got "${o.repeat}"`);
     // The same checks as `convoy validate --runtime <kind>`, before anything starts.
-    const scenario = await loadScenarioFile(file, { target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
+    const scenario = await loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
     const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
     process.exitCode = await runAndAnalyze(scenario, {
       runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),

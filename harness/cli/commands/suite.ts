@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { loadScenarioFile } from '../../scenario/load.ts';
+import { scenarioCatalogue } from '../catalogue.ts';
 import { runOnce } from '../../runner/run-and-analyze.ts';
 import { reportAfterRun } from '../../report/render.ts';
 import { onInterrupt } from '../../runtime/cleanup.ts';
@@ -53,7 +54,7 @@ export async function runSuiteCommand(folder: string, o: SuiteFlags): Promise<vo
     const outcome = await runSuite(
       { folder: resolve(folder), outDir: resolve(o.out), runtime, external, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) },
       {
-        load: (file) => loadScenarioFile(file, { target: { runtime, allowDestructive: Boolean(o.allowDestructive) } }),
+        load: async (file) => loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) } }),
         run: runOnce,
         report: reportAfterRun,
         log,

@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 import { EXIT, InputError } from '../../errors.ts';
 import { checkRuntime } from './run.ts';
-import { loadScenario, secs, type LoadOptions } from '../../scenario/load.ts';
+import { stringify } from 'yaml';
+import { loadScenario, type LoadOptions } from '../../scenario/load.ts';
+import { secs } from '../../scenario/suite-rules.ts';
+import { scenarioCatalogue } from '../catalogue.ts';
 import type { Scenario } from '../../scenario/types.ts';
 
 /** "hot-key (broker kafka, 20 s, 2 faults)" */
@@ -17,12 +20,14 @@ export function summary(s: Scenario): string {
 
 /**
  * Checks scenario files without running them: "ok <file>: <summary>", or the file's problems.
- * Exit code 2 when any file is invalid.
+ * With `print`, the resolved scenario follows (YAML: `extends:` merged, defaults filled in,
+ * durations in ms). Exit code 2 when any file is invalid.
  */
 export async function validateFiles(
   files: string[],
   out: (line: string) => void,
-  options: Omit<LoadOptions, 'file'> = {},
+  options: Omit<LoadOptions, 'file'>,
+  print = false,
 ): Promise<number> {
   let code: number = EXIT.ok;
   for (const file of files) {
@@ -30,6 +35,7 @@ export async function validateFiles(
       const { scenario, warnings } = await loadScenario(file, options);
       out(`ok ${file}: ${summary(scenario)}`);
       for (const w of warnings) out(`  warning: ${w}`);
+      if (print) out(stringify(scenario, { lineWidth: 0 }).trimEnd());
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       code = EXIT.badInput;
@@ -47,9 +53,10 @@ export function register(program: Command, out: (line: string) => void = (line) 
     .argument('<file...>', 'scenario YAML files')
     .option('--runtime <kind>', 'check the faults against this runtime: local, containers, external', 'local')
     .option('--allow-destructive', 'as for convoy run: allow faults that change or hurt an external broker')
-    .action(async (files: string[], o: { runtime: string; allowDestructive?: boolean }) => {
+    .option('--print', 'print each resolved scenario (extends merged, defaults filled in, durations in ms)')
+    .action(async (files: string[], o: { runtime: string; allowDestructive?: boolean; print?: boolean }) => {
       const target = { runtime: checkRuntime(o.runtime), allowDestructive: Boolean(o.allowDestructive) };
-      const code = await validateFiles(files, out, { target });
+      const code = await validateFiles(files, out, { catalogue: await scenarioCatalogue(), target }, Boolean(o.print));
       if (code !== EXIT.ok) process.exitCode = code;
     });
 }

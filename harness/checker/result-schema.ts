@@ -1,0 +1,187 @@
+/**
+ * The result's one source (TypeBox): the envelope every result.json has (run identity, verdict,
+ * anomalies, expectations, the check) and the sections a run adds (workload, latency, timeline,
+ * environment, harness, source). The published JSON Schema results/schema/result.v1.json is
+ * generated from it (harness/schemas/publish.ts) and the TypeScript types are derived from it:
+ * the report's view (harness/report/view.ts) and the run summary read these types, not casts.
+ * Sections stay open (later issues add fields); older results may lack newer fields.
+ */
+import { Type, type SchemaOptions, type Static, type TSchema, type TUnion } from '@sinclair/typebox';
+import { schemaId } from '../schemas/id.ts';
+
+/** JSON Schema `oneOf` (TypeBox's Union writes anyOf): exactly one branch, typed as their union. */
+function oneOf<T extends TSchema[]>(schemas: [...T], options: SchemaOptions = {}) {
+  return Type.Unsafe<Static<TUnion<T>>>({ ...options, oneOf: schemas });
+}
+
+// The envelope (convoy check writes it too).
+export const CountDef = Type.Integer({"minimum": 0});
+export const TimeDef = Type.Number({"description": "Microseconds on the run's monotonic clock."});
+export const EventDef = Type.Object({ "consumer": Type.Union([Type.String(), Type.Null()]), "lane": Type.Union([Type.String(), Type.Null()]), "offset": Type.Union([Type.Number(), Type.Null()]), "start": TimeDef, "end": Type.Union([Type.Number(), Type.Null()]), "outcome": Type.Unsafe<"ok" | "error" | null>({"enum": ["ok", "error", null]}) }, { additionalProperties: false });
+export const ExampleDef = Type.Object({ "key": Type.Union([Type.String(), Type.Null()]), "producer": Type.Optional(Type.Union([Type.String(), Type.Null()])), "seq": Type.Optional(Type.Union([Type.Number(), Type.Null()])), "at": TimeDef, "note": Type.String(), "event": Type.Optional(EventDef) });
+export const AnomalyDef = Type.Object({ "count": CountDef, "keys": CountDef, "examples": Type.Array(ExampleDef) }, { additionalProperties: false });
+export const ExpectationDef = Type.Object({ "type": Type.String(), "expected": Type.Unsafe<"0" | ">0" | "any">({"enum": ["0", ">0", "any"]}), "window": oneOf([Type.Null(), Type.Object({ "relation": Type.Unsafe<"during" | "outside" | "before" | "after">({"enum": ["during", "outside", "before", "after"]}), "fault": Type.String() }, { additionalProperties: false })]), "found": Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]), "keys": Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]), "held": Type.Union([Type.Boolean(), Type.Null()]), "source": Type.Unsafe<"default" | "given">({"enum": ["default", "given"]}), "strategy": Type.Optional(Type.String({ description: "wrong-state: the consumer strategy whose final state was judged." })) }, { additionalProperties: false });
+export const FaultDef = Type.Object({ "name": Type.String(), "kind": Type.Union([Type.String(), Type.Null()]), "start": Type.Union([Type.Number(), Type.Null()]), "end": Type.Union([Type.Number(), Type.Null()]), "until": Type.Union([Type.Number(), Type.Null()]) }, { additionalProperties: false });
+export const ResultEnvelope = Type.Object({ "schema": Type.Literal("convoy.result.v1"), "runId": Type.Union([Type.String(), Type.Null()]), "seed": Type.Union([Type.Integer(), Type.String(), Type.Null()]), "scenario": Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {"description": "The resolved scenario, secrets redacted."}), "source": Type.Optional(Type.Object({ "file": Type.String(), "files": Type.Array(Type.Object({ "path": Type.String(), "text": Type.String() }, { additionalProperties: false })) }, { "description": "Where the scenario came from (v1.2): the file as given and the text of it and of every file it extends (`extends:`), in that order. With `scenario` beside it a rerun needs neither file.", additionalProperties: false })), "versions": Type.Object({ "convoy": Type.String(), "node": Type.String(), "brokers": Type.Record(Type.String(), Type.String()), "clients": Type.Record(Type.String(), Type.String()) }), "started": Type.Union([Type.String({ format: "date-time" }), Type.Null()]), "finished": Type.Union([Type.String({ format: "date-time" }), Type.Null()]), "verdict": Type.Object({ "status": Type.Unsafe<"pass" | "fail" | "unknown">({"enum": ["pass", "fail", "unknown"]}), "reasons": Type.Array(Type.String()) }, { additionalProperties: false }), "anomalies": Type.Object({ "lost": AnomalyDef, "unseen": Type.Optional(AnomalyDef), "abandoned": AnomalyDef, "duplicate": AnomalyDef, "reorder": AnomalyDef, "regression": AnomalyDef, "gap": AnomalyDef, "overlap": AnomalyDef, "split": AnomalyDef, "phantom": AnomalyDef, "ghost": AnomalyDef, "unknown-delivered": AnomalyDef, "retried": AnomalyDef, "displaced": AnomalyDef }, { "description": "Every anomaly type of the checker (issue 3), zero counts included (unseen since v1.1).", additionalProperties: false }), "expectations": Type.Array(ExpectationDef), "check": Type.Optional(Type.Object({ "history": Type.Union([Type.String(), Type.Null()]), "settleMs": Type.Number({"minimum": 0}), "input": Type.Object({ "lines": CountDef, "events": CountDef, "ignored": CountDef, "badLines": CountDef, "badLineSamples": Type.Array(Type.Object({ "line": Type.Integer({"minimum": 1}), "reason": Type.String() })), "messages": CountDef, "keys": CountDef, "producers": CountDef, "processEvents": CountDef }), "faults": Type.Array(FaultDef), "remaining": Type.Optional(oneOf([Type.Null(), Type.Object({ "at": TimeDef, "known": Type.Boolean(), "total": oneOf([CountDef, Type.Null()]), "lanes": oneOf([Type.Null(), Type.Record(Type.String(), CountDef)]) }, { additionalProperties: false })], {"description": "What the broker still held for the run's destinations when the workers had stopped (the history's remaining event); null when the history has none (v1.1)."})) })), "harness": Type.Optional(Type.Object({ "failure": Type.Optional(oneOf([Type.Null(), Type.Object({ "stage": Type.Unsafe<"setup" | "deploy" | "provision" | "consumers" | "producers" | "produce" | "faults" | "drain" | null>({"enum": ["setup", "deploy", "provision", "consumers", "producers", "produce", "faults", "drain", null]}), "reason": Type.String() }, { additionalProperties: false })], {"description": "Set when the run stopped on an error: the stage it stopped at (setup: the machine lacked a requirement; deploy; provision: the run's destinations; consumers; producers; produce; faults; drain) and the one-line reason. The verdict is then unknown."})), "incomplete": Type.Optional(Type.Array(Type.String())) }, { "description": "How the harness itself did: why a run is incomplete, its drain, its CPU, its workers." })) }, { additionalProperties: Type.Record(Type.String(), Type.Unknown()) });
+
+// The sections a run adds (harness/runner/analyze.ts). Open: unknown fields are kept.
+
+const Latency = Type.Object(
+  { count: Type.Number(), min: Type.Number(), mean: Type.Number(), p50: Type.Number(), p90: Type.Number(), p99: Type.Number(), p999: Type.Number(), p9999: Type.Number(), max: Type.Number(), unit: Type.Literal('us') },
+  { description: 'A latency summary, µs (harness/metrics/histogram.ts).' },
+);
+export const CurvePoint = Type.Object({ percentile: Type.Number(), us: Type.Number() });
+
+export const LatencySection = Type.Object({
+  unit: Type.Optional(Type.Literal('us')),
+  whole: Type.Optional(Type.Record(Type.String(), Latency)),
+  curves: Type.Optional(Type.Record(Type.String(), Type.Array(CurvePoint))),
+  publishDelayOutsideFaults: Type.Optional(Latency),
+  phases: Type.Optional(Type.Array(Type.Intersect([
+    Type.Object({ fault: Type.String(), kind: Type.String() }),
+    Type.Partial(Type.Record(Type.Union([Type.Literal('before'), Type.Literal('during'), Type.Literal('after')]), Type.Record(Type.String(), Latency))),
+  ]))),
+  encoded: Type.Optional(Type.Record(Type.String(), Type.String())),
+});
+
+const PerBucket = Type.Array(Type.Number());
+export const SeriesSection = Type.Object({
+  originUs: Type.Number(),
+  bucketMs: Type.Number(),
+  sent: PerBucket,
+  acked: PerBucket,
+  failed: Type.Optional(PerBucket),
+  processed: PerBucket,
+  errors: Type.Optional(PerBucket),
+  backlog: PerBucket,
+  endToEnd: Type.Array(Type.Union([Type.Object({ p50: Type.Number(), p99: Type.Number(), max: Type.Number() }), Type.Null()])),
+});
+
+export const TimelineSection = Type.Object({
+  startUs: Type.Optional(Type.Number()),
+  measureStartUs: Type.Optional(Type.Number()),
+  endUs: Type.Optional(Type.Number()),
+  series: Type.Optional(SeriesSection),
+  faults: Type.Optional(Type.Array(Type.Object({ name: Type.String(), kind: Type.String(), startUs: Type.Optional(Type.Number()), endUs: Type.Optional(Type.Number()), error: Type.Optional(Type.String()), evidence: Type.Optional(Type.Unknown()), endEvidence: Type.Optional(Type.Unknown()) }))),
+  windows: Type.Optional(Type.Array(FaultDef)),
+  settleMs: Type.Optional(Type.Number()),
+  anomalies: Type.Optional(Type.Array(Type.Object({ type: Type.String(), key: Type.Union([Type.String(), Type.Null()]), at: Type.Number() }))),
+  anomaliesTotal: Type.Optional(Type.Number({ description: 'Occurrences in all (the list above may be capped).' })),
+  rebalances: Type.Optional(Type.Number()),
+  marks: Type.Optional(Type.Array(Type.Object({ name: Type.String(), at: Type.Number(), detail: Type.Optional(Type.Unknown()) }))),
+});
+
+/** A key whose final state differs from the truth, with the fields that differ. */
+const WrongKey = Type.Object({
+  key: Type.String(),
+  expected: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  actual: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  fields: Type.Array(Type.String()),
+});
+
+/** One consumer strategy's final state against the truth (harness/consumer/replay.ts StrategyScore). */
+export const FinalState = Type.Object({
+  strategy: Type.String(),
+  primary: Type.Boolean({ description: "The consumers' own strategy (the one wrong-state judges unless it names another)." }),
+  mode: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('replay')], { description: 'live: run by the consumers; replay: scored after the run from the history.' })),
+  effects: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'What the strategy made of the applies: applied, skipped, rejected.' })),
+  wrong: Type.Number(),
+  right: Type.Optional(Type.Number()),
+  keys: Type.Number(),
+  unreachable: Type.Optional(Type.Number()),
+  wrongKeys: Type.Optional(Type.Array(WrongKey)),
+  wrongFields: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'How many wrong keys each field is wrong in.' })),
+});
+
+/** The realised key distribution (harness/workload/skew.ts computes it). */
+export const SkewReport = Type.Object({
+  messages: Type.Number(),
+  keysSeen: Type.Number({ description: 'Distinct keys that carried at least one message.' }),
+  keys: Type.Number({ description: 'The key count the shares of "top 1%" are taken over.' }),
+  top1: Type.Object({ key: Type.Union([Type.String(), Type.Null()]), share: Type.Number() }),
+  top10: Type.Object({ share: Type.Number() }),
+  top1Percent: Type.Object({ keys: Type.Number(), share: Type.Number() }),
+  lanes: Type.Array(Type.Object({ lane: Type.String(), messages: Type.Number(), share: Type.Number(), keys: Type.Number(), topKey: Type.Union([Type.String(), Type.Null()]), topKeyShare: Type.Number() })),
+  series: Type.Array(Type.Object({ rank: Type.Number(), share: Type.Number(), cumulative: Type.Number() })),
+});
+
+export const WorkloadSection = Type.Object({
+  plannedMessages: Type.Optional(Type.Number()),
+  sent: Type.Optional(Type.Number()),
+  sentMeasured: Type.Optional(Type.Number()),
+  ackedMeasured: Type.Optional(Type.Number()),
+  targetRate: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+  achievedRate: Type.Optional(Type.Number()),
+  skew: Type.Optional(SkewReport),
+  finalState: Type.Optional(Type.Union([Type.Record(Type.String(), FinalState), Type.Null()])),
+});
+
+export const EnvironmentSection = Type.Object({
+  runtime: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  broker: Type.Optional(Type.String()),
+  emulator: Type.Optional(Type.Union([Type.Object({ name: Type.String(), version: Type.String(), notes: Type.Optional(Type.String()) }), Type.Null()])),
+  endpoint: Type.Optional(Type.Unknown()),
+  host: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+const CpuShare = Type.Object({ meanPercent: Type.Number(), samples: Type.Optional(Type.Number()) });
+export const HarnessSection = Type.Object({
+  ...(ResultEnvelope.properties.harness.properties),
+  // The published v1.1 had a second `harness` entry with these (a duplicate key: parsers kept the other one).
+  drain: Type.Optional(
+    Type.Object({
+      drained: Type.Boolean(),
+      waitedMs: Type.Number({ minimum: 0 }),
+      reason: Type.String(),
+      endedBy: Type.Optional(Type.Unsafe<'processed' | 'broker-empty' | 'cap' | 'no-progress' | 'interrupted' | 'gave-up' | 'not-reached'>({
+        description: 'What ended the drain (v1.1): every message processed, the broker reported nothing left, the cap, no progress past the horizon, an interruption, or a give-up.',
+        enum: ['processed', 'broker-empty', 'cap', 'no-progress', 'interrupted', 'gave-up', 'not-reached'],
+      })),
+      horizonMs: Type.Optional(Type.Number({ minimum: 0, description: "The longest redelivery horizon of the run's broker settings plus the margin (v1.1)." })),
+      capMs: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'run.drainTimeoutMs, null when the scenario sets none (v1.1).' })),
+    }),
+  ),
+  gaveUp: Type.Optional(oneOf([Type.Null(), Type.Object({ atMs: Type.Number(), reason: Type.String() })], { description: 'Set when the run stopped sending early because its verdict was already unknown (v1.1).' })),
+  worstLoopLagMs: Type.Optional(Type.Number()),
+  cpu: Type.Optional(Type.Union([Type.Object({ host: Type.Object({ meanPercent: Type.Number(), cpus: Type.Number(), samples: Type.Number() }), workers: Type.Record(Type.String(), CpuShare) }), Type.Null()])),
+}, { description: ResultEnvelope.properties.harness.description });
+
+export const SourceSection = ResultEnvelope.properties.source;
+
+/** The whole result: the envelope and the sections, in one schema. */
+export const ResultSchema = Type.Object(
+  {
+    ...ResultEnvelope.properties,
+    scenario: Type.Union(
+      [Type.Object({ name: Type.Optional(Type.String()), description: Type.Optional(Type.String()), broker: Type.Optional(Type.Object({ kind: Type.Optional(Type.String()) })) }), Type.Null()],
+      { description: ResultEnvelope.properties.scenario.description },
+    ),
+    workload: Type.Optional(WorkloadSection),
+    latency: Type.Optional(LatencySection),
+    timeline: Type.Optional(TimelineSection),
+    environment: Type.Optional(EnvironmentSection),
+    harness: Type.Optional(HarnessSection),
+  },
+  { additionalProperties: Type.Object({}) },
+);
+
+export const resultSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: schemaId('result', 1),
+  title: 'convoy result, version 1',
+  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source.",
+  ...ResultSchema,
+};
+
+export type ResultShape = Static<typeof ResultSchema>;
+/** The envelope alone (what `convoy check` writes). */
+export type EnvelopeShape = Static<typeof ResultEnvelope>;
+export type WorkloadSection = Static<typeof WorkloadSection>;
+export type SkewReport = Static<typeof SkewReport>;
+export type LatencySection = Static<typeof LatencySection>;
+export type TimelineSection = Static<typeof TimelineSection>;
+export type SeriesSection = Static<typeof SeriesSection>;
+export type CurvePoint = Static<typeof CurvePoint>;
+export type EnvironmentSection = Static<typeof EnvironmentSection>;
+export type HarnessSection = Static<typeof HarnessSection>;
+export type SourceSection = Static<typeof SourceSection>;

@@ -1,0 +1,156 @@
+/**
+ * The history format's one source (TypeBox): the events writers append, one JSON object per
+ * line, times in integer microseconds on the run's clock (harness/clock.ts). The TypeScript
+ * types (events.ts) and the published JSON Schema (results/schema/history.v1.json) come from
+ * here. Readers accept and ignore unknown fields and types.
+ *
+ * Versions: a history starts with a header event naming its format and version. Version 1 is
+ * the first with a header; a history without one (written before it) has the same events and
+ * reads as version 1 too. `convoy check` refuses a version it does not know.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { schemaId } from '../schemas/id.ts';
+
+export const HISTORY_FORMAT = 'convoy.history';
+/** The version this convoy writes. */
+export const HISTORY_VERSION = 1;
+/** Every version this convoy reads (a history without a header is read as the first). */
+export const HISTORY_VERSIONS_READ: readonly number[] = [1];
+
+const us = (description: string) => Type.Integer({ description: `${description} (µs, run clock)` });
+const opt = <T extends TSchema>(t: T) => Type.Optional(t);
+
+export const HeaderEvent = Type.Object(
+  {
+    type: Type.Literal('header'),
+    format: Type.Literal(HISTORY_FORMAT),
+    version: Type.Integer({ minimum: 1, description: 'The format version; readers refuse one they do not know.' }),
+  },
+  { description: 'The first line of a history: its format and version.' },
+);
+
+export const SendEvent = Type.Object({
+  type: Type.Literal('send'),
+  key: Type.String(),
+  producer: Type.String(),
+  seq: Type.Integer(),
+  at: us('When the client was handed the message'),
+  intended: opt(us('Intended send time under the open-loop schedule (publish delay = at - intended)')),
+  process: opt(Type.String({ description: 'The producer process that sent it (several may write for one logical producer).' })),
+  size: opt(Type.Integer({ minimum: 0 })),
+});
+
+export const AckEvent = Type.Object({
+  type: Type.Literal('ack'),
+  key: Type.String(),
+  producer: Type.String(),
+  seq: Type.Integer(),
+  at: us('When the broker answered'),
+  ok: Type.Union([Type.Boolean(), Type.Null()], { description: 'true written, false definitely not written, null unknown (a timeout).' }),
+  lane: opt(Type.String()),
+  offset: opt(Type.Number()),
+  error: opt(Type.String()),
+  sent: opt(us('When the send was made (publish latency = at - sent)')),
+});
+
+export const ProcessEvent = Type.Object({
+  type: Type.Literal('process'),
+  key: Type.Union([Type.String(), Type.Null()]),
+  producer: Type.Union([Type.String(), Type.Null()]),
+  seq: Type.Union([Type.Integer(), Type.Null()]),
+  consumer: Type.String(),
+  lane: opt(Type.String()),
+  offset: opt(Type.Number()),
+  received: us('When the consumer received it'),
+  start: us('When the handler started'),
+  end: opt(us('When the handler ended; absent when the attempt never completed (the consumer died)')),
+  outcome: opt(Type.Union([Type.Literal('ok'), Type.Literal('error')])),
+  effect: opt(
+    Type.Union([Type.Literal('applied'), Type.Literal('skipped'), Type.Literal('rejected'), Type.Literal('skipped-stale')], {
+      description: "What the consumers' strategy made of it: applied, skipped (stale or duplicate), rejected (a gap); skipped-stale in histories from before strategies were plug-ins.",
+    }),
+  ),
+  deliveryCount: opt(Type.Integer({ minimum: 0 })),
+  intended: opt(us('The message\'s intended send time')),
+});
+
+export const FaultEvent = Type.Object({
+  type: Type.Literal('fault'),
+  name: Type.String(),
+  kind: Type.String(),
+  phase: Type.Union([Type.Literal('start'), Type.Literal('end')]),
+  at: us('When the fault started or ended'),
+  evidence: opt(Type.Unknown({ description: 'Evidence from the broker, proxy or OS that the fault really happened or was undone.' })),
+});
+
+export const RebalanceEvent = Type.Object({
+  type: Type.Literal('rebalance'),
+  at: us('When the consumer saw it'),
+  consumer: Type.String(),
+  lanes: opt(Type.Array(Type.String())),
+  generation: opt(Type.Integer()),
+  phase: opt(Type.Union([Type.Literal('assigned'), Type.Literal('revoked')])),
+});
+
+export const CommitEvent = Type.Object({
+  type: Type.Literal('commit'),
+  at: us('When the commit was made'),
+  consumer: Type.String(),
+  lane: Type.String(),
+  offset: Type.Number(),
+});
+
+export const RemainingEvent = Type.Object(
+  {
+    type: Type.Literal('remaining'),
+    at: us('When the broker was asked'),
+    known: Type.Boolean({ description: 'false: the broker could not be asked (or cannot tell); every undelivered message is then unseen.' }),
+    total: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Messages still held for the run; null when unknown.' }),
+    lanes: opt(
+      Type.Record(Type.String(), Type.Number(), {
+        description:
+          "The same per lane (partition, queue), where the broker can tell lanes apart, named as acks name them: an acked, undelivered message whose acks all name one lane listed here is unseen when that lane holds more than 0, and lost when it holds 0 and `total` is no more than the lanes' sum (nothing held off them, as in a dead-letter queue); others go by `total`.",
+      }),
+    ),
+    detail: opt(Type.Unknown({ description: 'Broker-side figures behind the total (ready, unacked, lag, ...).' })),
+    reason: opt(Type.String({ description: 'Why it is not known.' })),
+  },
+  { description: 'What the broker still held once the workers had stopped: tells lost (nothing held) from unseen.' },
+);
+
+export const MarkEvent = Type.Object(
+  { type: Type.Literal('mark'), at: us('When'), name: Type.String(), detail: opt(Type.Unknown()) },
+  { description: 'Harness-side markers (phase changes, producer metadata refresh...).' },
+);
+
+/** Every event but the header. */
+export const HistoryEvent = Type.Union([SendEvent, AckEvent, ProcessEvent, FaultEvent, RebalanceEvent, CommitEvent, MarkEvent, RemainingEvent]);
+/** One line of a history: the header or an event. */
+export const HistoryLine = Type.Union([HeaderEvent, ...HistoryEvent.anyOf]);
+
+/** The published schema of one history line. */
+export const historySchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: schemaId('history', HISTORY_VERSION),
+  title: 'convoy history line, version 1',
+  description:
+    'One line of a history.jsonl (JSON Lines). The first line is the header { type: "header", format: "convoy.history", version }; a history without one predates it and reads as version 1. Readers ignore unknown fields and event types.',
+  ...HistoryLine,
+};
+
+export type HeaderEvent = Static<typeof HeaderEvent>;
+export type SendEvent = Static<typeof SendEvent>;
+export type AckEvent = Static<typeof AckEvent>;
+export type ProcessEvent = Static<typeof ProcessEvent>;
+export type FaultEvent = Static<typeof FaultEvent>;
+export type RebalanceEvent = Static<typeof RebalanceEvent>;
+export type CommitEvent = Static<typeof CommitEvent>;
+export type RemainingEvent = Static<typeof RemainingEvent>;
+export type MarkEvent = Static<typeof MarkEvent>;
+export type HistoryEvent = Static<typeof HistoryEvent>;
+export type HistoryLine = Static<typeof HistoryLine>;
+
+/** The header line a writer starts a history with. */
+export function historyHeader(): HeaderEvent {
+  return { type: 'header', format: HISTORY_FORMAT, version: HISTORY_VERSION };
+}

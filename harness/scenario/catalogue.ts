@@ -1,0 +1,50 @@
+/**
+ * What the loader checks a scenario against, handed in by its caller (the CLI builds it from
+ * brokers/, harness/faults/ and the consumer's strategies and modes: harness/cli/catalogue.ts).
+ * The loader keeps no registry of its own: a test hands in a fake broker and two fault kinds,
+ * the CLI the real ones. Each plug-in contributes its schema fragment here.
+ */
+import type { BrokerCapabilities, BrokerSettings, RuntimeKind } from '../broker/contract.ts';
+import type { FaultKind } from '../faults/contract.ts';
+import type { SchemaObject } from './values.ts';
+
+/** What the loader needs of a broker module. */
+export interface BrokerSchemaModule {
+  /** JSON Schema of the `broker:` section (its `kind` is added when the schema leaves it out). */
+  settingsSchema: SchemaObject;
+  resolveSettings?(settings: BrokerSettings): BrokerSettings;
+  /** What the broker can do with resolved settings on a runtime; faults are checked against it. */
+  capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
+  /** See BrokerModule.redeliveryHorizonMs: the default drain's length. */
+  redeliveryHorizonMs?(settings: BrokerSettings): number;
+}
+
+/**
+ * A fault kind as the loader sees it: the JSON Schema of its own fields (besides name, kind,
+ * atMs, durationMs; a field may use durationSchema from schema.ts and is then converted to ms),
+ * and optionally the checks against the scenario and the broker (static-check.ts).
+ */
+export type CatalogueFaultKind = Pick<FaultKind, 'schema'> & Partial<Pick<FaultKind, 'destructive' | 'check'>>;
+
+/**
+ * A consumer strategy or concurrency mode: its name is a value of `consumers.strategy` /
+ * `consumers.concurrency.mode`. `description` goes into the published schema. (Option schemas
+ * of strategies and modes plug in here too: see schema.ts, scenarioSchemaFor.)
+ */
+export interface CatalogueChoice {
+  description?: string;
+  /** JSON Schema of the plug-in's own options, when it has any (see scenarioSchemaFor). */
+  optionsSchema?: SchemaObject;
+}
+
+export interface ScenarioCatalogue {
+  brokers: {
+    /** The installed broker kinds, for `broker.kind: expected one of ...`. */
+    names(): string[];
+    /** The module of an installed kind; undefined leaves the broker section unchecked (a warning says so). */
+    load(kind: string): Promise<BrokerSchemaModule | undefined>;
+  };
+  faults: ReadonlyMap<string, CatalogueFaultKind>;
+  strategies: ReadonlyMap<string, CatalogueChoice>;
+  modes: ReadonlyMap<string, CatalogueChoice>;
+}

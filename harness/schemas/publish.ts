@@ -1,0 +1,38 @@
+/**
+ * The published JSON Schemas, generated from their one source each (TypeBox for the result and
+ * the history; for the scenario, the schema object in harness/scenario/schema.ts). Every `$id` follows one
+ * convention: https://convoy.dev/schema/<shape>.v<major>.json. `node --import tsx
+ * harness/schemas/publish.ts` writes them; test/schemas/published.test.ts checks they are current.
+ */
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export { SCHEMA_ID_BASE, schemaId } from './id.ts';
+
+export interface Published {
+  /** Repository path of the published copy. */
+  path: string;
+  /** The schema, as generated from its source. */
+  schema(): Promise<unknown>;
+}
+
+const root = (p: string) => fileURLToPath(new URL(`../../${p}`, import.meta.url));
+
+/** Every published schema; the sources are imported lazily (the scenario's needs no plug-ins). */
+export const PUBLISHED: Published[] = [
+  { path: 'harness/scenario/scenario.schema.json', schema: async () => (await import('../scenario/schema.ts')).scenarioSchema },
+  { path: 'results/schema/result.v1.json', schema: async () => (await import('../checker/result-schema.ts')).resultSchema },
+  { path: 'results/schema/history.v1.json', schema: async () => (await import('../history/schema.ts')).historySchema },
+];
+
+/** A published file's text: 2-space JSON, one trailing newline. */
+export function schemaText(schema: unknown): string {
+  return JSON.stringify(schema, null, 2) + '\n';
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  for (const p of PUBLISHED) {
+    writeFileSync(root(p.path), schemaText(await p.schema()));
+    process.stdout.write(`wrote ${p.path}\n`);
+  }
+}

@@ -1,0 +1,76 @@
+/** YAML with positions (harness/scenario/yaml-source.ts) and located problems. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { locate, parseYamlSource, pathOfProblem, positionOf, splitPath } from '../../harness/scenario/yaml-source.ts';
+import { parseScenario, ScenarioError } from '../../harness/scenario/load.ts';
+import { options } from './helpers.ts';
+
+const text = `broker:
+  kind: kafka
+  consumer: { max.poll.interval.ms: 3000 }
+workload:
+  producers:
+    - name: a
+    - { name: b, processes: 2 }
+  base: &b { kind: fixed, perSecond: 5 }
+  rate: *b
+`;
+
+test('positions: mapping entries at their key, list items at the item, dotted keys, aliases', () => {
+  const { origin, data } = parseYamlSource(text, 'f.yaml');
+  assert.equal((data.workload as any).rate.perSecond, 5);
+  const at = (p: string) => {
+    const x = positionOf(origin, p);
+    return `${x.file}:${x.line}:${x.col}`;
+  };
+  assert.equal(at('broker.kind'), 'f.yaml:2:3');
+  assert.equal(at('broker.consumer.max.poll.interval.ms'), 'f.yaml:3:15');
+  assert.equal(at('workload.producers[1]'), 'f.yaml:7:7');
+  assert.equal(at('workload.producers[1].processes'), 'f.yaml:7:18');
+  // A path the file does not have points at the deepest part it has.
+  assert.equal(at('workload.producers[0].processes'), 'f.yaml:6:7');
+  assert.equal(at('workload.rate.perSecond'), 'f.yaml:8:27');
+  assert.equal(at('(top level)'), 'f.yaml:1:1');
+});
+
+test('problem lines: the path is found and the position put in front; lines without a path stay', () => {
+  assert.deepEqual(splitPath('workload.producers[0].name'), ['workload', 'producers', '0', 'name']);
+  assert.equal(pathOfProblem('expect.reorder[1].before: fault "late" starts at 20 s'), 'expect.reorder[1].before');
+  assert.equal(pathOfProblem('planned duration 97 s is over'), undefined);
+  const { origin } = parseYamlSource(text, 'f.yaml');
+  assert.equal(locate(origin, 'broker.kind: nope'), 'f.yaml:2:3: broker.kind: nope');
+  assert.equal(locate(origin, 'something else'), 'something else');
+});
+
+/** The three examples of the issue's closing note: a typo deep in a scenario, with line and column. */
+test('a typo deep in a scenario is reported with its line and column', async () => {
+  const scenario = `name: deep
+broker: { kind: fake }
+workload:
+  keys:
+    count: 20
+    distribution: { kind: zipff }
+  rate: { kind: fixed, perSecond: 100 }
+  durationMs: 5s
+consumers:
+  processes: 2
+  overrides:
+    c2:
+      handler: { kind: uniform, minMs: 1, maxMs: 5ms, meanMs: 3 }
+faults:
+  - { name: stall-c1, kind: stall, consumer: c1, atMs: 1s }
+  - name: kill-c2
+    kind: kill-consumer
+    consumer: c2
+    atMs: 2s
+    restrat: true
+`;
+  await assert.rejects(parseScenario(scenario, { ...options, file: 'w.yaml' }), (e: ScenarioError) => {
+    assert.deepEqual(e.detail, [
+      'w.yaml:6:21: workload.keys.distribution.kind: expected one of uniform, zipf, hotspot, single; got "zipff"',
+      'w.yaml:13:55: consumers.overrides.c2.handler.meanMs: unknown property (did you mean minMs?)',
+      'w.yaml:20:5: faults[1].restrat: unknown property (did you mean restart?)',
+    ]);
+    return true;
+  });
+});
