@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { warningDigest } from '../warning-digest.ts';
 import { resolve } from 'node:path';
 import { loadScenarioFile } from '../../scenario/load.ts';
 import { scenarioCatalogue } from '../catalogue.ts';
@@ -45,6 +46,7 @@ export async function runSuiteCommand(folder: string, o: SuiteFlags): Promise<vo
   const runtime = checkRuntime(o.runtime);
   const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  const warnings = warningDigest((line) => log(`convoy: warning: ${line}`));
   const brokers = runtime === 'local' && o.reuseBrokers ? new SuiteBrokers(log) : undefined;
   let stopped = false;
   const offInterrupt = onInterrupt(() => {
@@ -54,7 +56,8 @@ export async function runSuiteCommand(folder: string, o: SuiteFlags): Promise<vo
     const outcome = await runSuite(
       { folder: resolve(folder), outDir: resolve(o.out), runtime, external, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) },
       {
-        load: async (file) => loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) } }),
+        load: async (file) =>
+          loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) }, onWarning: (w) => warnings.warn(w) }),
         run: runOnce,
         report: reportAfterRun,
         log,
@@ -63,6 +66,8 @@ export async function runSuiteCommand(folder: string, o: SuiteFlags): Promise<vo
         stopped: () => stopped,
       },
     );
+    const held = warnings.summary(`convoy validate ${folder}`);
+    if (held) log(`convoy: warning: ${held}`);
     const width = Math.max(...outcome.scenarios.map((s) => s.entry.scenario.length), 8);
     process.stdout.write('\nsuite results\n');
     for (const s of outcome.scenarios) {
