@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { Command } from 'commander';
 import { register, validateFiles } from '../../harness/cli/commands/validate.ts';
 import { fixture, options } from './helpers.ts';
+import { fileURLToPath } from 'node:url';
+import { scenarioFiles } from '../../harness/suite/discover.ts';
 
 test('validateFiles: an ok line per good file, the problems of a bad one, exit code 2 when any is bad', async () => {
   const lines: string[] = [];
@@ -36,4 +38,21 @@ test('convoy validate <file...> sets exit code 2 on an invalid file', async () =
     process.exitCode = before;
   }
   assert.match(printed.join(''), /^invalid .*bad-yaml\.yaml: not valid YAML\n  .*bad-yaml\.yaml:4:3: YAML syntax error: /);
+});
+
+test('convoy validate <folder> checks the scenarios a suite of that folder would run', async () => {
+  const program = new Command('convoy').exitOverride();
+  const printed: string[] = [];
+  register(program, (line) => printed.push(line));
+  const folder = fileURLToPath(new URL('../../workloads/demo/', import.meta.url));
+  const before = process.exitCode;
+  try {
+    await program.parseAsync(['validate', folder], { from: 'user' });
+    assert.equal(process.exitCode, before);
+  } finally {
+    process.exitCode = before;
+  }
+  const ok = printed.filter((l) => l.startsWith('ok '));
+  assert.deepEqual(ok.map((l) => l.split(':')[0]!.replace(/^ok .*\//, '')), scenarioFiles(folder).map((f) => f.replace(/^.*\//, '')));
+  assert.ok(ok.length > 0);
 });

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import { scenarioFiles } from '../../suite/discover.ts';
 import { EXIT, InputError } from '../../errors.ts';
 import { checkRuntime } from './run.ts';
 import { stringify } from 'yaml';
@@ -50,13 +52,14 @@ export function register(program: Command, out: (line: string) => void = (line) 
   program
     .command('validate')
     .description('check scenario files without running them: the schema, broker and fault settings, and every fault against what the broker can do on the runtime')
-    .argument('<file...>', 'scenario YAML files')
+    .argument('<file...>', 'scenario YAML files, or folders (their scenarios, as `convoy suite` finds them)')
     .option('--runtime <kind>', 'check the faults against this runtime: local, containers, external', 'local')
     .option('--allow-destructive', 'as for convoy run: allow faults that change or hurt an external broker')
     .option('--print', 'print each resolved scenario (extends merged, defaults filled in, durations in ms)')
     .action(async (files: string[], o: { runtime: string; allowDestructive?: boolean; print?: boolean }) => {
       const target = { runtime: checkRuntime(o.runtime), allowDestructive: Boolean(o.allowDestructive) };
-      const code = await validateFiles(files, out, { catalogue: await scenarioCatalogue(), target }, Boolean(o.print));
+      const expanded = files.flatMap((f) => (existsSync(f) && statSync(f).isDirectory() ? scenarioFiles(f) : [f]));
+      const code = await validateFiles(expanded, out, { catalogue: await scenarioCatalogue(), target }, Boolean(o.print));
       if (code !== EXIT.ok) process.exitCode = code;
     });
 }
