@@ -12,7 +12,7 @@
  * is a number of milliseconds or a string with a unit; fields that take one refer to
  * #/$defs/duration (recognised by its $comment).
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { ANOMALY_TYPES } from '../checker/types.ts';
 import { fileURLToPath } from 'node:url';
 import { concurrencySchema } from '../consumer/concurrency/registry.ts';
@@ -303,12 +303,13 @@ const expectationList = (t: string) => {
   const one = { $ref: t === FINAL_STATE_EXPECTATION ? '#/$defs/stateExpectation' : '#/$defs/expectation' };
   return optional(Type.Unsafe<ExpectationValue | ExpectationValue[]>({ $comment: EXPECTATION_LIST_COMMENT, anyOf: [one, { type: 'array', minItems: 1, items: one }] }));
 };
+/** Expectations by anomaly type; the types are the checker's list, so this is typed as a record by type name. */
 const Expect = Type.Unsafe<Record<string, ExpectationValue | ExpectationValue[]>>(
   object(Object.fromEntries([...ANOMALY_TYPES, FINAL_STATE_EXPECTATION].map((t) => [t, expectationList(t)])), {
     description: `Expectations per anomaly type. Types left out: ${DEFAULT_EXPECT_ZERO.join(', ')} expect 0; the others any, but unseen left out bears on lost: lost 0 with unseen messages (acked, undelivered, still on the broker) is unknown, not a pass.`,
     additionalProperties: false,
   }),
-) as ReturnType<typeof Type.Unsafe<Record<string, ExpectationValue | ExpectationValue[]>>> & { properties: Record<string, TSchema> };
+) as TUnsafe<Record<string, ExpectationValue | ExpectationValue[]>> & { properties: Record<string, TSchema> };
 
 const Run = object(
   {
