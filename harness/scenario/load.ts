@@ -144,7 +144,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   return { scenario: orderScenario(scenario), warnings, files: source.files };
 }
 
-/** The resolved scenario with its sections in the order of types.ts (stable results). */
+/** The resolved scenario with its sections in the schema's order (stable results; `extends` is gone by now). */
 function orderScenario(s: Scenario): Scenario {
   return {
     name: s.name,

@@ -1,6 +1,6 @@
 /**
- * The published JSON Schemas, generated from their one source each (TypeBox for the result and
- * the history; for the scenario, the schema object in harness/scenario/schema.ts). Every `$id` follows one
+ * The published JSON Schemas, generated from their one source each (TypeBox: the scenario's in
+ * harness/scenario/schema.ts, the result's, the history's). Every `$id` follows one
  * convention: https://convoy.dev/schema/<shape>.v<major>.json. `node --import tsx
  * harness/schemas/publish.ts` writes them; test/schemas/published.test.ts checks they are current.
  */
