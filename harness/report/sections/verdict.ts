@@ -20,7 +20,7 @@ export function verdictSection(r: ReportResult): string {
       const informational = e.source === 'default' && e.expected === 'any';
       const cls = e.held === false ? 'failed' : e.held === null ? 'undecided' : informational ? 'informational' : 'held';
       return `<tr class="expectation ${cls}"${dataAttrs({ type: e.type, scope: scopeLabel(e), expected: e.expected, found: e.found, keys: e.keys, held: String(e.held), source: e.source })}>
-  <td>${esc(e.type)}${(e as { strategy?: string }).strategy ? ` (${esc((e as { strategy?: string }).strategy)})` : ''}</td><td>${esc(scopeLabel(e))}</td><td class="num">${esc(e.expected)}</td>
+  <td>${esc(e.type)}${e.strategy ? ` (${esc(e.strategy)})` : ''}</td><td>${esc(scopeLabel(e))}</td><td class="num">${esc(e.expected)}</td>
   <td class="num found">${e.found === null ? '—' : esc(formatCount(e.found))}</td><td class="num">${e.keys === null ? '—' : esc(formatCount(e.keys))}</td>
   <td class="held">${esc(heldLabel(e.held))}</td><td>${esc(e.source)}</td></tr>`;
     })
