@@ -29,7 +29,7 @@ async function buildCatalogue(): Promise<ScenarioCatalogue> {
       load: (kind) => loadBroker(kind),
     },
     faults: await faultKinds(),
-    strategies: new Map([...STRATEGIES].map(([name, s]) => [name, { description: s.description }])),
+    strategies: new Map([...STRATEGIES].map(([name, s]) => [name, { description: s.description, unfit: s.unfit?.bind(s) }])),
     modes: new Map(CONCURRENCY_MODES.map((m) => [m.name, { description: m.description }])),
   };
 }

@@ -4,6 +4,7 @@
  * The loader keeps no registry of its own: a test hands in a fake broker and two fault kinds,
  * the CLI the real ones. Each plug-in contributes its schema fragment here.
  */
+import type { Scenario } from './types.ts';
 import type { BrokerCapabilities, BrokerSettings, RuntimeKind } from '../broker/contract.ts';
 import type { FaultKind } from '../faults/contract.ts';
 import type { SchemaObject } from './values.ts';
@@ -35,6 +36,8 @@ export interface CatalogueChoice {
   description?: string;
   /** JSON Schema of the plug-in's own options, when it has any (see scenarioSchemaFor). */
   optionsSchema?: SchemaObject;
+  /** A strategy: why it does not fit the workload's entity (cross-checks.ts), or undefined. */
+  unfit?(entity: Scenario['workload']['entity']): string | undefined;
 }
 
 export interface ScenarioCatalogue {

@@ -9,10 +9,10 @@ import { deepMerge } from './deep-merge.ts';
 import type { Scenario, TimeDistribution } from './types.ts';
 import { FINAL_STATE_EXPECTATION, WINDOW_KEYWORDS } from './schema.ts';
 import { isObject, show } from './values.ts';
-import { STRATEGIES } from '../consumer/strategies/schema.ts';
+import type { CatalogueChoice } from './catalogue.ts';
 import { strategyOptions } from '../consumer/strategies/registry.ts';
 
-export function crossChecks(s: Scenario, raw: Record<string, any>, warnings: string[]): string[] {
+export function crossChecks(s: Scenario, raw: Record<string, any>, warnings: string[], strategies: ReadonlyMap<string, CatalogueChoice>): string[] {
   const errors: string[] = [];
   const w = s.workload;
   if (w.durationMs === undefined && w.messages === undefined) errors.push('workload: expected durationMs or messages (or both), got neither');
@@ -60,7 +60,7 @@ export function crossChecks(s: Scenario, raw: Record<string, any>, warnings: str
     }
   }
 
-  strategyChecks(s, errors);
+  strategyChecks(s, strategies, errors);
 
   uniqueNames(s.faults, 'faults', errors);
   const faultNames = s.faults.map((f) => f.name);
@@ -74,11 +74,11 @@ export function crossChecks(s: Scenario, raw: Record<string, any>, warnings: str
  * The consumers' strategy, and any a wrong-state expectation names, must fit the entity's
  * events (a commutative strategy needs deltas, a state machine a status).
  */
-function strategyChecks(s: Scenario, errors: string[]): void {
+function strategyChecks(s: Scenario, strategies: ReadonlyMap<string, CatalogueChoice>, errors: string[]): void {
   const e = s.workload.entity;
   const events = `workload.entity is ${e.kind} with events: ${e.events}`;
-  const fit = (name: string) => STRATEGIES.get(name)?.unfit?.(e);
-  const fitting = () => [...STRATEGIES.keys()].filter((n) => !fit(n)).join(', ');
+  const fit = (name: string) => strategies.get(name)?.unfit?.(e);
+  const fitting = () => [...strategies.keys()].filter((n) => !fit(n)).join(', ');
   const live = strategyOptions(s.consumers.strategy).kind;
   const why = fit(live);
   if (why) errors.push(`consumers.strategy: ${live} ${why}; ${events}, which allows ${fitting()}`);

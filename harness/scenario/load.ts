@@ -118,7 +118,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   });
   resolved.expect = resolveExpectations(resolved.expect ?? {});
   const scenario = resolved as Scenario;
-  errors.push(...crossChecks(scenario, raw, warnings));
+  errors.push(...crossChecks(scenario, raw, warnings, catalogue.strategies));
   if (errors.length) throw fail(errors);
 
   // The broker's own defaults; a producer's overrides must make valid settings too.

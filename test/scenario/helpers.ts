@@ -37,7 +37,7 @@ export function catalogue(
   return {
     brokers: { names: () => Object.keys(brokers).sort(), load: async (kind) => brokers[kind] },
     faults,
-    strategies: new Map([...STRATEGIES].map(([name, st]) => [name, { description: st.description }])),
+    strategies: new Map([...STRATEGIES].map(([name, st]) => [name, { description: st.description, unfit: st.unfit?.bind(st) }])),
     modes: new Map(CONCURRENCY_MODES.map((m) => [m.name, { description: m.description }])),
   };
 }

@@ -42,7 +42,7 @@ test('defaults: nested defaults and durations from the schema, the name from the
 test('cross-checks: what the schema cannot say, each with its path', () => {
   const warnings: string[] = [];
   const s = resolved({ ...base, workload: { ...base.workload, keys: { count: 2, distribution: { kind: 'hotspot', hotKeys: 2, share: 0.5 } } }, consumers: { poison: { keys: ['nokey'] } } });
-  assert.deepEqual(crossChecks(s, base, warnings), ['workload.keys.distribution.hotKeys: expected integer < workload.keys.count (2), got 2']);
+  assert.deepEqual(crossChecks(s, base, warnings, catalogue().strategies), ['workload.keys.distribution.hotKeys: expected integer < workload.keys.count (2), got 2']);
   assert.deepEqual(warnings, ['consumers.poison.keys: "nokey" is not one of the workload\'s keys (k0..k1)']);
   const strict = (settings: Record<string, unknown>) => {
     if (settings.acks === 'some') throw new InputError('bad', ['broker.acks: not some']);
