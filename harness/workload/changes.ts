@@ -18,7 +18,7 @@
  * A change sets fields (`set`) or adds to them (`add`); `applyChange` is the fold.
  */
 import { hash32 } from './rng.ts';
-import { entityStateAt, type EntityKind, type EntityState } from './entity.ts';
+import { entityStateAt, type EntityKind, type EntityState } from './entity-state.ts';
 
 export type EntityEvents = 'state' | 'change';
 
