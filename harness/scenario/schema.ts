@@ -17,8 +17,8 @@ import { ANOMALY_TYPES } from '../checker/types.ts';
 import { fileURLToPath } from 'node:url';
 import { concurrencySchema } from '../consumer/concurrency/registry.ts';
 // Issue 21: the strategies contribute `consumers.strategy` and wrong-state's `strategy` (see below).
-import { STRATEGIES, strategyFieldSchema, strategyNameSchema } from '../consumer/strategies/schema.ts';
-import type { ConsumerStrategy, StrategyOptions } from '../consumer/strategies/contract.ts';
+import { STRATEGIES, strategyFieldSchema, strategyNameSchema, type StrategySchemaPart } from '../consumer/strategies/schema.ts';
+import type { StrategyOptions } from '../consumer/strategies/contract.ts';
 import { schemaId } from '../schemas/id.ts';
 import {
   constant,
@@ -426,7 +426,8 @@ export function scenarioSchemaFor(plugins: SchemaPlugins): Record<string, unknow
       [...plugins.strategies].map(([name, p]) => {
         const known = STRATEGIES.get(name);
         const options = (p.optionsSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
-        return [name, known ?? ({ name, description: p.description ?? name, options } as unknown as ConsumerStrategy)];
+        const part: StrategySchemaPart = known ?? { name, description: p.description ?? name, options: options as StrategySchemaPart['options'] };
+        return [name, part];
       }),
     );
     s.$defs.consumers.properties.strategy = strategyFieldSchema(chosen);

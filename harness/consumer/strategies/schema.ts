@@ -6,13 +6,16 @@
 import type { ConsumerStrategy } from './contract.ts';
 import { loadStrategies } from './registry.ts';
 
+/** What the schema needs of a strategy: its name, description and options. */
+export type StrategySchemaPart = Pick<ConsumerStrategy, 'name' | 'description' | 'options'>;
+
 /** Marks the name-or-object field, so that the loader reports one branch's errors only. */
 export const STRATEGY_COMMENT = 'convoy:strategy';
 
 /** The strategies found when the scenario schema was built (this process's). */
 export const STRATEGIES: ReadonlyMap<string, ConsumerStrategy> = await loadStrategies();
 
-export function strategyFieldSchema(strategies: ReadonlyMap<string, ConsumerStrategy> = STRATEGIES) {
+export function strategyFieldSchema(strategies: ReadonlyMap<string, StrategySchemaPart> = STRATEGIES) {
   const names = [...strategies.keys()];
   return {
     $comment: STRATEGY_COMMENT,
@@ -37,6 +40,6 @@ export function strategyFieldSchema(strategies: ReadonlyMap<string, ConsumerStra
 }
 
 /** The names a `wrong-state` expectation may give. */
-export function strategyNameSchema(strategies: ReadonlyMap<string, ConsumerStrategy> = STRATEGIES) {
+export function strategyNameSchema(strategies: ReadonlyMap<string, StrategySchemaPart> = STRATEGIES) {
   return { enum: [...strategies.keys()], description: "The strategy whose final state is judged. Default: the consumers' strategy." };
 }
