@@ -121,7 +121,7 @@ describe('suite', () => {
     mkdirSync(f, { recursive: true });
     writeFileSync(join(f, 'typo.yaml'), 'name: typo\nbroker: { kind: rabbitmq }\nworkload:\n  rate: { kind: fixed, perSecond: 10 }\n  durationMs: 1s\n  bogus: 1\n');
     const out = join(sub, 'out');
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin/convoy.js'), 'suite', f, '--out', out, '--quiet'], { encoding: 'utf8', timeout: 40_000 });
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin/convoy.js'), 'suite', f, '--results', out, '--quiet'], { encoding: 'utf8', timeout: 40_000 });
     assert.equal(r.status, EXIT.badInput, `${r.stdout}\n${r.stderr}`);
     assert.match(r.stderr, /typo\.yaml: not run: the scenario did not load/);
     assert.match(r.stderr, /workload\.bogus/);

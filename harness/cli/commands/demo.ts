@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { fileURLToPath } from 'node:url';
 import { ConvoyError } from '../../errors.ts';
 import { scenarioBrokers } from '../../suite/discover.ts';
@@ -6,13 +6,14 @@ import { runSuiteCommand } from './suite.ts';
 
 const DEMO = fileURLToPath(new URL('../../../workloads/demo/', import.meta.url));
 
-/** `convoy demo`: `convoy suite workloads/demo --out results/demo` after installing what it needs. */
+/** `convoy demo`: `convoy suite workloads/demo --results results/demo` after installing what it needs. */
 export function register(program: Command): void {
   program
     .command('demo')
     .description('install what is needed (first use), then run the demo suite (workloads/demo) against brokers convoy starts itself; results and dashboard in results/demo/')
-    .option('--out <dir>', 'results folder (the dashboard goes to <dir>/dashboard)', 'results/demo')
-    .action(async (o: { out: string }) => {
+    .option('--results <dir>', 'results folder (the dashboard goes to <dir>/dashboard)', 'results/demo')
+    .addOption(new Option('--out <dir>', 'the older name of --results').hideHelp())
+    .action(async (o: { results: string; out?: string }) => {
       const { setup } = await import('../../setup/setup.ts');
       const log = (l: string) => process.stderr.write(`setup: ${l}\n`);
       try {
@@ -23,6 +24,6 @@ export function register(program: Command): void {
         log(`${err.message}`);
         for (const line of err.detail) log(`  ${line}`);
       }
-      await runSuiteCommand(DEMO, { out: o.out, runtime: 'local', reuseBrokers: true });
+      await runSuiteCommand(DEMO, { results: o.out ?? o.results, runtime: 'local', reuseBrokers: true });
     });
 }

@@ -24,7 +24,6 @@ import type { SuiteFlags } from './suite.ts';
 
 /** The suite's flags (a matrix keeps brokers up as a suite does), and its own. */
 interface MatrixFlags extends Omit<SuiteFlags, 'out'> {
-  results: string;
   resume?: string;
   compare?: string;
   dryRun?: boolean;

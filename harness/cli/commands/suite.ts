@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { warningDigest } from '../warning-digest.ts';
 import { resolve } from 'node:path';
 import { loadScenarioFile } from '../../scenario/load.ts';
@@ -12,7 +12,9 @@ import { parseExternal } from '../external.ts';
 import { checkRuntime } from './run.ts';
 
 export interface SuiteFlags {
-  out: string;
+  results: string;
+  /** The older name of --results, still accepted. */
+  out?: string;
   runtime: string;
   external?: string[];
   allowDestructive?: boolean;
@@ -31,7 +33,8 @@ export function register(program: Command): void {
     .command('suite')
     .description('run every scenario in a folder, then write the dashboard, JUnit XML and benchmark JSON for the suite')
     .argument('<folder>', 'folder of scenario YAML files (e.g. workloads/nightly/)')
-    .option('--out <dir>', 'parent folder for the run folders; the dashboard goes to <dir>/dashboard', 'results')
+    .option('--results <dir>', 'parent folder for the run folders; the dashboard goes to <dir>/dashboard', 'results')
+    .addOption(new Option('--out <dir>', 'the older name of --results').hideHelp())
     .option('--runtime <kind>', 'where brokers come from: local, containers, external', 'local')
     .option('--external <k=v...>', 'external runtime: connection settings (see convoy run --help)')
     .option('--allow-destructive', 'allow faults that change or hurt an external broker')
@@ -54,7 +57,7 @@ export async function runSuiteCommand(folder: string, o: SuiteFlags): Promise<vo
   });
   try {
     const outcome = await runSuite(
-      { folder: resolve(folder), outDir: resolve(o.out), runtime, external, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) },
+      { folder: resolve(folder), outDir: resolve(o.out ?? o.results), runtime, external, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) },
       {
         load: async (file) =>
           loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) }, onWarning: (w) => warnings.warn(w) }),
