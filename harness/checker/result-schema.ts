@@ -15,14 +15,198 @@ function oneOf<T extends TSchema[]>(schemas: [...T], options: SchemaOptions = {}
 }
 
 // The envelope (convoy check writes it too).
-export const CountDef = Type.Integer({"minimum": 0});
-export const TimeDef = Type.Number({"description": "Microseconds on the run's monotonic clock."});
-export const EventDef = Type.Object({ "consumer": Type.Union([Type.String(), Type.Null()]), "lane": Type.Union([Type.String(), Type.Null()]), "offset": Type.Union([Type.Number(), Type.Null()]), "start": TimeDef, "end": Type.Union([Type.Number(), Type.Null()]), "outcome": Type.Unsafe<"ok" | "error" | null>({"enum": ["ok", "error", null]}) }, { additionalProperties: false });
-export const ExampleDef = Type.Object({ "key": Type.Union([Type.String(), Type.Null()]), "producer": Type.Optional(Type.Union([Type.String(), Type.Null()])), "seq": Type.Optional(Type.Union([Type.Number(), Type.Null()])), "at": TimeDef, "note": Type.String(), "event": Type.Optional(EventDef) });
-export const AnomalyDef = Type.Object({ "count": CountDef, "keys": CountDef, "examples": Type.Array(ExampleDef) }, { additionalProperties: false });
-export const ExpectationDef = Type.Object({ "type": Type.String(), "expected": Type.Unsafe<"0" | ">0" | "any">({"enum": ["0", ">0", "any"]}), "window": oneOf([Type.Null(), Type.Object({ "relation": Type.Unsafe<"during" | "outside" | "before" | "after">({"enum": ["during", "outside", "before", "after"]}), "fault": Type.String() }, { additionalProperties: false })]), "found": Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]), "keys": Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]), "held": Type.Union([Type.Boolean(), Type.Null()]), "source": Type.Unsafe<"default" | "given">({"enum": ["default", "given"]}), "strategy": Type.Optional(Type.String({ description: "wrong-state: the consumer strategy whose final state was judged." })) }, { additionalProperties: false });
-export const FaultDef = Type.Object({ "name": Type.String(), "kind": Type.Union([Type.String(), Type.Null()]), "start": Type.Union([Type.Number(), Type.Null()]), "end": Type.Union([Type.Number(), Type.Null()]), "until": Type.Union([Type.Number(), Type.Null()]) }, { additionalProperties: false });
-export const ResultEnvelope = Type.Object({ "schema": Type.Literal("convoy.result.v1"), "runId": Type.Union([Type.String(), Type.Null()]), "seed": Type.Union([Type.Integer(), Type.String(), Type.Null()]), "scenario": Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {"description": "The resolved scenario, secrets redacted."}), "source": Type.Optional(Type.Object({ "file": Type.String(), "files": Type.Array(Type.Object({ "path": Type.String(), "text": Type.String() }, { additionalProperties: false })) }, { "description": "Where the scenario came from (v1.2): the file as given and the text of it and of every file it extends (`extends:`), in that order. With `scenario` beside it a rerun needs neither file.", additionalProperties: false })), "versions": Type.Object({ "convoy": Type.String(), "node": Type.String(), "brokers": Type.Record(Type.String(), Type.String()), "clients": Type.Record(Type.String(), Type.String()) }), "started": Type.Union([Type.String({ format: "date-time" }), Type.Null()]), "finished": Type.Union([Type.String({ format: "date-time" }), Type.Null()]), "verdict": Type.Object({ "status": Type.Unsafe<"pass" | "fail" | "unknown">({"enum": ["pass", "fail", "unknown"]}), "reasons": Type.Array(Type.String()) }, { additionalProperties: false }), "anomalies": Type.Object({ "lost": AnomalyDef, "unseen": Type.Optional(AnomalyDef), "abandoned": AnomalyDef, "duplicate": AnomalyDef, "reorder": AnomalyDef, "regression": AnomalyDef, "gap": AnomalyDef, "overlap": AnomalyDef, "split": AnomalyDef, "phantom": AnomalyDef, "ghost": AnomalyDef, "unknown-delivered": AnomalyDef, "retried": AnomalyDef, "displaced": AnomalyDef }, { "description": "Every anomaly type of the checker (issue 3), zero counts included (unseen since v1.1).", additionalProperties: false }), "expectations": Type.Array(ExpectationDef), "check": Type.Optional(Type.Object({ "history": Type.Union([Type.String(), Type.Null()]), "settleMs": Type.Number({"minimum": 0}), "input": Type.Object({ "lines": CountDef, "events": CountDef, "ignored": CountDef, "badLines": CountDef, "badLineSamples": Type.Array(Type.Object({ "line": Type.Integer({"minimum": 1}), "reason": Type.String() })), "messages": CountDef, "keys": CountDef, "producers": CountDef, "processEvents": CountDef }), "faults": Type.Array(FaultDef), "remaining": Type.Optional(oneOf([Type.Null(), Type.Object({ "at": TimeDef, "known": Type.Boolean(), "total": oneOf([CountDef, Type.Null()]), "lanes": oneOf([Type.Null(), Type.Record(Type.String(), CountDef)]) }, { additionalProperties: false })], {"description": "What the broker still held for the run's destinations when the workers had stopped (the history's remaining event); null when the history has none (v1.1)."})) })), "harness": Type.Optional(Type.Object({ "failure": Type.Optional(oneOf([Type.Null(), Type.Object({ "stage": Type.Unsafe<"setup" | "deploy" | "provision" | "consumers" | "producers" | "produce" | "faults" | "drain" | null>({"enum": ["setup", "deploy", "provision", "consumers", "producers", "produce", "faults", "drain", null]}), "reason": Type.String() }, { additionalProperties: false })], {"description": "Set when the run stopped on an error: the stage it stopped at (setup: the machine lacked a requirement; deploy; provision: the run's destinations; consumers; producers; produce; faults; drain) and the one-line reason. The verdict is then unknown."})), "incomplete": Type.Optional(Type.Array(Type.String())) }, { "description": "How the harness itself did: why a run is incomplete, its drain, its CPU, its workers." })) }, { additionalProperties: Type.Record(Type.String(), Type.Unknown()) });
+const nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) => Type.Union([schema, Type.Null()], options);
+
+export const CountDef = Type.Integer({ minimum: 0 });
+export const TimeDef = Type.Number({ description: "Microseconds on the run's monotonic clock." });
+
+export const EventDef = Type.Object(
+  {
+    consumer: nullable(Type.String()),
+    lane: nullable(Type.String()),
+    offset: nullable(Type.Number()),
+    start: TimeDef,
+    end: nullable(Type.Number()),
+    outcome: Type.Unsafe<'ok' | 'error' | null>({ enum: ['ok', 'error', null] }),
+  },
+  { additionalProperties: false },
+);
+
+export const ExampleDef = Type.Object({
+  key: nullable(Type.String()),
+  producer: Type.Optional(nullable(Type.String())),
+  seq: Type.Optional(nullable(Type.Number())),
+  at: TimeDef,
+  note: Type.String(),
+  event: Type.Optional(EventDef),
+});
+
+export const AnomalyDef = Type.Object(
+  { count: CountDef, keys: CountDef, examples: Type.Array(ExampleDef) },
+  { additionalProperties: false },
+);
+
+export const ExpectationDef = Type.Object(
+  {
+    type: Type.String(),
+    expected: Type.Unsafe<'0' | '>0' | 'any'>({ enum: ['0', '>0', 'any'] }),
+    window: oneOf([
+      Type.Null(),
+      Type.Object(
+        {
+          relation: Type.Unsafe<'during' | 'outside' | 'before' | 'after'>({ enum: ['during', 'outside', 'before', 'after'] }),
+          fault: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+    ]),
+    found: nullable(Type.Integer({ minimum: 0 })),
+    keys: nullable(Type.Integer({ minimum: 0 })),
+    held: nullable(Type.Boolean()),
+    source: Type.Unsafe<'default' | 'given'>({ enum: ['default', 'given'] }),
+    strategy: Type.Optional(Type.String({ description: 'wrong-state: the consumer strategy whose final state was judged.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const FaultDef = Type.Object(
+  {
+    name: Type.String(),
+    kind: nullable(Type.String()),
+    start: nullable(Type.Number()),
+    end: nullable(Type.Number()),
+    until: nullable(Type.Number()),
+  },
+  { additionalProperties: false },
+);
+
+const SourceDef = Type.Object(
+  {
+    file: Type.String(),
+    files: Type.Array(Type.Object({ path: Type.String(), text: Type.String() }, { additionalProperties: false })),
+  },
+  {
+    description:
+      'Where the scenario came from (v1.2): the file as given and the text of it and of every file it extends (`extends:`), in that order. With `scenario` beside it a rerun needs neither file.',
+    additionalProperties: false,
+  },
+);
+
+const VersionsDef = Type.Object({
+  convoy: Type.String(),
+  node: Type.String(),
+  brokers: Type.Record(Type.String(), Type.String()),
+  clients: Type.Record(Type.String(), Type.String()),
+});
+
+const VerdictDef = Type.Object(
+  {
+    status: Type.Unsafe<'pass' | 'fail' | 'unknown'>({ enum: ['pass', 'fail', 'unknown'] }),
+    reasons: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const AnomaliesDef = Type.Object(
+  {
+    lost: AnomalyDef,
+    unseen: Type.Optional(AnomalyDef),
+    abandoned: AnomalyDef,
+    duplicate: AnomalyDef,
+    reorder: AnomalyDef,
+    regression: AnomalyDef,
+    gap: AnomalyDef,
+    overlap: AnomalyDef,
+    split: AnomalyDef,
+    phantom: AnomalyDef,
+    ghost: AnomalyDef,
+    'unknown-delivered': AnomalyDef,
+    retried: AnomalyDef,
+    displaced: AnomalyDef,
+  },
+  { description: 'Every anomaly type of the checker (issue 3), zero counts included (unseen since v1.1).', additionalProperties: false },
+);
+
+const RemainingDef = oneOf(
+  [
+    Type.Null(),
+    Type.Object(
+      {
+        at: TimeDef,
+        known: Type.Boolean(),
+        total: oneOf([CountDef, Type.Null()]),
+        lanes: oneOf([Type.Null(), Type.Record(Type.String(), CountDef)]),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  {
+    description:
+      "What the broker still held for the run's destinations when the workers had stopped (the history's remaining event); null when the history has none (v1.1).",
+  },
+);
+
+const CheckDef = Type.Object({
+  history: nullable(Type.String()),
+  settleMs: Type.Number({ minimum: 0 }),
+  input: Type.Object({
+    lines: CountDef,
+    events: CountDef,
+    ignored: CountDef,
+    badLines: CountDef,
+    badLineSamples: Type.Array(Type.Object({ line: Type.Integer({ minimum: 1 }), reason: Type.String() })),
+    messages: CountDef,
+    keys: CountDef,
+    producers: CountDef,
+    processEvents: CountDef,
+  }),
+  faults: Type.Array(FaultDef),
+  remaining: Type.Optional(RemainingDef),
+});
+
+const FailureStages = ['setup', 'deploy', 'provision', 'consumers', 'producers', 'produce', 'faults', 'drain'] as const;
+type FailureStage = (typeof FailureStages)[number];
+
+const HarnessEnvelopeDef = Type.Object(
+  {
+    failure: Type.Optional(
+      oneOf(
+        [
+          Type.Null(),
+          Type.Object(
+            { stage: Type.Unsafe<FailureStage | null>({ enum: [...FailureStages, null] }), reason: Type.String() },
+            { additionalProperties: false },
+          ),
+        ],
+        {
+          description:
+            'Set when the run stopped on an error: the stage it stopped at (setup: the machine lacked a requirement; deploy; provision: the run\'s destinations; consumers; producers; produce; faults; drain) and the one-line reason. The verdict is then unknown.',
+        },
+      ),
+    ),
+    incomplete: Type.Optional(Type.Array(Type.String())),
+  },
+  { description: 'How the harness itself did: why a run is incomplete, its drain, its CPU, its workers.' },
+);
+
+export const ResultEnvelope = Type.Object(
+  {
+    schema: Type.Literal('convoy.result.v1'),
+    runId: nullable(Type.String()),
+    seed: Type.Union([Type.Integer(), Type.String(), Type.Null()]),
+    scenario: nullable(Type.Record(Type.String(), Type.Unknown()), { description: 'The resolved scenario, secrets redacted.' }),
+    source: Type.Optional(SourceDef),
+    versions: VersionsDef,
+    started: nullable(Type.String({ format: 'date-time' })),
+    finished: nullable(Type.String({ format: 'date-time' })),
+    verdict: VerdictDef,
+    anomalies: AnomaliesDef,
+    expectations: Type.Array(ExpectationDef),
+    check: Type.Optional(CheckDef),
+    harness: Type.Optional(HarnessEnvelopeDef),
+  },
+  { additionalProperties: Type.Record(Type.String(), Type.Unknown()) },
+);
 
 // The sections a run adds (harness/runner/analyze.ts). Open: unknown fields are kept.
 
