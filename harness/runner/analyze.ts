@@ -7,6 +7,7 @@ import { buildResult, checkSection, redactSecrets } from '../checker/result.ts';
 import type { ResultShape } from '../checker/result-schema.ts';
 import type { Window } from '../metrics/collector.ts';
 import { MessagePlan } from '../workload/schedule.ts';
+import { plannedSendingMs } from '../scenario/suite-rules.ts';
 import { measureHistory } from './measure.ts';
 import { scoreStrategies, type StrategyScore } from '../consumer/replay.ts';
 import { strategyOptions } from '../consumer/strategies/registry.ts';
@@ -87,8 +88,9 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   if (scenario.workload.rate.kind !== 'unlimited' && quietDelay.count > 0 && quietDelay.p99 > MAX_PUBLISH_DELAY_P99_US) {
     incomplete.push(`the harness could not keep the target rate: publish delay p99 ${(quietDelay.p99 / 1000).toFixed(0)} ms outside fault windows`);
   }
-  // Over the time the sends really took: a producer that fell behind sent its plan late.
-  const plannedS = (scenario.workload.durationMs ?? 0) / 1000;
+  // Over the time the sends really took: a producer that fell behind sent its plan late. The
+  // plan's own measured length, not durationMs: `messages` can end the plan sooner.
+  const plannedS = Math.max(0, (plannedSendingMs(scenario) ?? 0) - scenario.workload.warmupMs) / 1000;
   const measuredS = Math.max(0.001, plannedS, (m.lastSendUs - record.measureStartUs) / 1e6);
   const target = scenario.workload.rate.kind === 'fixed' ? scenario.workload.rate.perSecond : null;
   const achievedRate = Math.round(m.sent / measuredS);

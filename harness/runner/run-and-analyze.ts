@@ -54,20 +54,36 @@ export async function runAndAnalyze(scenario: Scenario, opts: RunCommandOptions)
   return runs.reduce<ExitCode>((worst, r) => (r.code === EXIT.infrastructure || worst === EXIT.infrastructure ? EXIT.infrastructure : Math.max(worst, r.code) as ExitCode), EXIT.ok);
 }
 
-/** How often each expectation held over repeated runs: the scenario's flake rate. */
-function printFlakeTable(results: Result[]): void {
-  const rows = new Map<string, { held: number; of: number }>();
+/** One expectation's record over repeated runs: how often it held. */
+export interface FlakeRow {
+  label: string;
+  held: number;
+  of: number;
+}
+
+/**
+ * How often each expectation held over repeated runs, one row per expectation: a wrong-state
+ * expectation is labelled with the strategy it judges, so two of them (the consumers' own and a
+ * replayed one) are counted apart.
+ */
+export function flakeRows(results: Pick<Result, 'expectations'>[]): FlakeRow[] {
+  const rows = new Map<string, FlakeRow>();
   for (const r of results) {
-    for (const e of (r.expectations as { type: string; expected: string; window: { relation: string; fault: string } | null; held: boolean | null; source: string }[]) ?? []) {
+    for (const e of r.expectations ?? []) {
       if (e.source === 'default' && e.expected === 'any') continue;
-      const label = `${e.type}${e.window ? ` ${e.window.relation} ${e.window.fault}` : ''} ${e.expected}`;
-      const row = rows.get(label) ?? { held: 0, of: 0 };
+      const label = `${e.type}${e.strategy ? ` (${e.strategy})` : ''}${e.window ? ` ${e.window.relation} ${e.window.fault}` : ''} ${e.expected}`;
+      const row = rows.get(label) ?? { label, held: 0, of: 0 };
       row.of++;
       if (e.held === true) row.held++;
       rows.set(label, row);
     }
   }
+  return [...rows.values()];
+}
+
+/** How often each expectation held over repeated runs: the scenario's flake rate. */
+function printFlakeTable(results: Result[]): void {
   const verdicts = results.map((r) => r.verdict.status);
   process.stdout.write(`\n${results.length} runs: ${verdicts.filter((v) => v === 'pass').length} pass, ${verdicts.filter((v) => v === 'fail').length} fail, ${verdicts.filter((v) => v === 'unknown').length} unknown\n`);
-  for (const [label, r] of rows) process.stdout.write(`  ${label.padEnd(40)} held ${r.held}/${r.of}${r.held < r.of ? `  (flake rate ${((1 - r.held / r.of) * 100).toFixed(0)}%)` : ''}\n`);
+  for (const r of flakeRows(results)) process.stdout.write(`  ${r.label.padEnd(40)} held ${r.held}/${r.of}${r.held < r.of ? `  (flake rate ${((1 - r.held / r.of) * 100).toFixed(0)}%)` : ''}\n`);
 }

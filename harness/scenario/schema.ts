@@ -99,6 +99,7 @@ const Distribution = union('How keys are drawn. Default uniform.', [
     share: num({ minimum: 0, maximum: 1, description: 'Share of traffic on the hot keys, 0..1.' }),
   }),
   branch('single', 'Every message on key index 0.'),
+  branch('round-robin', 'Message i on key index i mod count: every key in turn, so with `messages` = k x count each key gets exactly k messages, its k-th in the k-th round.'),
 ]);
 
 const Rate = union('Open-loop send rate: message i is due at start + i/rate, whatever the acks do.', [

@@ -1,14 +1,16 @@
 /**
  * Key choosers. A key is `<prefix><index>`, index 0-based. Concentrated distributions put their
  * weight on the lowest indices: Zipf rank r is index r-1, hotspot's hot keys are 0..hotKeys-1.
+ * round-robin draws nothing: message i goes to key i mod count, so a key's k-th message is in
+ * the k-th round and `workload.messages` = k x count gives every key exactly k messages.
  */
 import type { Distribution, WorkloadSpec } from '../scenario/types.ts';
 import type { Rng } from './rng.ts';
 
 export interface KeyChooser {
   readonly count: number;
-  /** Draw a key index in [0, count). */
-  pick(rng: Rng): number;
+  /** Draw a key index in [0, count) for message `index` of the plan (0-based). */
+  pick(rng: Rng, index: number): number;
   /** The configured (theoretical) probability of key index i. */
   probability(index: number): number;
 }
@@ -29,6 +31,8 @@ export function keyChooser(keys: Pick<WorkloadSpec['keys'], 'count' | 'distribut
       return { count: n, pick: (rng) => rng.int(n), probability: (i) => (i >= 0 && i < n ? 1 / n : 0) };
     case 'single':
       return { count: n, pick: () => 0, probability: (i) => (i === 0 ? 1 : 0) };
+    case 'round-robin':
+      return { count: n, pick: (_rng, index) => index % n, probability: (i) => (i >= 0 && i < n ? 1 / n : 0) };
     case 'hotspot':
       return hotspot(n, d.hotKeys, d.share);
     case 'zipf':

@@ -194,7 +194,7 @@ export class MessagePlan {
     const perProducerCount = new Float64Array(P);
     const end = Math.min(this.total, limit);
     for (let i = 0; i < end; i++) {
-      const k = this.chooser.pick(keysRng);
+      const k = this.chooser.pick(keysRng, i);
       const size = pickSize(sizesRng);
       let o = owner[k];
       let name: string | undefined;

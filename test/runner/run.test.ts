@@ -55,6 +55,6 @@ test('convoy run: a typo in a scenario is unusable input (exit 2) naming the pat
   writeFileSync(file, readFileSync(join(ROOT, 'workloads/rabbitmq-smoke.yaml'), 'utf8').replace('keys: { count: 50 }', 'keys: { count: 50, distribution: { kind: zipff } }'));
   const r = await convoy(['run', file, '--results', dir]);
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /workload\.keys\.distribution\.kind: expected one of uniform, zipf, hotspot, single; got "zipff"/);
+  assert.match(r.stderr, /workload\.keys\.distribution\.kind: expected one of uniform, zipf, hotspot, single, round-robin; got "zipff"/);
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
 });

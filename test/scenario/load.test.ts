@@ -35,7 +35,7 @@ const ok = 'broker: { kind: fake }\nworkload:\n  rate: { kind: fixed, perSecond:
 
 test('a typo in an enum names the path, the choices and what was written', async () => {
   assert.deepEqual(await fileProblems('typo-distribution.yaml'), [
-    'workload.keys.distribution.kind: expected one of uniform, zipf, hotspot, single; got "zipff"',
+    'workload.keys.distribution.kind: expected one of uniform, zipf, hotspot, single, round-robin; got "zipff"',
   ]);
 });
 

@@ -67,7 +67,7 @@ faults:
 `;
   await assert.rejects(parseScenario(scenario, { ...options, file: 'w.yaml' }), (e: ScenarioError) => {
     assert.deepEqual(e.detail, [
-      'w.yaml:6:21: workload.keys.distribution.kind: expected one of uniform, zipf, hotspot, single; got "zipff"',
+      'w.yaml:6:21: workload.keys.distribution.kind: expected one of uniform, zipf, hotspot, single, round-robin; got "zipff"',
       'w.yaml:13:55: consumers.overrides.c2.handler.meanMs: unknown property (did you mean minMs?)',
       'w.yaml:20:5: faults[1].restrat: unknown property (did you mean restart?)',
     ]);

@@ -9,7 +9,7 @@ function counts(count: number, distribution: Distribution, n: number, seed = 1):
   const rng = Rng.from(seed).fork('keys');
   const out = new Array<number>(count).fill(0);
   for (let i = 0; i < n; i++) {
-    const k = c.pick(rng);
+    const k = c.pick(rng, i);
     assert.ok(k >= 0 && k < count);
     out[k]++;
   }
@@ -38,7 +38,7 @@ test('zipf with more keys than the table limit uses rejection-inversion with the
   const N = 200_000;
   const c = new Map<number, number>();
   for (let i = 0; i < N; i++) {
-    const k = chooser.pick(rng);
+    const k = chooser.pick(rng, i);
     assert.ok(k >= 0 && k < n);
     c.set(k, (c.get(k) ?? 0) + 1);
   }
@@ -71,8 +71,15 @@ test('uniform spreads evenly; single puts everything on key 0', () => {
   assert.equal(s[0], 1000);
 });
 
+test('round-robin: message i on key i mod count, whatever the random stream', () => {
+  const c = keyChooser({ count: 4, distribution: { kind: 'round-robin' } });
+  const picks = Array.from({ length: 10 }, (_, i) => c.pick(Rng.from(i), i));
+  assert.deepEqual(picks, [0, 1, 2, 3, 0, 1, 2, 3, 0, 1]);
+  assert.deepEqual(counts(7, { kind: 'round-robin' }, 21), [3, 3, 3, 3, 3, 3, 3]);
+});
+
 test('probabilities sum to 1 and key names are prefix + index', () => {
-  for (const d of [{ kind: 'uniform' }, { kind: 'zipf', s: 0.8 }, { kind: 'hotspot', hotKeys: 5, share: 0.5 }, { kind: 'single' }] as Distribution[]) {
+  for (const d of [{ kind: 'uniform' }, { kind: 'zipf', s: 0.8 }, { kind: 'hotspot', hotKeys: 5, share: 0.5 }, { kind: 'single' }, { kind: 'round-robin' }] as Distribution[]) {
     const c = keyChooser({ count: 50, distribution: d });
     let sum = 0;
     for (let i = 0; i < 50; i++) sum += c.probability(i);

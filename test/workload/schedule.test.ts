@@ -128,6 +128,20 @@ test('sharedKeys: processes take messages round-robin, seq from one counter per 
   assert.ok(new Set(hot.map((m) => m.process)).size === 2, 'a key is written by both processes');
 });
 
+test('round-robin keys with messages = 3 x keys: every key gets seqs 1, 2, 3, its k-th in round k', () => {
+  const plan = new MessagePlan({ seed: 5, workload: workload({ keys: { count: 40, distribution: { kind: 'round-robin' }, prefix: 'o' }, messages: 120 }) });
+  const ms = all(plan);
+  assert.equal(ms.length, 120);
+  for (const m of ms) {
+    assert.equal(m.keyIndex, m.index % 40);
+    assert.equal(m.seq, Math.floor(m.index / 40) + 1);
+  }
+  const perKey = new Map<string, number[]>();
+  for (const m of ms) perKey.set(m.key, [...(perKey.get(m.key) ?? []), m.seq]);
+  assert.equal(perKey.size, 40);
+  for (const seqs of perKey.values()) assert.deepEqual(seqs, [1, 2, 3]);
+});
+
 test('sizes: fixed, uniform within bounds, choice by weight', () => {
   const r = Rng.from(1);
   assert.equal(sizePicker({ kind: 'fixed', bytes: 64 })(r), 64);
