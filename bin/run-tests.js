@@ -2,7 +2,7 @@
 // Runs the test suite with node's test runner: every test/**/*.test.ts and every broker's own
 // brokers/<name>/test/**/*.test.ts, one file at a time when any of them starts real brokers (two
 // at once on a 2-core machine would make them flaky), and one file per processor when none does. `--unit` runs only the tests that
-// need no broker; `--list` prints the chosen files instead of running them. Extra arguments are file filters. No list names brokers or folders: a test
+// need no broker; `--list` prints the chosen files instead of running them; `--times` adds each file's wall time. Extra arguments are file filters. No list names brokers or folders: a test
 // needs brokers when it sits in a broker's folder (brokers/<name>/test/ or test/<name>/, a name
 // from brokers/), or in a folder that says so with a NEEDS-BROKERS file (its text says why);
 // a broker that runs inside the test process says so with brokers/<name>/test/IN-PROCESS.
@@ -47,5 +47,7 @@ if (args.includes('--list')) {
 }
 // Tests that need no broker share nothing (each has its own temporary folders, ports and cache).
 const concurrency = files.some(needsBrokers) ? 1 : availableParallelism();
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], { cwd: root, stdio: 'inherit' });
+// `--times` adds each file's wall time, slowest first, after the usual report.
+const times = args.includes('--times') ? ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(root, 'bin', 'file-times.js')}`, '--test-reporter-destination=stdout'] : [];
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...times, ...files], { cwd: root, stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -191,6 +191,10 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     }
     for (const p of producers) mark('worker-started', { id: p.id, role: 'producer', pid: p.pid });
     await Promise.all(producers.map((p) => p.waitFor('ready', 60_000, 'producer start-up')));
+    // The fault kinds are loaded before the producers' clock starts: loading them after the
+    // start message took long enough on a busy machine for a short run's producers to finish
+    // first, and the timeline, armed too late, never ran its faults.
+    const kinds = await faultKinds();
     const startUs = nowMicros() + 300_000;
     record.startUs = startUs;
     record.measureStartUs = startUs + scenario.workload.warmupMs * 1000;
@@ -199,7 +203,6 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     for (const p of producers) p.send({ type: 'start', startUs });
 
     // 4. Faults.
-    const kinds = await faultKinds();
     timeline = new FaultTimeline(scenario.faults, kinds, {
       runtime: opts.runtime,
       allowDestructive: opts.allowDestructive,

@@ -1,35 +1,31 @@
 /**
- * Real runs on the memory broker, end to end through the CLI: the runner, worker processes,
- * the fault timeline (stall, kill-consumer, add-partitions), concurrency modes, a poison
- * policy and the checker, in seconds and with no broker process (three runs at a time:
- * they mostly wait on their schedules). Each scenario (scenarios/)
- * states what it must show; exit 0 means every expectation held.
+ * Real runs on the memory broker, end to end through the runner (run-here.ts: in this process,
+ * as `convoy run` runs them): worker processes, the fault timeline (stall, freeze,
+ * kill-consumer, handler-errors, redrive, add-partitions), every concurrency mode, every
+ * poison policy and the checker, in seconds and with no broker process (three runs at a time:
+ * they mostly wait on their schedules). Each scenario (scenarios/) states what it must show,
+ * inside its fault's window where it has one; a pass means every expectation held.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { convoy } from '../../../test/runner/helpers.ts';
+import { readdirSync } from 'node:fs';
+import { runHere } from './run-here.ts';
 
 const SCENARIOS = new URL('./scenarios/', import.meta.url).pathname;
+
+/** What a scenario's expectations cannot say: failed attempts (retried) per abandoned message. */
+const ATTEMPTS: Record<string, number> = { 'poison-retry.yaml': 3, 'poison-dead-letter.yaml': 1 };
 
 describe('runs on the memory broker', { concurrency: 3 }, () => {
   for (const file of readdirSync(SCENARIOS).filter((f) => f.endsWith('.yaml')).sort()) {
     test(file, async () => {
-      const results = mkdtempSync(join(tmpdir(), 'convoy-memory-run-'));
-      const r = await convoy(['run', join(SCENARIOS, file), '--results', results, '--quiet'], { timeoutMs: 90_000 });
-      assert.equal(r.code, 0, `${file}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-      const [runId] = readdirSync(results);
-      const result = JSON.parse(readFileSync(join(results, runId!, 'result.json'), 'utf8')) as {
-        verdict: { status: string };
-        environment: { emulator: { notes: string } | null };
-        workload: { sent: number };
-      };
-      assert.equal(result.verdict.status, 'pass');
-      assert.ok(result.workload.sent > 0);
+      const { result } = await runHere(SCENARIOS + file);
+      const missed = (result.expectations as { held: boolean | null }[]).filter((e) => e.held !== true);
+      assert.equal(result.verdict.status, 'pass', `${file}: ${JSON.stringify({ verdict: result.verdict, missed, harness: result.harness })}`);
+      assert.ok((result.workload?.sent ?? 0) > 0);
       // The result says what the broker was: a test double.
-      assert.match(result.environment.emulator?.notes ?? '', /test double/);
+      assert.match(result.environment?.emulator?.notes ?? '', /test double/);
+      if (ATTEMPTS[file]) assert.equal(result.anomalies.retried.count, ATTEMPTS[file] * result.anomalies.abandoned.count, 'every poison message tried as often as its policy says');
     });
   }
 });
