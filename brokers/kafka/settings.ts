@@ -25,7 +25,7 @@ export interface ProducerSettings {
   /** confluent only: librdkafka message.timeout.ms, the bound on one send including retries. */
   deliveryTimeoutMs?: number;
   partitioner: Partitioner;
-  /** confluent only: librdkafka `debug` contexts (e.g. "eos,msg"); their lines go to the producer's log. */
+  /** confluent only: librdkafka `debug` contexts (e.g. "eos,msg"); their lines go to the run's log (run.log), named by producer. */
   debug?: string;
 }
 
@@ -90,7 +90,7 @@ export const settingsSchema: Record<string, unknown> = {
         requestTimeoutMs: int(1, 'default 30000', 900_000),
         deliveryTimeoutMs: int(1, 'confluent only (librdkafka message.timeout.ms, default 120000)', 2_147_483_647),
         partitioner: { enum: ['murmur2', 'crc32'], description: 'murmur2 (Java-compatible, default) or crc32 (librdkafka consistent_random; confluent only)' },
-        debug: { type: 'string', pattern: '^[a-z]+(,[a-z]+)*$', description: 'confluent only: librdkafka debug contexts, e.g. "eos,msg"; their lines go to the producer\'s log' },
+        debug: { type: 'string', pattern: '^[a-z]+(,[a-z]+)*$', description: 'confluent only: librdkafka debug contexts, e.g. "eos,msg"; their lines go to the run\'s log' },
       },
     },
     consumer: {
