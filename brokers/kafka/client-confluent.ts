@@ -150,12 +150,15 @@ export async function confluentProducer(endpoint: KafkaEndpoint, settings: Kafka
     'socket.connection.setup.timeout.ms': 11_000,
     'message.timeout.ms': p.deliveryTimeoutMs ?? 120_000,
     partitioner: p.partitioner === 'crc32' ? 'consistent_random' : 'murmur2_random',
-    // librdkafka's warnings and errors (severity <= 4) reach the worker's log.
-    log_level: 4,
+    // librdkafka's warnings and errors (severity <= 4) reach the worker's log; with `debug`,
+    // its debug lines too (unthrottled: they are the evidence the setting was asked for).
+    log_level: p.debug ? 7 : 4,
+    ...(p.debug ? { debug: p.debug } : {}),
     dr_cb: true,
   };
   const producer = new Producer(config as never) as unknown as RdkafkaProducer;
-  producer.on('event.log', ((m: { severity: number; message: string }) => out(`librdkafka ${m.severity <= 3 ? 'error' : 'warn'}: ${m.message}`)) as never);
+  producer.on('event.log', ((m: { severity: number; message: string; fac?: string }) =>
+    m.severity >= 7 ? options.log(`librdkafka debug ${m.fac ?? ''}: ${m.message}`) : out(`librdkafka ${m.severity <= 3 ? 'error' : 'warn'}: ${m.message}`)) as never);
   producer.on('event.error', ((err: Error) => out(`librdkafka error: Error: ${err.message}`)) as never);
 
   // One slot per message awaiting its delivery report; freed slots are reused.

@@ -25,6 +25,8 @@ export interface ProducerSettings {
   /** confluent only: librdkafka message.timeout.ms, the bound on one send including retries. */
   deliveryTimeoutMs?: number;
   partitioner: Partitioner;
+  /** confluent only: librdkafka `debug` contexts (e.g. "eos,msg"); their lines go to the run's log (run.log), named by producer. */
+  debug?: string;
 }
 
 export interface ConsumerSettings {
@@ -88,6 +90,7 @@ export const settingsSchema: Record<string, unknown> = {
         requestTimeoutMs: int(1, 'default 30000', 900_000),
         deliveryTimeoutMs: int(1, 'confluent only (librdkafka message.timeout.ms, default 120000)', 2_147_483_647),
         partitioner: { enum: ['murmur2', 'crc32'], description: 'murmur2 (Java-compatible, default) or crc32 (librdkafka consistent_random; confluent only)' },
+        debug: { type: 'string', pattern: '^[a-z]+(,[a-z]+)*$', description: 'confluent only: librdkafka debug contexts, e.g. "eos,msg"; their lines go to the run\'s log' },
       },
     },
     consumer: {
@@ -206,6 +209,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
   if (confluent) {
     producer.batchSize = p.batchSize ?? 1_000_000;
     producer.deliveryTimeoutMs = p.deliveryTimeoutMs ?? 120_000;
+    if (p.debug !== undefined) producer.debug = p.debug;
   }
   if (idempotent && acks !== -1) errors.push('broker.producer.idempotent needs acks -1 ("all")');
   if (idempotent && maxInFlight > 5) errors.push('broker.producer.idempotent allows at most 5 requests in flight (maxInFlight <= 5)');
@@ -233,6 +237,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
       [p.partitioner === 'crc32' ? true : undefined, 'broker.producer.partitioner crc32: kafkajs has only the Java-compatible murmur2 partitioner; use client: confluent (librdkafka consistent_random)'],
       [p.lingerMs ? true : undefined, 'broker.producer.lingerMs: kafkajs sends every send() at once and has no linger; use client: confluent'],
       [p.batchSize, 'broker.producer.batchSize: kafkajs has no batch size setting; use client: confluent'],
+      [p.debug, 'broker.producer.debug: librdkafka debug contexts; kafkajs has its own log levels; use client: confluent'],
       [p.deliveryTimeoutMs, 'broker.producer.deliveryTimeoutMs: kafkajs has no delivery timeout (it retries `retries` times); use client: confluent'],
       [c.maxPollIntervalMs, 'broker.consumer.maxPollIntervalMs: kafkajs has no max.poll.interval.ms (a stalled handler is evicted after sessionTimeoutMs); use client: confluent'],
     ];

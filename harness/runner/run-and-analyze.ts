@@ -14,6 +14,8 @@ export interface RunCommandOptions {
   external?: Record<string, unknown>;
   repeat: number;
   quiet: boolean;
+  /** Adopt a recorded running broker of the same setup (default true); false: deploy its own. */
+  reuseBrokers?: boolean;
   /** The scenario file: its text and its parents' are recorded in the result (`source`). */
   scenarioFile?: string;
   /** What to record instead (a rerun passes on what the first run recorded). */
@@ -32,6 +34,7 @@ export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Prom
     runtime: opts.runtime, resultsDir: opts.resultsDir, keep: opts.keep, allowDestructive: opts.allowDestructive, external: opts.external,
     log: opts.quiet ? undefined : (l) => process.stderr.write(`  ${l}\n`),
     progress: !opts.quiet,
+    reuseBrokers: opts.reuseBrokers,
   });
   // A run that failed, even before its broker came up, is analysed like any other: its
   // result says `unknown`, the stage it stopped at and why, so dashboards show every run.

@@ -39,6 +39,8 @@ export interface RunOptions {
   progress?: boolean;
   /** A live deployment to use instead of deploying (benchmarks, suites); it is not stopped. */
   deployment?: Deployment;
+  /** Adopt a recorded running broker of the same setup (default true); false: deploy its own. */
+  reuseBrokers?: boolean;
 }
 
 /** What happened, for the analysis: the run's files and why it may be incomplete. */
@@ -153,7 +155,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     deployment = opts.deployment
       ? { ...opts.deployment, stop: async () => {} }
       : await broker.deploy(
-          { runtime: opts.runtime, workDir: join(runDir, 'brokers'), cacheDir: cacheDir(), external: opts.external, log, signal: abort.signal, reuse: true },
+          { runtime: opts.runtime, workDir: join(runDir, 'brokers'), cacheDir: cacheDir(), external: opts.external, log, signal: abort.signal, reuse: opts.reuseBrokers ?? true },
           settings,
         );
     record.deployment = { broker: deployment.broker, runtime: deployment.runtime, versions: deployment.versions, emulator: deployment.emulator, endpoint: deployment.endpoint };

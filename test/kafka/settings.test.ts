@@ -62,6 +62,11 @@ test('settings one client cannot honour are refused with the reason', () => {
   const ok = resolveSettings({ kind: 'kafka', client: 'confluent', producer: { partitioner: 'crc32', idempotent: true, maxInFlight: 5 } });
   assert.equal(ok.producer.partitioner, 'crc32');
   assert.equal(resolveSettings({ kind: 'kafka', producer: { idempotent: true } }).producer.maxInFlight, 1);
+  // librdkafka debug contexts pass through for the librdkafka client only.
+  rejects({ producer: { debug: 'eos' } }, /producer\.debug: librdkafka debug contexts; kafkajs/);
+  rejects({ client: 'confluent', producer: { debug: 'eos; rm' } }, /broker\.producer\.debug/);
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'confluent', producer: { debug: 'eos,msg' } }).producer.debug, 'eos,msg');
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'confluent' }).producer.debug, undefined);
 });
 
 test('the published schema is valid JSON Schema and agrees with resolveSettings', () => {

@@ -37,7 +37,7 @@ export function register(program: Command): void {
     process.exitCode = await runAndAnalyze(scenario, {
       runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
       external: runtime === 'external' ? parseExternal(o.external ?? []) : undefined,
-      repeat: Number(o.repeat) || 1, quiet: Boolean(o.quiet), afterRun: reportAfterRun, source: result.source,
+      repeat: Number(o.repeat) || 1, quiet: Boolean(o.quiet), afterRun: reportAfterRun, source: result.source, reuseBrokers: o.reuseBrokers,
     });
   });
 }

@@ -16,6 +16,8 @@ export interface RunFlags {
   external?: string[];
   repeat: string;
   quiet?: boolean;
+  /** false with --no-reuse-brokers: start and stop this run's own brokers. */
+  reuseBrokers: boolean;
 }
 
 export function addRunOptions(cmd: Command): Command {
@@ -26,7 +28,8 @@ export function addRunOptions(cmd: Command): Command {
     .option('--allow-destructive', 'allow faults that change or hurt an external broker (partition increases, kills)')
     .option('--external <k=v...>', 'external runtime: connection settings, e.g. bootstrap=host:9092 url=amqps://... sasl.mechanism=plain sasl.username=u sasl.password=p ssl=true')
     .option('--repeat <n>', 'run it n times and report how often each expectation held', '1')
-    .option('--quiet', 'no progress output');
+    .option('--quiet', 'no progress output')
+    .option('--no-reuse-brokers', 'local runtime: start and stop brokers of its own, even when `convoy brokers up` or a suite left matching ones running (whose owner may restart or stop them mid-run)');
 }
 
 export function checkRuntime(runtime: string): RuntimeKind {
@@ -49,7 +52,7 @@ export function register(program: Command): void {
     const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
     process.exitCode = await runAndAnalyze(scenario, {
       runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
-      external, repeat, quiet: Boolean(o.quiet), scenarioFile: resolve(file),
+      external, repeat, quiet: Boolean(o.quiet), scenarioFile: resolve(file), reuseBrokers: o.reuseBrokers,
       afterRun: reportAfterRun,
     });
   });
