@@ -155,7 +155,8 @@ test('sizes: fixed, uniform within bounds, choice by weight', () => {
   assert.ok(Math.abs(small / 10_000 - 0.75) < 0.02);
 });
 
-test('a process regenerates a 1M-message plan and keeps its share quickly', () => {
+// Its speed is printed, not asserted: timed assertions fail on a loaded machine.
+test('a process regenerates a 1M-message plan and keeps its share', () => {
   const plan = new MessagePlan({
     seed: 1,
     workload: workload({ keys: { count: 100_000, distribution: { kind: 'zipf', s: 1.0 }, prefix: 'k' }, rate: { kind: 'fixed', perSecond: 10_000 }, durationMs: 100_000, warmupMs: 0, producers: [{ name: 'orders', processes: 4, sharedKeys: false }] }),
@@ -168,5 +169,4 @@ test('a process regenerates a 1M-message plan and keeps its share quickly', () =
   const ms = performance.now() - t0;
   process.stdout.write(`# 1M-message plan, one process of 4 kept ${n} messages in ${ms.toFixed(0)} ms\n`);
   assert.ok(n > 0 && n < 1_000_000);
-  assert.ok(ms < 5000, `took ${ms} ms`);
 });
