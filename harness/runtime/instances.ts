@@ -21,6 +21,12 @@ export interface InstanceRecord {
   startedAt: string;
   /** Who keeps it up: `convoy brokers up` (absent) or a suite, which stops it when it ends. */
   startedBy?: 'brokers-up' | 'suite';
+  /**
+   * The suite's process, for a broker a suite started. Only that process reuses it: any other
+   * would lose it mid-run when the suite ends and stops it (two suites on one machine, or a
+   * run beside a suite).
+   */
+  ownerPid?: number;
   /** Module-specific facts needed to rebuild the Deployment (endpoint, links, ports...). */
   data: Record<string, unknown>;
 }
@@ -29,25 +35,40 @@ function dir(): string {
   return cacheDir('instances');
 }
 
+/** A shared record is `<key>.json`; a suite's own is `<key>.suite-<pid>.json`, so suites never share one. */
+function fileOf(rec: Pick<InstanceRecord, 'key' | 'ownerPid'>): string {
+  return join(dir(), rec.ownerPid ? `${rec.key}.suite-${rec.ownerPid}.json` : `${rec.key}.json`);
+}
+
 /** Records a broker that outlives this process; from here on the reaper leaves its processes running. */
 export function saveInstance(rec: InstanceRecord): void {
   const starts = rec.pids.map((p) => startTime(p) ?? 0);
-  writeFileSync(join(dir(), `${rec.key}.json`), JSON.stringify({ ...rec, starts }, null, 2));
+  writeFileSync(fileOf(rec), JSON.stringify({ ...rec, starts }, null, 2));
   spareGroups(rec.pids);
 }
 
-export function removeInstance(key: string): void {
-  rmSync(join(dir(), `${key}.json`), { force: true });
+/** Drops a record: the one given, or by key the shared one and this process's suite's own. */
+export function removeInstance(which: string | InstanceRecord): void {
+  const files = typeof which === 'string' ? [fileOf({ key: which }), fileOf({ key: which, ownerPid: process.pid })] : [fileOf(which)];
+  for (const f of files) rmSync(f, { force: true });
 }
 
+/** The live record this process may reuse: its own suite's, else the shared one (`brokers up`). */
 export function loadInstance(key: string): InstanceRecord | undefined {
-  try {
-    const rec = JSON.parse(readFileSync(join(dir(), `${key}.json`), 'utf8')) as InstanceRecord;
-    if (rec.pids.every((p) => pidAlive(p))) return rec;
-    return undefined;
-  } catch {
-    return undefined;
+  for (const file of [fileOf({ key, ownerPid: process.pid }), fileOf({ key })]) {
+    try {
+      const rec = JSON.parse(readFileSync(file, 'utf8')) as InstanceRecord;
+      if (rec.pids.every((p) => pidAlive(p))) return rec;
+    } catch {
+      // no such record
+    }
   }
+  return undefined;
+}
+
+/** Whether this process may reuse the record: shared, or its own suite's. */
+export function reusableHere(rec: Pick<InstanceRecord, 'ownerPid'>): boolean {
+  return !rec.ownerPid || rec.ownerPid === process.pid;
 }
 
 /** How a reusing run names the broker's owner: "started for the suite", or by `convoy brokers up`. */
@@ -55,10 +76,12 @@ export function ownerOf(rec: Pick<InstanceRecord, 'startedBy' | 'startedAt'>): s
   return rec.startedBy === 'suite' ? 'started for the suite' : `started by \`convoy brokers up\` at ${rec.startedAt}`;
 }
 
-/** Marks a recorded broker as the suite's own (the suite stops it at its end). */
+/** Marks a recorded broker as this suite's own (the suite stops it at its end; no other process reuses it). */
 export function markStartedBySuite(key: string): void {
   const rec = loadInstance(key);
-  if (rec) saveInstance({ ...rec, startedBy: 'suite' });
+  if (!rec || rec.ownerPid) return;
+  saveInstance({ ...rec, startedBy: 'suite', ownerPid: process.pid });
+  rmSync(fileOf({ key }), { force: true });
 }
 
 /** Every record, live or stale, with its liveness. */

@@ -38,7 +38,7 @@ export async function stopLeftovers(): Promise<{ stopped: Stopped[]; leftAlone: 
 
   for (const { record, alive } of listInstances()) {
     const pids = await stopInstance(record, stopByPidFile);
-    removeInstance(record.key);
+    removeInstance(record);
     stopped.push({ what: `${record.key} (convoy brokers up)${alive ? '' : ', stale record'}`, pids });
   }
 

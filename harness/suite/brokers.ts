@@ -12,12 +12,12 @@ import { loadBroker } from '../broker/registry.ts';
 import { ensureRequirements } from '../setup/install.ts';
 import { needsOf } from '../setup/setup.ts';
 import { cacheDir } from '../runtime/cache.ts';
-import { listInstances, markStartedBySuite, removeInstance } from '../runtime/instances.ts';
+import { listInstances, markStartedBySuite, removeInstance, reusableHere } from '../runtime/instances.ts';
 import { stopByPidFile } from '../runtime/process.ts';
 import type { Scenario } from '../scenario/types.ts';
 
 function aliveKeys(): Map<string, string> {
-  return new Map(listInstances().filter((i) => i.alive).map((i) => [i.record.key, i.record.broker]));
+  return new Map(listInstances().filter((i) => i.alive && reusableHere(i.record)).map((i) => [i.record.key, i.record.broker]));
 }
 
 export class SuiteBrokers {
@@ -79,11 +79,11 @@ export class SuiteBrokers {
 
   private async stop(key: string): Promise<void> {
     this.started.delete(key);
-    const found = listInstances().find((i) => i.record.key === key);
+    const found = listInstances().find((i) => i.record.key === key && i.record.ownerPid === process.pid);
     if (!found) return;
     try {
       for (const f of found.record.pidFiles) await stopByPidFile(f);
-      removeInstance(key);
+      removeInstance(found.record);
       this.log(`  ${key}: stopped`);
     } catch (err) {
       this.log(`  ${key}: could not stop (${(err as Error).message}); see convoy brokers status`);

@@ -58,7 +58,7 @@ export function register(program: Command): void {
       const list = listInstances().filter((i) => names.length === 0 || names.includes(i.record.broker));
       for (const { record } of list) {
         await stopInstance(record, stopByPidFile);
-        removeInstance(record.key);
+        removeInstance(record);
         process.stdout.write(`${record.key}: stopped\n`);
       }
       if (list.length === 0) process.stdout.write('no brokers recorded as running (`convoy clean` also stops what a killed run left)\n');
