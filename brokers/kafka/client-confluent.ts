@@ -292,6 +292,7 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
       });
     },
     ready: (timeoutMs) => core.ready(timeoutMs),
+    commitsLater: true,
     async close(): Promise<void> {
       await core.flush();
       core.close();

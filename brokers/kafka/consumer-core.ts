@@ -18,6 +18,8 @@
  *     later one of that partition are delivered again (deliveryCount counts these redeliveries
  *     within this consumer; Kafka keeps no count). Kafka has no lock that could expire, so
  *     "release" cannot mean "later"; it redelivers at once too.
+ *   - Before every commit, `options.beforeCommit` makes what the harness handled durable, so a
+ *     settlement may come before its effects are written (the client's `commitsLater`).
  *   - autoCommit true: the settled prefix is committed every autoCommitIntervalMs (and on
  *     revocation and close); autoCommit false: right after each settlement that moves it
  *     (coalesced: one commit request in flight). Both clients' own auto-commit would commit
@@ -257,6 +259,8 @@ export class ConsumerCore {
         const targets = this.targets();
         if (!targets.length || !this.driver) return;
         try {
+          // What the settled offsets cover is written before the broker hears of them.
+          this.options.beforeCommit?.();
           await this.driver.commit(targets);
           for (const t of targets) {
             const l = this.ledgers.get(t.partition);
