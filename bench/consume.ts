@@ -47,7 +47,10 @@ const KEYS = 10_000;
 const SIZE = 256;
 const WORKERS = 8;
 const CLIENTS = (process.env.CONVOY_BENCH_CLIENTS ?? 'confluent,kafkajs').split(',').filter(Boolean);
-const MODES = (process.env.CONVOY_BENCH_MODES ?? 'partition,key,unordered').split(',').filter(Boolean) as ('partition' | 'key' | 'unordered')[];
+/** A concurrency mode, `partition*N`: partition mode with broker.consumer.partitionsConsumedConcurrently N. */
+const MODES = (process.env.CONVOY_BENCH_MODES ?? `partition,partition*${PARTITIONS},key,unordered`).split(',').filter(Boolean);
+type Mode = 'partition' | 'key' | 'unordered';
+const modeOf = (m: string) => ({ mode: m.split('*')[0] as Mode, concurrentPartitions: Number(m.split('*')[1] ?? 1) });
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} CPUs)`;
@@ -90,10 +93,11 @@ function trees(resultsDir: string): Tree[] {
   return out;
 }
 
-function consumerScenario(client: string, mode: 'partition' | 'key' | 'unordered'): Scenario {
+function consumerScenario(client: string, variant: string): Scenario {
+  const { mode, concurrentPartitions } = modeOf(variant);
   return {
     name: 'bench-consume', description: 'benchmark', seed: 1,
-    broker: { kind: 'kafka', client, topic: { partitions: PARTITIONS } },
+    broker: { kind: 'kafka', client, topic: { partitions: PARTITIONS }, consumer: { partitionsConsumedConcurrently: concurrentPartitions } },
     workload: {
       keys: { count: KEYS, distribution: { kind: 'uniform' }, prefix: 'k' },
       entity: { kind: 'counter', events: 'state', cancelShare: 0.25 }, rate: { kind: 'unlimited' }, size: { kind: 'fixed', bytes: SIZE },
@@ -145,11 +149,11 @@ interface Reading {
 }
 
 /** A real consumer worker of `tree` reads the topic from the start (fresh group). */
-async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, names: { runId: string; prefix: string }, client: string, mode: 'partition' | 'key' | 'unordered', dir: string): Promise<Reading> {
+async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, names: { runId: string; prefix: string }, client: string, mode: string, dir: string): Promise<Reading> {
   const { WorkerHandle } = (await import(join(tree.dir, 'harness/workers/handle.ts'))) as typeof import('../harness/workers/handle.ts');
   const kafka = await loadBroker('kafka');
   const scenario = consumerScenario(client, mode);
-  const work = mkdtempSync(join(dir, `c-${client}-${mode}-`));
+  const work = mkdtempSync(join(dir, `c-${client}-${mode.replace('*', 'x')}-`));
   const init: WorkerInit = {
     role: 'consumer', id: 'c1', brokerKind: 'kafka', endpoint: d.endpoint,
     settings: kafka.resolveSettings(scenario.broker), names, scenario,

@@ -8,7 +8,9 @@
  *   - Deliveries of one partition are handed out in offset order; the next one is handed out
  *     only after `onDelivery` of the previous one resolved (the gate's rule; the client's fetch
  *     loop awaits handOut, so a handler that blocks its partition stops the loop).
- *   - At most `maxInFlight` deliveries are unsettled at once (across partitions; the gate).
+ *   - At most `maxInFlight` deliveries are unsettled at once (across partitions; the gate), or
+ *     partitionsConsumedConcurrently when that is more: with one delivery in flight (partition
+ *     mode), each of the partitions fetched side by side has one out.
  *   - ack / dead-letter: the offset is done. Kafka keeps one committed offset per partition,
  *     so the consumer commits only the contiguous settled prefix (like Confluent's Parallel
  *     Consumer): an offset is committed once it and every earlier delivered offset are settled.
@@ -152,7 +154,10 @@ export class ConsumerCore {
 
   /** The harness's delivery gate takes every message from here on (ConsumerClient.start). */
   start(onDelivery: (d: Delivery) => Promise<void>): void {
-    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError: 'requeue' });
+    // partitionsConsumedConcurrently partitions are fetched side by side, and each may have one
+    // delivery out (the gate's lane rule): partition mode's one in flight becomes one per partition.
+    const maxInFlight = Math.max(this.options.maxInFlight, this.settings.partitionsConsumedConcurrently);
+    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight, log: this.options.log, onHandlerError: 'requeue' });
   }
 
   /** The group gave this member `partitions` (possibly none): it is ready. */
