@@ -45,6 +45,41 @@ export function partitionOfLane(lane: string): number {
 /** Offsets per partition whose delivery counts are remembered. */
 const COUNT_MEMORY = 20_000;
 
+/**
+ * Deliveries per offset by this consumer, for the `limit` offsets first delivered most
+ * recently (a commit that "succeeds" after the member was evicted may not stick, so commits
+ * cannot tell which offsets will come again). The oldest is found in a queue of first
+ * deliveries: forgetting it through a Map's first key would cost a scan over the map's
+ * deleted entries on every delivery (V8 keeps them until it rehashes), which was most of a
+ * consumer's CPU once a partition had passed `limit` messages.
+ */
+export class DeliveryCounts {
+  private readonly counts = new Map<number, number>();
+  private order: number[] = [];
+  private head = 0;
+
+  constructor(private readonly limit = COUNT_MEMORY) {}
+
+  /** Counts one more delivery of `offset`; returns its deliveries so far, this one included. */
+  bump(offset: number): number {
+    const count = (this.counts.get(offset) ?? 0) + 1;
+    if (count === 1) this.order.push(offset);
+    this.counts.set(offset, count);
+    if (this.counts.size > this.limit) {
+      this.counts.delete(this.order[this.head++]!);
+      if (this.head > this.limit) {
+        this.order = this.order.slice(this.head);
+        this.head = 0;
+      }
+    }
+    return count;
+  }
+
+  get size(): number {
+    return this.counts.size;
+  }
+}
+
 interface Entry {
   offset: number;
   settled: boolean;
@@ -63,16 +98,12 @@ export class PartitionLedger {
   committable?: number;
   committed?: number;
 
-  constructor(private readonly counts = new Map<number, number>()) {}
+  constructor(private readonly counts = new DeliveryCounts()) {}
 
   deliver(offset: number): { entry: Entry; count: number } {
     const entry: Entry = { offset, settled: false, dropped: false };
     this.entries.push(entry);
-    const count = (this.counts.get(offset) ?? 0) + 1;
-    this.counts.set(offset, count);
-    // Remember the most recent deliveries only (a commit that "succeeds" after the member was
-    // evicted may not stick, so commits cannot tell which offsets will come again).
-    if (this.counts.size > COUNT_MEMORY) this.counts.delete(this.counts.keys().next().value!);
+    const count = this.counts.bump(offset);
     return { entry, count };
   }
 
@@ -117,7 +148,7 @@ export interface ConsumerDriver {
 export class ConsumerCore {
   private ledgers = new Map<number, PartitionLedger>();
   /** Deliveries per offset by this consumer, per partition, kept across rebalances. */
-  private counts = new Map<number, Map<number, number>>();
+  private counts = new Map<number, DeliveryCounts>();
   private assigned: number[] = [];
   private gate?: DeliveryGate;
   private driver?: ConsumerDriver;
@@ -166,7 +197,7 @@ export class ConsumerCore {
     this.assigned = [...partitions].sort((a, b) => a - b);
     for (const p of this.assigned) {
       this.ledgers.get(p)?.drop();
-      if (!this.counts.has(p)) this.counts.set(p, new Map());
+      if (!this.counts.has(p)) this.counts.set(p, new DeliveryCounts());
       this.ledgers.set(p, new PartitionLedger(this.counts.get(p)!));
     }
     this.options.onGroupEvent?.({ phase: 'assigned', lanes: this.lanes, generation: this.generation });

@@ -2,11 +2,13 @@
  * Kafka's consumer core (brokers/kafka/consumer-core.ts) commits a settled offset only after
  * the harness's `beforeCommit` made what it covers durable, each time it commits (on the
  * timer, after a settlement, on close). In-process: the core's driver records its commits.
+ * Its per-offset delivery counts keep the rule they had with a Map.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Delivery } from '../../harness/broker/contract.ts';
-import { ConsumerCore } from '../../brokers/kafka/consumer-core.ts';
+import fc from 'fast-check';
+import { ConsumerCore, DeliveryCounts } from '../../brokers/kafka/consumer-core.ts';
 import type { ConsumerSettings } from '../../brokers/kafka/settings.ts';
 
 const settings = (autoCommit: boolean): ConsumerSettings => ({
@@ -44,3 +46,19 @@ for (const autoCommit of [false, true]) {
     });
   });
 }
+
+test('DeliveryCounts remembers the counts of the `limit` offsets first delivered most recently, as a Map that forgets its first key does', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 8 }), fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 300 }), (limit, offsets) => {
+      const counts = new DeliveryCounts(limit);
+      const reference = new Map<number, number>();
+      for (const offset of offsets) {
+        const expected = (reference.get(offset) ?? 0) + 1;
+        reference.set(offset, expected);
+        if (reference.size > limit) reference.delete(reference.keys().next().value!);
+        assert.equal(counts.bump(offset), expected);
+        assert.equal(counts.size, reference.size);
+      }
+    }),
+  );
+});
