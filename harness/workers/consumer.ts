@@ -3,7 +3,6 @@ import type { HandlerEffect } from '../faults/contract.ts';
 import type { ConsumerClient, Delivery, Settlement } from '../broker/contract.ts';
 import { nowMicros, sleep } from '../clock.ts';
 import { HistoryWriter } from '../history/writer.ts';
-import type { ProcessEvent } from '../history/events.ts';
 import { decodeMessage, type DecodedMessage } from '../workload/codec.ts';
 import { Rng } from '../workload/rng.ts';
 import { handlerTimeSampler } from '../consumer/handler-time.ts';
@@ -16,6 +15,7 @@ import { cpuMeter } from './cpu-meter.ts';
 import { WorkerFaults } from './fault-hooks.ts';
 import { emptyPhases } from './phases.ts';
 import { GroupCommit } from './group-commit.ts';
+import { processEvent, type ProcessBase } from './process-event.ts';
 
 /**
  * A consumer process of the run's group: takes deliveries from the broker client, runs them
@@ -76,8 +76,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const groupable = () => client.commitsLater === true && faults.effects().next().done === true;
 
   const handle = async (d: Delivery, msg: DecodedMessage | null, received: number): Promise<void> => {
-    const base = {
-      type: 'process' as const,
+    const base: ProcessBase = {
       key: msg?.key ?? null,
       producer: msg?.producer ?? null,
       seq: msg?.seq ?? null,
@@ -105,7 +104,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         if (held) await held;
       }
       phases.handlerMs += clock() - t;
-      const ev: ProcessEvent = { ...base, received, start, end: 0, outcome: 'ok' };
+      const ev = processEvent(base, received, start);
       const outage = failedByFault(faults.effects());
       if (outage) {
         ev.outcome = 'error';
