@@ -21,7 +21,8 @@
  * revision, exported to a temporary directory, in the same bench run: before/after side by side.
  * CONVOY_BENCH_CONSUME_MESSAGES (default 100000), CONVOY_BENCH_CONSUME_MAX_S (default 30: a
  * reader slower than MESSAGES in that time is measured on what it read),
- * CONVOY_BENCH_CLIENTS, CONVOY_BENCH_MODES narrow the set.
+ * CONVOY_BENCH_CLIENTS, CONVOY_BENCH_MODES narrow the set (`partition*6`: partition mode with
+ * broker.consumer.partitionsConsumedConcurrently 6, one delivery in flight per partition).
  */
 import { execSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
