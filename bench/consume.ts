@@ -279,7 +279,11 @@ function lastBusy(xs: number[]): number {
 function scaleScenario(): Scenario {
   return {
     name: 'bench-scale', description: 'issue 29: 10k msg/s, 6 partitions, 100k keys (Zipf 0.8), 2 consumers, 0 ms handler', seed: 1,
-    broker: { kind: 'kafka', client: 'confluent', topic: { partitions: 6 } },
+    broker: {
+      kind: 'kafka', client: 'confluent', topic: { partitions: 6 },
+      // CONVOY_BENCH_SCALE_CONCURRENT=N: each consumer handles up to N of its partitions side by side.
+      ...(process.env.CONVOY_BENCH_SCALE_CONCURRENT ? { consumer: { partitionsConsumedConcurrently: Number(process.env.CONVOY_BENCH_SCALE_CONCURRENT) } } : {}),
+    },
     workload: {
       keys: { count: 100_000, distribution: { kind: 'zipf', s: 0.8 }, prefix: 'k' },
       entity: { kind: 'order', events: 'state', cancelShare: 0.25 }, rate: { kind: 'fixed', perSecond: 10_000 }, size: { kind: 'fixed', bytes: SIZE },
