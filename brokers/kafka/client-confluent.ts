@@ -278,7 +278,6 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: c.partitionsConsumedConcurrently,
         eachBatch: async ({ batch, resolveOffset, isRunning, isStale }) => {
-          let handedUpTo: string | undefined;
           for (const message of batch.messages) {
             if (!isRunning() || isStale()) break;
             const offset = Number(message.offset);
@@ -286,12 +285,9 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
               stale: () => !isRunning() || isStale(),
             });
             if (!handed) break;
-            handedUpTo = message.offset;
+            // The fetch position moves on; what gets committed is decided by settlement.
+            resolveOffset(message.offset);
           }
-          // The fetch position moves past what was handed out; what gets committed is decided by
-          // settlement. Resolved once per batch: the KafkaJS layer reads it only when the batch
-          // ends, and each resolve is a call into librdkafka (offsets_store).
-          if (handedUpTo !== undefined) resolveOffset(handedUpTo);
         },
       });
     },
