@@ -21,7 +21,8 @@
  * revision, exported to a temporary directory, in the same bench run: before/after side by side.
  * CONVOY_BENCH_CONSUME_MESSAGES (default 100000), CONVOY_BENCH_CONSUME_MAX_S (default 30: a
  * reader slower than MESSAGES in that time is measured on what it read),
- * CONVOY_BENCH_CLIENTS, CONVOY_BENCH_MODES narrow the set.
+ * CONVOY_BENCH_CLIENTS, CONVOY_BENCH_MODES narrow the set (`partition*6`: partition mode with
+ * broker.consumer.partitionsConsumedConcurrently 6, one delivery in flight per partition).
  */
 import { execSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
@@ -47,7 +48,10 @@ const KEYS = 10_000;
 const SIZE = 256;
 const WORKERS = 8;
 const CLIENTS = (process.env.CONVOY_BENCH_CLIENTS ?? 'confluent,kafkajs').split(',').filter(Boolean);
-const MODES = (process.env.CONVOY_BENCH_MODES ?? 'partition,key,unordered').split(',').filter(Boolean) as ('partition' | 'key' | 'unordered')[];
+/** A concurrency mode, `partition*N`: partition mode with broker.consumer.partitionsConsumedConcurrently N. */
+const MODES = (process.env.CONVOY_BENCH_MODES ?? `partition,partition*${PARTITIONS},key,unordered`).split(',').filter(Boolean);
+type Mode = 'partition' | 'key' | 'unordered';
+const modeOf = (m: string) => ({ mode: m.split('*')[0] as Mode, concurrentPartitions: Number(m.split('*')[1] ?? 1) });
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} CPUs)`;
@@ -90,10 +94,11 @@ function trees(resultsDir: string): Tree[] {
   return out;
 }
 
-function consumerScenario(client: string, mode: 'partition' | 'key' | 'unordered'): Scenario {
+function consumerScenario(client: string, variant: string): Scenario {
+  const { mode, concurrentPartitions } = modeOf(variant);
   return {
     name: 'bench-consume', description: 'benchmark', seed: 1,
-    broker: { kind: 'kafka', client, topic: { partitions: PARTITIONS } },
+    broker: { kind: 'kafka', client, topic: { partitions: PARTITIONS }, consumer: { partitionsConsumedConcurrently: concurrentPartitions } },
     workload: {
       keys: { count: KEYS, distribution: { kind: 'uniform' }, prefix: 'k' },
       entity: { kind: 'counter', events: 'state', cancelShare: 0.25 }, rate: { kind: 'unlimited' }, size: { kind: 'fixed', bytes: SIZE },
@@ -145,11 +150,11 @@ interface Reading {
 }
 
 /** A real consumer worker of `tree` reads the topic from the start (fresh group). */
-async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, names: { runId: string; prefix: string }, client: string, mode: 'partition' | 'key' | 'unordered', dir: string): Promise<Reading> {
+async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, names: { runId: string; prefix: string }, client: string, mode: string, dir: string): Promise<Reading> {
   const { WorkerHandle } = (await import(join(tree.dir, 'harness/workers/handle.ts'))) as typeof import('../harness/workers/handle.ts');
   const kafka = await loadBroker('kafka');
   const scenario = consumerScenario(client, mode);
-  const work = mkdtempSync(join(dir, `c-${client}-${mode}-`));
+  const work = mkdtempSync(join(dir, `c-${client}-${mode.replace('*', 'x')}-`));
   const init: WorkerInit = {
     role: 'consumer', id: 'c1', brokerKind: 'kafka', endpoint: d.endpoint,
     settings: kafka.resolveSettings(scenario.broker), names, scenario,
@@ -274,7 +279,11 @@ function lastBusy(xs: number[]): number {
 function scaleScenario(): Scenario {
   return {
     name: 'bench-scale', description: 'issue 29: 10k msg/s, 6 partitions, 100k keys (Zipf 0.8), 2 consumers, 0 ms handler', seed: 1,
-    broker: { kind: 'kafka', client: 'confluent', topic: { partitions: 6 } },
+    broker: {
+      kind: 'kafka', client: 'confluent', topic: { partitions: 6 },
+      // CONVOY_BENCH_SCALE_CONCURRENT=N: each consumer handles up to N of its partitions side by side.
+      ...(process.env.CONVOY_BENCH_SCALE_CONCURRENT ? { consumer: { partitionsConsumedConcurrently: Number(process.env.CONVOY_BENCH_SCALE_CONCURRENT) } } : {}),
+    },
     workload: {
       keys: { count: 100_000, distribution: { kind: 'zipf', s: 0.8 }, prefix: 'k' },
       entity: { kind: 'order', events: 'state', cancelShare: 0.25 }, rate: { kind: 'fixed', perSecond: 10_000 }, size: { kind: 'fixed', bytes: SIZE },

@@ -295,6 +295,7 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
       });
     },
     ready: (timeoutMs) => core.ready(timeoutMs),
+    commitsLater: true,
     async close(): Promise<void> {
       await core.flush();
       core.close();

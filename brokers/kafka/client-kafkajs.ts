@@ -296,6 +296,7 @@ export async function kafkajsConsumer(endpoint: KafkaEndpoint, settings: KafkaSe
       });
     },
     ready: (timeoutMs) => core.ready(timeoutMs),
+    commitsLater: true,
     async close(): Promise<void> {
       await core.flush();
       core.close();

@@ -8,7 +8,9 @@
  *   - Deliveries of one partition are handed out in offset order; the next one is handed out
  *     only after `onDelivery` of the previous one resolved (the gate's rule; the client's fetch
  *     loop awaits handOut, so a handler that blocks its partition stops the loop).
- *   - At most `maxInFlight` deliveries are unsettled at once (across partitions; the gate).
+ *   - At most `maxInFlight` deliveries are unsettled at once (across partitions; the gate), or
+ *     partitionsConsumedConcurrently when that is more: with one delivery in flight (partition
+ *     mode), each of the partitions fetched side by side has one out.
  *   - ack / dead-letter: the offset is done. Kafka keeps one committed offset per partition,
  *     so the consumer commits only the contiguous settled prefix (like Confluent's Parallel
  *     Consumer): an offset is committed once it and every earlier delivered offset are settled.
@@ -18,6 +20,8 @@
  *     later one of that partition are delivered again (deliveryCount counts these redeliveries
  *     within this consumer; Kafka keeps no count). Kafka has no lock that could expire, so
  *     "release" cannot mean "later"; it redelivers at once too.
+ *   - Before every commit, `options.beforeCommit` makes what the harness handled durable, so a
+ *     settlement may come before its effects are written (the client's `commitsLater`).
  *   - autoCommit true: the settled prefix is committed every autoCommitIntervalMs (and on
  *     revocation and close); autoCommit false: right after each settlement that moves it
  *     (coalesced: one commit request in flight). Both clients' own auto-commit would commit
@@ -41,6 +45,41 @@ export function partitionOfLane(lane: string): number {
 /** Offsets per partition whose delivery counts are remembered. */
 const COUNT_MEMORY = 20_000;
 
+/**
+ * Deliveries per offset by this consumer, for the `limit` offsets first delivered most
+ * recently (a commit that "succeeds" after the member was evicted may not stick, so commits
+ * cannot tell which offsets will come again). The oldest is found in a queue of first
+ * deliveries: forgetting it through a Map's first key would cost a scan over the map's
+ * deleted entries on every delivery (V8 keeps them until it rehashes), which was most of a
+ * consumer's CPU once a partition had passed `limit` messages.
+ */
+export class DeliveryCounts {
+  private readonly counts = new Map<number, number>();
+  private order: number[] = [];
+  private head = 0;
+
+  constructor(private readonly limit = COUNT_MEMORY) {}
+
+  /** Counts one more delivery of `offset`; returns its deliveries so far, this one included. */
+  bump(offset: number): number {
+    const count = (this.counts.get(offset) ?? 0) + 1;
+    if (count === 1) this.order.push(offset);
+    this.counts.set(offset, count);
+    if (this.counts.size > this.limit) {
+      this.counts.delete(this.order[this.head++]!);
+      if (this.head > this.limit) {
+        this.order = this.order.slice(this.head);
+        this.head = 0;
+      }
+    }
+    return count;
+  }
+
+  get size(): number {
+    return this.counts.size;
+  }
+}
+
 interface Entry {
   offset: number;
   settled: boolean;
@@ -59,16 +98,12 @@ export class PartitionLedger {
   committable?: number;
   committed?: number;
 
-  constructor(private readonly counts = new Map<number, number>()) {}
+  constructor(private readonly counts = new DeliveryCounts()) {}
 
   deliver(offset: number): { entry: Entry; count: number } {
     const entry: Entry = { offset, settled: false, dropped: false };
     this.entries.push(entry);
-    const count = (this.counts.get(offset) ?? 0) + 1;
-    this.counts.set(offset, count);
-    // Remember the most recent deliveries only (a commit that "succeeds" after the member was
-    // evicted may not stick, so commits cannot tell which offsets will come again).
-    if (this.counts.size > COUNT_MEMORY) this.counts.delete(this.counts.keys().next().value!);
+    const count = this.counts.bump(offset);
     return { entry, count };
   }
 
@@ -113,7 +148,7 @@ export interface ConsumerDriver {
 export class ConsumerCore {
   private ledgers = new Map<number, PartitionLedger>();
   /** Deliveries per offset by this consumer, per partition, kept across rebalances. */
-  private counts = new Map<number, Map<number, number>>();
+  private counts = new Map<number, DeliveryCounts>();
   private assigned: number[] = [];
   private gate?: DeliveryGate;
   private driver?: ConsumerDriver;
@@ -150,7 +185,10 @@ export class ConsumerCore {
 
   /** The harness's delivery gate takes every message from here on (ConsumerClient.start). */
   start(onDelivery: (d: Delivery) => Promise<void>): void {
-    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError: 'requeue' });
+    // partitionsConsumedConcurrently partitions are fetched side by side, and each may have one
+    // delivery out (the gate's lane rule): partition mode's one in flight becomes one per partition.
+    const maxInFlight = Math.max(this.options.maxInFlight, this.settings.partitionsConsumedConcurrently);
+    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight, log: this.options.log, onHandlerError: 'requeue' });
   }
 
   /** The group gave this member `partitions` (possibly none): it is ready. */
@@ -159,7 +197,7 @@ export class ConsumerCore {
     this.assigned = [...partitions].sort((a, b) => a - b);
     for (const p of this.assigned) {
       this.ledgers.get(p)?.drop();
-      if (!this.counts.has(p)) this.counts.set(p, new Map());
+      if (!this.counts.has(p)) this.counts.set(p, new DeliveryCounts());
       this.ledgers.set(p, new PartitionLedger(this.counts.get(p)!));
     }
     this.options.onGroupEvent?.({ phase: 'assigned', lanes: this.lanes, generation: this.generation });
@@ -257,6 +295,8 @@ export class ConsumerCore {
         const targets = this.targets();
         if (!targets.length || !this.driver) return;
         try {
+          // What the settled offsets cover is written before the broker hears of them.
+          this.options.beforeCommit?.();
           await this.driver.commit(targets);
           for (const t of targets) {
             const l = this.ledgers.get(t.partition);

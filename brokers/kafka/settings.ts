@@ -102,7 +102,7 @@ export const settingsSchema: Record<string, unknown> = {
         maxPollIntervalMs: int(1000, 'confluent only (default 300000): a handler blocked this long makes the member leave the group', 86_400_000),
         autoCommit: { type: 'boolean', description: 'commit the settled prefix every autoCommitIntervalMs (default true); false: after every settlement' },
         autoCommitIntervalMs: int(1, 'default 5000', 3_600_000),
-        partitionsConsumedConcurrently: int(1, 'partitions handled in parallel by one consumer (default 1)', 1000),
+        partitionsConsumedConcurrently: int(1, 'partitions handled in parallel by one consumer, one message at a time each in partition mode (default 1)', 1000),
         fromBeginning: { type: 'boolean', description: 'a new group starts at the earliest offset (default true)' },
         metadataMaxAgeMs: int(100, 'how often consumers refresh topic metadata, i.e. notice new partitions (default 300000, as the clients)', 86_400_000),
       },

@@ -204,6 +204,12 @@ export interface ConsumerOptions {
   maxInFlight: number;
   onGroupEvent?(event: ConsumerGroupEvent): void;
   log(line: string): void;
+  /**
+   * Makes everything handled so far durable (store writes, history records). A client whose
+   * `commitsLater` is true calls it, synchronously, before each time it tells the broker of
+   * settlements (a Kafka offset commit).
+   */
+  beforeCommit?(): void;
 }
 
 export interface ConsumerClient {
@@ -216,6 +222,13 @@ export interface ConsumerClient {
   start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void>;
   /** Resolves once the consumer holds at least one lane (or is ready to receive). */
   ready(timeoutMs: number): Promise<void>;
+  /**
+   * True when a settlement reaches the broker only later, after `options.beforeCommit` (Kafka
+   * commits the settled prefix on a timer, on revocation and on close): the harness may then
+   * settle a handled message before its effects and record are written, and write them as one
+   * group. Otherwise each settlement is told at once and must follow its record.
+   */
+  readonly commitsLater?: boolean;
   close(): Promise<void>;
 }
 

@@ -56,6 +56,21 @@ export class EntityStore {
     return this.store.apply(m);
   }
 
+  /**
+   * Opens a write transaction that stays open across apply() calls (the strategies' own become
+   * savepoints) until commit(): the consumer worker's group commit (harness/workers/group-commit.ts).
+   * IMMEDIATE: the write lock is taken at once, so another process waits in busy_timeout
+   * instead of failing on a lock upgrade.
+   */
+  begin(): void {
+    if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE');
+  }
+
+  /** Commits the transaction begin() opened, if one is open. */
+  commit(): void {
+    if (this.db.inTransaction) this.db.exec('COMMIT');
+  }
+
   /** Runs fn inside one transaction (the strategies' own become savepoints): one commit for a replay. */
   batch<T>(fn: () => T): T {
     return this.db.transaction(fn)();

@@ -3,7 +3,6 @@ import type { HandlerEffect } from '../faults/contract.ts';
 import type { ConsumerClient, Delivery, Settlement } from '../broker/contract.ts';
 import { nowMicros, sleep } from '../clock.ts';
 import { HistoryWriter } from '../history/writer.ts';
-import type { ProcessEvent } from '../history/events.ts';
 import { decodeMessage, type DecodedMessage } from '../workload/codec.ts';
 import { Rng } from '../workload/rng.ts';
 import { handlerTimeSampler } from '../consumer/handler-time.ts';
@@ -15,6 +14,8 @@ import { loopLagMeter } from './loop-lag.ts';
 import { cpuMeter } from './cpu-meter.ts';
 import { WorkerFaults } from './fault-hooks.ts';
 import { emptyPhases } from './phases.ts';
+import { GroupCommit } from './group-commit.ts';
+import { processEvent, type ProcessBase } from './process-event.ts';
 
 /**
  * A consumer process of the run's group: takes deliveries from the broker client, runs them
@@ -40,7 +41,15 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const poison = new PoisonTracker(spec.poison);
   const mode = concurrencyMode(spec.concurrency.mode);
   const scheduler = mode.scheduler(spec.concurrency.workers);
-  const faults = WorkerFaults.consumer({ id: init.id, log, flushHistory: () => history.flush() });
+  const group = new GroupCommit(store, history, phases);
+  /** Writes the open group, then anything else buffered (the file's order is the handling order). */
+  const flushAll = () => {
+    group.end();
+    const t = performance.now();
+    history.flush();
+    phases.historyMs += performance.now() - t;
+  };
+  const faults = WorkerFaults.consumer({ id: init.id, log, flushHistory: flushAll });
   let stopping = false;
   let wakeStop: (() => void) | undefined;
 
@@ -55,13 +64,19 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const client: ConsumerClient = await broker.consumer(init.endpoint, init.settings, init.names, {
     id: init.id,
     maxInFlight: mode.maxInFlight(spec.concurrency.workers),
-    onGroupEvent: (e) => history.write({ type: 'rebalance', at: nowMicros(), consumer: init.id, lanes: e.lanes, generation: e.generation, phase: e.phase }),
+    onGroupEvent: (e) => {
+      group.end();
+      history.write({ type: 'rebalance', at: nowMicros(), consumer: init.id, lanes: e.lanes, generation: e.generation, phase: e.phase });
+    },
     log,
+    beforeCommit: () => group.end(),
   });
+  // Grouped only while no fault acts in this worker: a fault's hooks (a kill after the apply,
+  // a failing handler) see each message's effects written, as they were designed against.
+  const groupable = () => client.commitsLater === true && faults.effects().next().done === true;
 
   const handle = async (d: Delivery, msg: DecodedMessage | null, received: number): Promise<void> => {
-    const base = {
-      type: 'process' as const,
+    const base: ProcessBase = {
       key: msg?.key ?? null,
       producer: msg?.producer ?? null,
       seq: msg?.seq ?? null,
@@ -73,6 +88,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     };
     let attempt = 0;
     let settlement: Settlement = 'ack';
+    let grouped = false;
     for (;;) {
       attempt++;
       const start = nowMicros();
@@ -88,13 +104,14 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         if (held) await held;
       }
       phases.handlerMs += clock() - t;
-      const ev: ProcessEvent = { ...base, received, start, end: 0, outcome: 'ok' };
+      const ev = processEvent(base, received, start);
       const outage = failedByFault(faults.effects());
       if (outage) {
         ev.outcome = 'error';
         ev.end = nowMicros();
         stats.errors++;
         t = clock();
+        group.end();
         history.write(ev);
         phases.historyMs += clock() - t;
         settlement = outage;
@@ -102,14 +119,20 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       }
       if (decision.action === 'handle' && msg) {
         // Only the consumers' strategy runs here; the others are replayed after the run.
+        grouped = groupable();
         t = clock();
-        ev.effect = store.apply(msg);
+        if (grouped) ev.effect = group.apply(msg);
+        else {
+          group.end();
+          ev.effect = store.apply(msg);
+        }
         if (ev.effect !== 'applied') stats.stale++;
         ev.end = nowMicros();
         stats.applied++;
         phases.storeMs += clock() - t;
         t = clock();
-        history.write(ev);
+        if (grouped) group.record(ev);
+        else history.write(ev);
         phases.historyMs += clock() - t;
         for (const f of faults.effects()) f.afterApply?.();
         break;
@@ -118,6 +141,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       ev.end = nowMicros();
       stats.errors++;
       t = clock();
+      group.end();
       history.write(ev);
       phases.historyMs += clock() - t;
       if (decision.action === 'retry') {
@@ -130,7 +154,8 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     // The handling's record reaches the file before its settlement reaches the broker: a process
     // killed after the ack must not leave an acked message that the history never saw handled
     // (the checker would call it lost, and the broker's redelivery rules would be blamed).
-    history.flush();
+    // A grouped ack reaches the broker only after the group is written (beforeCommit).
+    if (!grouped || settlement !== 'ack') flushAll();
     const t = clock();
     await d.settle(settlement).catch((e: Error) => log(`settle ${settlement} failed: ${e.message}`));
     phases.settleMs += clock() - t;
@@ -158,6 +183,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   faults.endAll();
   await Promise.race([scheduler.idle(), sleep(5_000)]);
   await client.close().catch((e: Error) => log(`close: ${e.message}`));
+  group.end();
   store.close();
   history.close();
   stats.inFlight = scheduler.inFlight;

@@ -1,0 +1,17 @@
+import type { ProcessEvent } from '../history/events.ts';
+
+/** What every handling attempt of one delivery records the same. */
+export type ProcessBase = Pick<ProcessEvent, 'key' | 'producer' | 'seq' | 'consumer' | 'lane' | 'offset' | 'deliveryCount' | 'intended'>;
+
+/**
+ * A handling attempt's event, as `{ type: 'process', ...base, received, start, end: 0,
+ * outcome: 'ok' }` with `effect` after them: the same keys in the same order, so the same JSON.
+ * Written out because V8 builds that spread copy several times slower than this literal, and it
+ * was most of the history's cost per event.
+ */
+export function processEvent(base: ProcessBase, received: number, start: number): ProcessEvent {
+  return {
+    type: 'process', key: base.key, producer: base.producer, seq: base.seq, consumer: base.consumer, lane: base.lane,
+    offset: base.offset, deliveryCount: base.deliveryCount, intended: base.intended, received, start, end: 0, outcome: 'ok', effect: undefined,
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The consumer worker's process events (harness/workers/process-event.ts) are written out by
+ * hand for speed: their JSON must stay byte for byte what the spread they replace gave.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { processEvent, type ProcessBase } from '../../harness/workers/process-event.ts';
+
+const bases: ProcessBase[] = [
+  { key: 'k1', producer: 'p1', seq: 3, consumer: 'c1', lane: 'p0', offset: 42, deliveryCount: 2, intended: 1_764_657_600_123_456 },
+  // an undecodable message on a broker without offsets or counts
+  { key: null, producer: null, seq: null, consumer: 'c2', lane: 'q', offset: undefined, deliveryCount: undefined, intended: undefined },
+];
+
+for (const base of bases) {
+  for (const effect of ['applied', 'skipped', undefined] as const) {
+    test(`process event JSON as the spread gave it (key ${base.key}, effect ${effect})`, () => {
+      const spread: Record<string, unknown> = { type: 'process', ...base, received: 10, start: 11, end: 0, outcome: 'ok' };
+      const ev = processEvent(base, 10, 11);
+      if (effect) {
+        spread.effect = effect;
+        ev.effect = effect;
+      }
+      spread.end = ev.end = 12;
+      assert.equal(JSON.stringify(ev), JSON.stringify(spread));
+    });
+  }
+}
