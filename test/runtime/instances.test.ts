@@ -28,7 +28,8 @@ const record = (key: string, ownerPid?: number) => ({
   key,
   broker: 'fake',
   pids: [broker.pid!],
-  pidFiles: [],
+  pidFiles: [] as string[],
+  data: {},
   startedAt: new Date().toISOString(),
   ...(ownerPid ? { startedBy: 'suite' as const, ownerPid } : {}),
 });
