@@ -51,6 +51,12 @@ export interface KafkaSettings extends BrokerSettings {
   consumer: ConsumerSettings;
   /** Extra server.properties for brokers convoy starts (local runtime), e.g. {"num.io.threads": 4}. */
   brokerConfig: Record<string, string | number | boolean>;
+  /**
+   * How the nodes of a local cluster reach each other: `direct` (default), or `proxied`, through
+   * one Toxiproxy proxy per directed pair of nodes and listener (peer-links.ts), which lets the
+   * `isolate` fault cut nodes off from their peers.
+   */
+  peerLinks: 'direct' | 'proxied';
 }
 
 const int = (minimum: number, description: string, maximum?: number) => ({ type: 'integer', minimum, ...(maximum !== undefined ? { maximum } : {}), description });
@@ -103,6 +109,10 @@ export const settingsSchema: Record<string, unknown> = {
         fromBeginning: { type: 'boolean', description: 'a new group starts at the earliest offset (default true)' },
         metadataMaxAgeMs: int(100, 'how often consumers refresh topic metadata, i.e. notice new partitions (default 300000, as the clients)', 86_400_000),
       },
+    },
+    peerLinks: {
+      enum: ['direct', 'proxied'],
+      description: 'how the nodes of a local cluster reach each other: direct (default), or proxied through one Toxiproxy proxy per directed pair of nodes (needed by the isolate fault)',
     },
     brokerConfig: {
       type: 'object',
@@ -252,6 +262,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     producer,
     consumer,
     brokerConfig: (r.brokerConfig ?? {}) as Record<string, string | number | boolean>,
+    peerLinks: (r.peerLinks ?? 'direct') as KafkaSettings['peerLinks'],
   };
 }
 
