@@ -24,6 +24,12 @@ export interface ProducerSettings {
   requestTimeoutMs: number;
   /** confluent only: librdkafka message.timeout.ms, the bound on one send including retries. */
   deliveryTimeoutMs?: number;
+  /** confluent only: librdkafka socket.timeout.ms (default requestTimeoutMs): when the client gives up on a request itself. */
+  socketTimeoutMs?: number;
+  /** confluent only: a fixed retry backoff (librdkafka retry.backoff.ms = retry.backoff.max.ms); default 100 growing to 2000. */
+  retryBackoffMs?: number;
+  /** confluent only: librdkafka debug contexts (e.g. "msg,protocol"); their error and retry lines go to the producer's log. */
+  debug?: string;
   partitioner: Partitioner;
 }
 
@@ -94,6 +100,9 @@ export const settingsSchema: Record<string, unknown> = {
         requestTimeoutMs: int(1, 'default 30000', 900_000),
         deliveryTimeoutMs: int(1, 'confluent only (librdkafka message.timeout.ms, default 120000)', 2_147_483_647),
         partitioner: { enum: ['murmur2', 'crc32'], description: 'murmur2 (Java-compatible, default) or crc32 (librdkafka consistent_random; confluent only)' },
+        socketTimeoutMs: int(10, 'confluent only (librdkafka socket.timeout.ms: when the client gives up on a request; default requestTimeoutMs, at most 60100)', 300_000),
+        retryBackoffMs: int(1, 'confluent only: librdkafka retry.backoff.ms and retry.backoff.max.ms, a fixed backoff (default 100 growing to 2000)', 300_000),
+        debug: { type: 'string', pattern: '^[a-z,]*$', description: 'confluent only: librdkafka debug contexts, e.g. "msg,protocol"; the lines about errors and retries go to the producer log' },
       },
     },
     consumer: {
@@ -216,6 +225,9 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
   if (confluent) {
     producer.batchSize = p.batchSize ?? 1_000_000;
     producer.deliveryTimeoutMs = p.deliveryTimeoutMs ?? 120_000;
+    if (p.socketTimeoutMs !== undefined) producer.socketTimeoutMs = p.socketTimeoutMs;
+    if (p.debug) producer.debug = p.debug;
+    if (p.retryBackoffMs !== undefined) producer.retryBackoffMs = p.retryBackoffMs;
   }
   if (idempotent && acks !== -1) errors.push('broker.producer.idempotent needs acks -1 ("all")');
   if (idempotent && maxInFlight > 5) errors.push('broker.producer.idempotent allows at most 5 requests in flight (maxInFlight <= 5)');
@@ -244,6 +256,9 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
       [p.lingerMs ? true : undefined, 'broker.producer.lingerMs: kafkajs sends every send() at once and has no linger; use client: confluent'],
       [p.batchSize, 'broker.producer.batchSize: kafkajs has no batch size setting; use client: confluent'],
       [p.deliveryTimeoutMs, 'broker.producer.deliveryTimeoutMs: kafkajs has no delivery timeout (it retries `retries` times); use client: confluent'],
+      [p.socketTimeoutMs, 'broker.producer.socketTimeoutMs: a librdkafka setting; kafkajs gives up on a request after requestTimeoutMs; use client: confluent'],
+      [p.retryBackoffMs, 'broker.producer.retryBackoffMs: a librdkafka setting; use client: confluent'],
+      [p.debug ? true : undefined, 'broker.producer.debug: librdkafka debug contexts; kafkajs has none (set it to "" or use client: confluent)'],
       [c.maxPollIntervalMs, 'broker.consumer.maxPollIntervalMs: kafkajs has no max.poll.interval.ms (a stalled handler is evicted after sessionTimeoutMs); use client: confluent'],
     ];
     for (const [v, msg] of onlyConfluent) if (v !== undefined) errors.push(msg);
