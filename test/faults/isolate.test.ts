@@ -53,6 +53,9 @@ function context(): FaultContext {
 const spec = (over: Record<string, unknown>): FaultSpec => ({ name: 'cut', kind: 'isolate', atMs: 0, durationMs: 1000, ...over }) as FaultSpec;
 const peers = () => dep.links.filter((l) => l.peer);
 const api = () => new ToxiproxyApi(dep.links[0]!.toxiproxyUrl);
+async function peerAddresses(): Promise<string[]> {
+  return Promise.all(peers().map(async (l) => ((await api().describe(l.proxies[0]!)) as unknown as { listen: string }).listen));
+}
 async function toxicsByProxy(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const l of dep.links) for (const p of l.proxies) out[p] = (await api().describe(p)).toxics.length;
@@ -87,14 +90,6 @@ test("a cut node is fenced and leaves every ISR; only its peer links carry toxic
   assert.ok(Object.values(await toxicsByProxy()).every((n) => n === 0), 'no toxic left');
 });
 
-test('Ctrl-C: the clean-up the signal handler runs removes an active cut', async () => {
-  const fault = await isolate.start(spec({ nodes: ['node-1'], traffic: 'controller' }), context());
-  onCleanup('undo fault cut', async () => void (await fault.end()));
-  assert.ok(Object.values(await toxicsByProxy()).some((n) => n > 0));
-  await runCleanup(() => {});
-  assert.ok(Object.values(await toxicsByProxy()).every((n) => n === 0), 'no toxic left after the clean-up');
-});
-
 /** Loopback listeners (host:port) from /proc/net/tcp. */
 function listeners(): string[] {
   return readFileSync('/proc/net/tcp', 'utf8')
@@ -109,23 +104,39 @@ function listeners(): string[] {
     });
 }
 
-test('a harness crash leaves nothing of a cut behind: the peer addresses exist only while the Toxiproxy process lives', async () => {
+test('a harness crash leaves nothing of a cut behind: the cut exists only inside the Toxiproxy process, which the reaper kills', async () => {
   const lo = () => execFileSync('ip', ['addr', 'show', 'dev', 'lo'], { encoding: 'utf8' }) + execFileSync('tc', ['qdisc', 'show', 'dev', 'lo'], { encoding: 'utf8' });
   const loBefore = lo();
-  await isolate.start(spec({ nodes: 'node-2', durationMs: 60_000 }), context());
-  // The cut adds no address and no qdisc: it is only in the proxies.
+  const fault = await isolate.start(spec({ nodes: 'node-2' }), context());
+  // The cut adds no address and no qdisc: it is only in the proxies...
   assert.equal(lo(), loBefore);
-  const listen = new Set((await Promise.all(peers().map((l) => api().describe(l.proxies[0]!)))).map((p) => (p as unknown as { listen: string }).listen));
-  assert.equal(listen.size, peers().length);
-  assert.ok([...listen].every((a) => listeners().includes(a)), 'every peer proxy listens while the run lives');
-  // What the reaper does when the harness dies: SIGKILL to the process groups it watches.
+  // ...and every peer address is a socket of the run's Toxiproxy process (the one whose group
+  // the reaper kills when the harness dies: test/runtime/reaper.test.ts).
   const port = new URL(dep.links[0]!.toxiproxyUrl).port;
-  const pid = Number(/pid=(\d+)/.exec(execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }))?.[1]);
-  assert.ok(pid > 0, 'found the Toxiproxy process');
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    process.kill(pid, 'SIGKILL');
+  const owner = (sport: string) => /pid=(\d+)/.exec(execFileSync('ss', ['-ltnpH', `sport = :${sport}`], { encoding: 'utf8' }))?.[1];
+  const toxiproxy = owner(port);
+  assert.ok(toxiproxy, 'found the Toxiproxy process');
+  const listen = await peerAddresses();
+  assert.equal(listen.length, 12);
+  for (const a of listen) {
+    const lines = execFileSync('ss', ['-ltnpH', `src = ${a}`], { encoding: 'utf8' });
+    assert.match(lines, new RegExp(`pid=${toxiproxy},`), `${a} is held by Toxiproxy: ${lines}`);
   }
-  await waitFor(() => ![...listen].some((a) => listeners().includes(a)), 10_000, 'the peer proxies gone with their process');
+  await fault.end();
+});
+
+test('Ctrl-C: the clean-up the signal handler runs removes an active cut', async () => {
+  const fault = await isolate.start(spec({ nodes: ['node-1'], traffic: 'controller' }), context());
+  let afterUndo: Record<string, number> | undefined;
+  onCleanup('undo fault cut', async () => {
+    await fault.end();
+    afterUndo = await toxicsByProxy();
+  });
+  assert.ok(Object.values(await toxicsByProxy()).some((n) => n > 0));
+  // What SIGINT runs: every undo, newest first, so the cut is healed before the brokers stop.
+  const listen = await peerAddresses();
+  await runCleanup(() => {});
+  assert.ok(afterUndo && Object.values(afterUndo).every((n) => n === 0), `no toxic left after the fault's undo: ${JSON.stringify(afterUndo)}`);
+  // The clean-up stopped the cluster and its Toxiproxy: no peer address is left listening.
+  assert.deepEqual(listeners().filter((a) => listen.includes(a)), []);
 });
