@@ -103,9 +103,12 @@ function logger(log: (l: string) => void, onDebug?: (m: string) => void): Logger
 /** librdkafka debug lines about failed, timed-out and retried requests (the evidence), the first few thousand. */
 const DEBUG_KEEP = /error|fail|retry|retrying|timed out|leader|migrat|backoff|NOT_ENOUGH|NOT_LEADER/i;
 const DEBUG_MAX = 5_000;
-function debugLog(log: (l: string) => void): (m: string) => void {
+function debugLog(log: (l: string) => void, errors: Map<string, number>): (m: string) => void {
   let kept = 0;
   return (m) => {
+    // "... [2]: MessageSet with 3 message(s) (...) encountered error: Broker: Not enough in-sync replicas (actions Retry,...)"
+    const err = / encountered error: (.+?) \(actions/.exec(m)?.[1];
+    if (err) errors.set(err, (errors.get(err) ?? 0) + 1);
     // The run's topic name (convoy-<scenario>-...) may itself contain such a word.
     if (kept >= DEBUG_MAX || !DEBUG_KEEP.test(m.replace(/convoy-\S+/g, '')) || /NoError|Success/.test(m)) return;
     kept++;
@@ -170,7 +173,9 @@ export async function confluentProducer(endpoint: KafkaEndpoint, settings: Kafka
     dr_cb: true,
   };
   const producer = new Producer(config as never) as unknown as RdkafkaProducer;
-  const debug = debugLog(options.log);
+  // Per error, the produce batches librdkafka saw fail (known only with debug msg).
+  const batchErrors = new Map<string, number>();
+  const debug = debugLog(options.log, batchErrors);
   producer.on('event.log', ((m: { severity: number; message: string }) =>
     m.severity >= 7 ? debug(m.message) : out(`librdkafka ${m.severity <= 3 ? 'error' : 'warn'}: ${m.message}`)) as never);
   producer.on('event.error', ((err: Error) => out(`librdkafka error: Error: ${err.message}`)) as never);
@@ -221,6 +226,7 @@ export async function confluentProducer(endpoint: KafkaEndpoint, settings: Kafka
     },
     /** A metadata request on the producer's own handle updates librdkafka's partition count at once. */
     refreshMetadata,
+    errorsSeen: () => Object.fromEntries(batchErrors),
     async close(): Promise<void> {
       // flush() and disconnect() throw when the client is no longer connected.
       await new Promise<void>((resolve) => {

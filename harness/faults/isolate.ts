@@ -1,7 +1,7 @@
 import { ToxiproxyApi } from '../net/toxiproxy.ts';
 import type { NetworkLink } from '../broker/contract.ts';
 import type { FaultContext, FaultKind, StartedFault } from './contract.ts';
-import { checkCapability } from './contract.ts';
+import { checkCapability, endInWorker, startInWorker } from './contract.ts';
 import type { FaultSpec } from '../scenario/types.ts';
 
 /**
@@ -23,7 +23,8 @@ import type { FaultSpec } from '../scenario/types.ts';
  *
  * The evidence: which nodes were cut and why, the ISR as it changed through the window (polled
  * every second on the harness's own direct listener), the consensus leader, the proxies'
- * toxics. The fault ends when the links are healed and every partition's ISR is full again, or
+ * toxics; and from each producer process, the request errors its client met and retried in
+ * the window (a `client-errors` mark, where the client can tell: librdkafka with `debug: msg`). The fault ends when the links are healed and every partition's ISR is full again, or
  * 20 s after the heal: the recovery belongs to the fault's window.
  */
 const RECOVERY_MS = 20_000;
@@ -102,6 +103,7 @@ const isolate: FaultKind = {
       proxies: await Promise.all(proxies.map((p) => api.describe(p))),
       replication: before,
     };
+    for (const p of ctx.producers()) startInWorker(p, 'isolate', { fault: spec.name });
     ctx.log(`isolate ${spec.name}: cut ${nodes.join(', ')} off (${why}) on ${proxies.length} peer proxies`);
     let ended = false;
     return {
@@ -124,6 +126,7 @@ const isolate: FaultKind = {
         }
         clearInterval(poller);
         isr.add(after);
+        for (const p of ctx.producers()) endInWorker(p, 'isolate');
         return {
           healedAtMs,
           recoveredAtMs: full(after) ? Date.now() - t0 : undefined,
@@ -136,6 +139,23 @@ const isolate: FaultKind = {
         };
       },
     };
+  },
+  worker: {
+    /** Counts the client's request errors over the window: a `client-errors` mark at its end. */
+    producer(args, side) {
+      const seen = () => side.client.errorsSeen?.() ?? {};
+      const before = seen();
+      return {
+        end() {
+          const errors = Object.fromEntries(
+            Object.entries(seen())
+              .map(([e, n]) => [e, n - (before[e] ?? 0)] as const)
+              .filter(([, n]) => n > 0),
+          );
+          side.mark('client-errors', { fault: args.fault, process: side.id, known: side.client.errorsSeen !== undefined, errors });
+        },
+      };
+    },
   },
 };
 export default isolate;
