@@ -15,5 +15,14 @@ export function capabilities(s: KafkaSettings, runtime: RuntimeKind): BrokerCapa
     addPartitions: true,
     lanes: s.topic.partitions,
     redriveDeadLetters: 'Kafka has no dead-letter queue of its own (poison messages are parked by the consumer strategy)',
+    isolate: isolate(s, runtime),
   };
+}
+
+/** Cutting nodes off from their peers needs the proxied peer links of a local cluster. */
+function isolate(s: KafkaSettings, runtime: RuntimeKind): true | string {
+  if (runtime !== 'local') return 'only a local cluster has peer links convoy can cut (broker.peerLinks: proxied)';
+  if (s.nodes < 2) return 'a single node has no peers (set broker.nodes: 3)';
+  if (s.peerLinks !== 'proxied') return 'the nodes reach each other directly; set broker.peerLinks: proxied';
+  return true;
 }

@@ -100,6 +100,23 @@ function logger(log: (l: string) => void, onDebug?: (m: string) => void): Logger
   return l;
 }
 
+/** librdkafka debug lines about failed, timed-out and retried requests (the evidence), the first few thousand. */
+// Known-bugs #1 reads the idempotent producer's lines (PID, epoch, sequence) as its evidence.
+const DEBUG_KEEP = /error|fail|retry|retrying|timed out|leader|migrat|backoff|NOT_ENOUGH|NOT_LEADER|epoch|\bpid\b|sequence|idempot/i;
+const DEBUG_MAX = 5_000;
+function debugLog(log: (l: string) => void, errors: Map<string, number>): (m: string) => void {
+  let kept = 0;
+  return (m) => {
+    // "... [2]: MessageSet with 3 message(s) (...) encountered error: Broker: Not enough in-sync replicas (actions Retry,...)"
+    const err = / encountered error: (.+?) \(actions/.exec(m)?.[1];
+    if (err) errors.set(err, (errors.get(err) ?? 0) + 1);
+    // The run's topic name (convoy-<scenario>-...) may itself contain such a word.
+    if (kept >= DEBUG_MAX || !DEBUG_KEEP.test(m.replace(/convoy-\S+/g, '')) || /NoError|Success/.test(m)) return;
+    kept++;
+    log(`librdkafka debug: ${m}${kept === DEBUG_MAX ? ' (the last debug line kept)' : ''}`);
+  };
+}
+
 interface RdkafkaReport {
   partition: number;
   offset: number;
@@ -140,25 +157,28 @@ export async function confluentProducer(endpoint: KafkaEndpoint, settings: Kafka
     'enable.idempotence': p.idempotent,
     'max.in.flight.requests.per.connection': p.maxInFlight,
     retries: p.retries,
-    'retry.backoff.ms': 100,
-    'retry.backoff.max.ms': 2_000,
+    'retry.backoff.ms': p.retryBackoffMs ?? 100,
+    // A backoff set by the scenario stays fixed (no exponential growth); librdkafka's default grows to 2 s.
+    'retry.backoff.max.ms': p.retryBackoffMs ?? 2_000,
     'linger.ms': p.lingerMs,
     'batch.size': p.batchSize ?? 1_000_000,
     'request.timeout.ms': p.requestTimeoutMs,
     // As the KafkaJS layer set it (it caps socket.timeout.ms at transaction.timeout.ms + 100).
-    'socket.timeout.ms': Math.min(60_100, Math.max(10, p.requestTimeoutMs)),
+    'socket.timeout.ms': p.socketTimeoutMs ?? Math.min(60_100, Math.max(10, p.requestTimeoutMs)),
     'socket.connection.setup.timeout.ms': 11_000,
     'message.timeout.ms': p.deliveryTimeoutMs ?? 120_000,
     partitioner: p.partitioner === 'crc32' ? 'consistent_random' : 'murmur2_random',
-    // librdkafka's warnings and errors (severity <= 4) reach the worker's log; with `debug`,
-    // its debug lines too (unthrottled: they are the evidence the setting was asked for).
+    // librdkafka's warnings and errors (severity <= 4) reach the worker's log.
     log_level: p.debug ? 7 : 4,
     ...(p.debug ? { debug: p.debug } : {}),
     dr_cb: true,
   };
   const producer = new Producer(config as never) as unknown as RdkafkaProducer;
+  // Per error, the produce batches librdkafka saw fail (known only with debug msg).
+  const batchErrors = new Map<string, number>();
+  const debug = debugLog(options.log, batchErrors);
   producer.on('event.log', ((m: { severity: number; message: string; fac?: string }) =>
-    m.severity >= 7 ? options.log(`librdkafka debug ${m.fac ?? ''}: ${m.message}`) : out(`librdkafka ${m.severity <= 3 ? 'error' : 'warn'}: ${m.message}`)) as never);
+    m.severity >= 7 ? debug(m.fac ? `${m.fac}: ${m.message}` : m.message) : out(`librdkafka ${m.severity <= 3 ? 'error' : 'warn'}: ${m.message}`)) as never);
   producer.on('event.error', ((err: Error) => out(`librdkafka error: Error: ${err.message}`)) as never);
 
   // One slot per message awaiting its delivery report; freed slots are reused.
@@ -207,6 +227,7 @@ export async function confluentProducer(endpoint: KafkaEndpoint, settings: Kafka
     },
     /** A metadata request on the producer's own handle updates librdkafka's partition count at once. */
     refreshMetadata,
+    errorsSeen: () => Object.fromEntries(batchErrors),
     async close(): Promise<void> {
       // flush() and disconnect() throw when the client is no longer connected.
       await new Promise<void>((resolve) => {

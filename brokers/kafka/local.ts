@@ -28,6 +28,8 @@ import { startToxiproxy, ToxiproxyApi, TOXIPROXY_VERSION, type ToxiproxyServer }
 import { provision, type KafkaInstall } from './provision.ts';
 import { brokerJvmArgs, cdsArchivePath, ensureBootstrapTemplate, ensureCdsArchive, formatArgs, formatFromTemplate, javaPath, runJava } from './jvm.ts';
 import { brokerProperties, newClusterId, nodeName, proxyName, renderProperties, type NodeAddresses } from './topology.ts';
+import { hostsFile, internalHostName, peerLinks, peerNet, peerProxies, votersFor, type PeerProxy } from './peer-links.ts';
+import { currentLeader } from './quorum-state.ts';
 import { toEndpoint, type KafkaEndpoint } from './endpoint.ts';
 import { clusterHealthy } from './probe.ts';
 import type { KafkaSettings } from './settings.ts';
@@ -52,14 +54,17 @@ interface InstanceData {
   nodes: NodeRecord[];
   logFiles: string[];
   clusterId: string;
+  /** peerLinks: proxied — the proxies between nodes (peer-links.ts). */
+  peers?: PeerProxy[];
 }
 
-/** The reuse key: same version, node count and broker overrides. */
-export function instanceKey(version: string, settings: Pick<KafkaSettings, 'nodes' | 'brokerConfig'>): string {
+/** The reuse key: same version, node count, peer links and broker overrides. */
+export function instanceKey(version: string, settings: Pick<KafkaSettings, 'nodes' | 'brokerConfig'> & Partial<Pick<KafkaSettings, 'peerLinks'>>): string {
   const extra = Object.keys(settings.brokerConfig ?? {}).length
     ? '-' + createHash('sha1').update(JSON.stringify(Object.entries(settings.brokerConfig).sort())).digest('hex').slice(0, 8)
     : '';
-  return `kafka-${version}-${settings.nodes}node${extra}`;
+  const peers = settings.peerLinks === 'proxied' && settings.nodes > 1 ? '-peerproxied' : '';
+  return `kafka-${version}-${settings.nodes}node${peers}${extra}`;
 }
 
 /** Peak resident memory (VmHWM) of a process in KiB, from /proc. */
@@ -191,6 +196,7 @@ function buildDeployment(opts: {
   const links: NetworkLink[] = [
     { name: 'clients', proxies: data.nodes.map((n) => proxyName(n.id)), toxiproxyUrl: opts.toxiproxyUrl },
     ...data.nodes.map((n) => ({ name: nodeName(n.id), proxies: [proxyName(n.id)], toxiproxyUrl: opts.toxiproxyUrl })),
+    ...peerLinks(data.peers ?? [], opts.toxiproxyUrl),
   ];
   return {
     broker: 'kafka',
@@ -201,6 +207,10 @@ function buildDeployment(opts: {
     nodes: opts.nodes,
     logFiles: data.logFiles,
     stop: opts.stop,
+    consensusLeader: () => {
+      const id = currentLeader(data.nodes.map((n) => join(n.dir, 'data')));
+      return id === undefined ? undefined : nodeName(id);
+    },
   };
 }
 
@@ -212,7 +222,7 @@ async function reuse(ctx: DeployContext, key: string): Promise<Deployment | unde
   const expect = data.nodes.map((n) => ({ nodeId: n.id, address: `${HOST}:${n.ports.proxy}` }));
   const api = new ToxiproxyApi(data.toxiproxyUrl);
   // A proxy left disabled or with toxics by an interrupted run would fail the health check.
-  await resetProxies(api, data.nodes.map((n) => proxyName(n.id)), ctx.log);
+  await resetProxies(api, [...data.nodes.map((n) => proxyName(n.id)), ...(data.peers ?? []).map((p) => p.name)], ctx.log);
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (await clusterHealthy(data.endpoint, expect).catch(() => false)) break;
@@ -305,10 +315,22 @@ export async function deployLocal(ctx: DeployContext, settings: KafkaSettings): 
     });
   }
   const clusterId = newClusterId();
+  const peered = settings.peerLinks === 'proxied' && count > 1;
+  const net = peerNet();
+  const peerPorts = recs.map((r) => ({ id: r.id, internal: r.ports.internal, controller: r.ports.controller }));
   for (const r of recs) {
     const config = join(r.dir, 'server.properties');
-    writeFileSync(config, renderProperties(brokerProperties(addrs[r.id - 1]!, { nodes: addrs, logDir: () => join(r.dir, 'data'), extra: settings.brokerConfig })));
-    r.args = [...brokerJvmArgs(inst, { archive }), 'kafka.Kafka', config];
+    const node = peered ? { ...addrs[r.id - 1]!, internal: `${internalHostName(r.id)}:${r.ports.internal}` } : addrs[r.id - 1]!;
+    const props = brokerProperties(node, { nodes: addrs, logDir: () => join(r.dir, 'data'), extra: settings.brokerConfig });
+    const jvm = brokerJvmArgs(inst, { archive });
+    if (peered) {
+      props['controller.quorum.voters'] = votersFor(r.id, peerPorts, net, HOST);
+      const hosts = join(r.dir, 'hosts');
+      writeFileSync(hosts, hostsFile(r.id, recs.map((x) => x.id), net, HOST));
+      jvm.unshift(`-Djdk.net.hosts.file=${hosts}`);
+    }
+    writeFileSync(config, renderProperties(props));
+    r.args = [...jvm, 'kafka.Kafka', config];
     if (existsSync(r.logFile)) rmSync(r.logFile);
   }
   const data: InstanceData = {
@@ -320,6 +342,7 @@ export async function deployLocal(ctx: DeployContext, settings: KafkaSettings): 
     },
     toxiproxyUrl: '',
     nodes: recs,
+    peers: peered ? peerProxies(peerPorts, net, HOST) : undefined,
     logFiles: [...recs.map((r) => r.logFile), join(base, 'toxiproxy.log')],
   };
 
@@ -352,6 +375,7 @@ export async function deployLocal(ctx: DeployContext, settings: KafkaSettings): 
     const server = toxiproxy.value;
     data.toxiproxyUrl = server.api.url;
     for (const r of recs) await server.api.createProxy(proxyName(r.id), r.ports.proxy, `${HOST}:${r.ports.client}`);
+    for (const p of data.peers ?? []) await server.api.createProxyAt(p.name, p.listen, p.upstream);
 
     const record = (): void => {
       if (!ctx.persistent) return;

@@ -24,9 +24,13 @@ export interface ProducerSettings {
   requestTimeoutMs: number;
   /** confluent only: librdkafka message.timeout.ms, the bound on one send including retries. */
   deliveryTimeoutMs?: number;
-  partitioner: Partitioner;
-  /** confluent only: librdkafka `debug` contexts (e.g. "eos,msg"); their lines go to the run's log (run.log), named by producer. */
+  /** confluent only: librdkafka socket.timeout.ms (default requestTimeoutMs): when the client gives up on a request itself. */
+  socketTimeoutMs?: number;
+  /** confluent only: a fixed retry backoff (librdkafka retry.backoff.ms = retry.backoff.max.ms); default 100 growing to 2000. */
+  retryBackoffMs?: number;
+  /** confluent only: librdkafka debug contexts (e.g. "msg,protocol" or "eos"); their lines about errors, retries, leaders and the idempotent producer's epoch and sequence go to the producer's log. */
   debug?: string;
+  partitioner: Partitioner;
 }
 
 export interface ConsumerSettings {
@@ -53,6 +57,12 @@ export interface KafkaSettings extends BrokerSettings {
   consumer: ConsumerSettings;
   /** Extra server.properties for brokers convoy starts (local runtime), e.g. {"num.io.threads": 4}. */
   brokerConfig: Record<string, string | number | boolean>;
+  /**
+   * How the nodes of a local cluster reach each other: `direct` (default), or `proxied`, through
+   * one Toxiproxy proxy per directed pair of nodes and listener (peer-links.ts), which lets the
+   * `isolate` fault cut nodes off from their peers.
+   */
+  peerLinks: 'direct' | 'proxied';
 }
 
 const int = (minimum: number, description: string, maximum?: number) => ({ type: 'integer', minimum, ...(maximum !== undefined ? { maximum } : {}), description });
@@ -90,7 +100,9 @@ export const settingsSchema: Record<string, unknown> = {
         requestTimeoutMs: int(1, 'default 30000', 900_000),
         deliveryTimeoutMs: int(1, 'confluent only (librdkafka message.timeout.ms, default 120000)', 2_147_483_647),
         partitioner: { enum: ['murmur2', 'crc32'], description: 'murmur2 (Java-compatible, default) or crc32 (librdkafka consistent_random; confluent only)' },
-        debug: { type: 'string', pattern: '^[a-z]+(,[a-z]+)*$', description: 'confluent only: librdkafka debug contexts, e.g. "eos,msg"; their lines go to the run\'s log' },
+        socketTimeoutMs: int(10, 'confluent only (librdkafka socket.timeout.ms: when the client gives up on a request; default requestTimeoutMs, at most 60100)', 300_000),
+        retryBackoffMs: int(1, 'confluent only: librdkafka retry.backoff.ms and retry.backoff.max.ms, a fixed backoff (default 100 growing to 2000)', 300_000),
+        debug: { type: 'string', pattern: '^[a-z,]*$', description: 'confluent only: librdkafka debug contexts, e.g. "msg,protocol"; the lines about errors and retries go to the producer log' },
       },
     },
     consumer: {
@@ -106,6 +118,10 @@ export const settingsSchema: Record<string, unknown> = {
         fromBeginning: { type: 'boolean', description: 'a new group starts at the earliest offset (default true)' },
         metadataMaxAgeMs: int(100, 'how often consumers refresh topic metadata, i.e. notice new partitions (default 300000, as the clients)', 86_400_000),
       },
+    },
+    peerLinks: {
+      enum: ['direct', 'proxied'],
+      description: 'how the nodes of a local cluster reach each other: direct (default), or proxied through one Toxiproxy proxy per directed pair of nodes (needed by the isolate fault)',
     },
     brokerConfig: {
       type: 'object',
@@ -209,7 +225,9 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
   if (confluent) {
     producer.batchSize = p.batchSize ?? 1_000_000;
     producer.deliveryTimeoutMs = p.deliveryTimeoutMs ?? 120_000;
-    if (p.debug !== undefined) producer.debug = p.debug;
+    if (p.socketTimeoutMs !== undefined) producer.socketTimeoutMs = p.socketTimeoutMs;
+    if (p.debug) producer.debug = p.debug;
+    if (p.retryBackoffMs !== undefined) producer.retryBackoffMs = p.retryBackoffMs;
   }
   if (idempotent && acks !== -1) errors.push('broker.producer.idempotent needs acks -1 ("all")');
   if (idempotent && maxInFlight > 5) errors.push('broker.producer.idempotent allows at most 5 requests in flight (maxInFlight <= 5)');
@@ -237,8 +255,10 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
       [p.partitioner === 'crc32' ? true : undefined, 'broker.producer.partitioner crc32: kafkajs has only the Java-compatible murmur2 partitioner; use client: confluent (librdkafka consistent_random)'],
       [p.lingerMs ? true : undefined, 'broker.producer.lingerMs: kafkajs sends every send() at once and has no linger; use client: confluent'],
       [p.batchSize, 'broker.producer.batchSize: kafkajs has no batch size setting; use client: confluent'],
-      [p.debug, 'broker.producer.debug: librdkafka debug contexts; kafkajs has its own log levels; use client: confluent'],
       [p.deliveryTimeoutMs, 'broker.producer.deliveryTimeoutMs: kafkajs has no delivery timeout (it retries `retries` times); use client: confluent'],
+      [p.socketTimeoutMs, 'broker.producer.socketTimeoutMs: a librdkafka setting; kafkajs gives up on a request after requestTimeoutMs; use client: confluent'],
+      [p.retryBackoffMs, 'broker.producer.retryBackoffMs: a librdkafka setting; use client: confluent'],
+      [p.debug ? true : undefined, 'broker.producer.debug: librdkafka debug contexts; kafkajs has none (set it to "" or use client: confluent)'],
       [c.maxPollIntervalMs, 'broker.consumer.maxPollIntervalMs: kafkajs has no max.poll.interval.ms (a stalled handler is evicted after sessionTimeoutMs); use client: confluent'],
     ];
     for (const [v, msg] of onlyConfluent) if (v !== undefined) errors.push(msg);
@@ -257,6 +277,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     producer,
     consumer,
     brokerConfig: (r.brokerConfig ?? {}) as Record<string, string | number | boolean>,
+    peerLinks: (r.peerLinks ?? 'direct') as KafkaSettings['peerLinks'],
   };
 }
 

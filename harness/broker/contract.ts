@@ -40,6 +40,8 @@ export interface NetworkLink {
   /** The Toxiproxy proxy names this link is made of (one per broker listener). */
   proxies: string[];
   toxiproxyUrl: string;
+  /** Set on a link between two broker nodes (`from` dials `to`): what the isolate fault cuts. */
+  peer?: { from: string; to: string; traffic: string };
 }
 
 /** One broker process (or container) of a deployment: what kill/restart faults act on. */
@@ -66,6 +68,8 @@ export interface Deployment {
   logFiles: string[];
   /** Stop what this deployment started (nothing, for external or reused brokers). */
   stop(): Promise<void>;
+  /** The node that leads the broker's own consensus now (KRaft's active controller), if known. */
+  consensusLeader?(): string | undefined;
   /** A broker living in the runner process (a test double): serves its workers' clients. */
   host?: BrokerHost;
 }
@@ -168,6 +172,8 @@ export interface ProducerClient {
   send(message: OutgoingMessage): Promise<SendAck>;
   /** Called by partition-increase faults: pick up new metadata now, if the client can. */
   refreshMetadata?(): Promise<void>;
+  /** Errors the client met on requests and retried, by its own name for them, so far (where it can tell). */
+  errorsSeen?(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -321,5 +327,7 @@ export interface BrokerCapabilities {
   lanes?: number;
   /** Dead-lettered messages can be moved back to the main destination (redrive). */
   redriveDeadLetters: Capability;
+  /** Broker nodes can be cut off from each other while clients still reach them (isolate). Absent: no. */
+  isolate?: Capability;
 }
 

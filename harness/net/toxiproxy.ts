@@ -59,14 +59,19 @@ export class ToxiproxyApi {
   }
 
   /** Creates (or replaces) a proxy listening on 127.0.0.1:listenPort. */
-  async createProxy(name: string, listenPort: number, upstream: string): Promise<Proxy> {
+  createProxy(name: string, listenPort: number, upstream: string): Promise<Proxy> {
+    return this.createProxyAt(name, `127.0.0.1:${listenPort}`, upstream);
+  }
+
+  /** Creates (or replaces) a proxy listening on host:port `listen`. */
+  async createProxyAt(name: string, listen: string, upstream: string): Promise<Proxy> {
     try {
       const old = await this.client.get(name);
       await old.remove();
     } catch {
       /* none yet */
     }
-    return this.client.createProxy({ name, listen: `127.0.0.1:${listenPort}`, upstream, enabled: true });
+    return this.client.createProxy({ name, listen, upstream, enabled: true });
   }
 
   async setEnabled(name: string, enabled: boolean): Promise<void> {

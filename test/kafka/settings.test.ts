@@ -69,6 +69,17 @@ test('settings one client cannot honour are refused with the reason', () => {
   assert.equal(resolveSettings({ kind: 'kafka', client: 'confluent' }).producer.debug, undefined);
 });
 
+test('librdkafka-only producer settings (issue 24): refused with kafkajs, resolved with confluent; peer links default direct', () => {
+  rejects({ producer: { socketTimeoutMs: 60_000 } }, /socketTimeoutMs: a librdkafka setting/);
+  rejects({ producer: { retryBackoffMs: 20 } }, /retryBackoffMs: a librdkafka setting/);
+  rejects({ producer: { debug: 'msg' } }, /debug: librdkafka debug contexts; kafkajs has none/);
+  rejects({ peerLinks: 'tunnelled' }, /broker\.peerLinks/);
+  assert.equal(resolveSettings({ kind: 'kafka', producer: { debug: '' } }).producer.debug, undefined);
+  const c = resolveSettings({ kind: 'kafka', client: 'confluent', peerLinks: 'proxied', producer: { socketTimeoutMs: 60_000, retryBackoffMs: 20, debug: 'msg,protocol' } });
+  assert.deepEqual([c.producer.socketTimeoutMs, c.producer.retryBackoffMs, c.producer.debug, c.peerLinks], [60_000, 20, 'msg,protocol', 'proxied']);
+  assert.equal(resolveSettings({ kind: 'kafka' }).peerLinks, 'direct');
+});
+
 test('the published schema is valid JSON Schema and agrees with resolveSettings', () => {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   const validate = ajv.compile(settingsSchema);

@@ -40,6 +40,13 @@ const BAD: [string, Partial<Target>, string][] = [
   ['kafka-network', { runtime: 'external' }, 'faults[0]: kafka on the external runtime has no Toxiproxy links, so no network faults'],
   ['servicebus-network', { runtime: 'containers' }, 'faults[0]: servicebus on the containers runtime has no Toxiproxy links, so no network faults'],
   ['kafka-add-partitions', { runtime: 'external' }, 'faults[0]: add-partitions (grow) changes or hurts the target broker: refused on the external runtime without --allow-destructive'],
+  // isolate (issue 24): only where convoy runs the nodes and their peer links go through proxies.
+  ['kafka-isolate-direct', {}, 'faults[0]: kafka cannot cut broker nodes off from each other on the local runtime: the nodes reach each other directly; set broker.peerLinks: proxied'],
+  ['kafka-isolate', { runtime: 'containers' }, 'faults[0]: kafka cannot cut broker nodes off from each other on the containers runtime: only a local cluster has peer links convoy can cut (broker.peerLinks: proxied)'],
+  ['kafka-isolate', { runtime: 'external', allowDestructive: true }, 'faults[0]: kafka cannot cut broker nodes off from each other on the external runtime: only a local cluster has peer links convoy can cut (broker.peerLinks: proxied)'],
+  ['kafka-isolate-unknown-node', {}, 'faults[0].nodes: no node "node-4" in this deployment; expected controller-leader, partition-leader or some of node-1, node-2, node-3'],
+  ['kafka-isolate-every-node', {}, 'faults[0].nodes: cutting off all 3 nodes leaves no other side; name fewer'],
+  ['rabbitmq-isolate', {}, 'faults[0]: rabbitmq cannot cut broker nodes off from each other on the local runtime: it has no peer links convoy can cut'],
 ];
 
 /** The same fixtures where they are fine: the checks do not refuse everything. */
@@ -49,6 +56,7 @@ const GOOD: [string, Partial<Target>][] = [
   ['servicebus-network', {}],
   ['kafka-add-partitions', {}],
   ['kafka-add-partitions', { runtime: 'external', allowDestructive: true }],
+  ['kafka-isolate', {}],
 ];
 
 for (const [name, target, problem] of BAD) {
