@@ -78,9 +78,11 @@ for (const [name, target] of GOOD) {
   });
 }
 
-test('every nightly scenario passes validate on the local runtime', async () => {
-  const dir = fileURLToPath(new URL('../../workloads/nightly/', import.meta.url));
-  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => dir + f);
+test('every nightly and partitions scenario passes validate on the local runtime', async () => {
+  const files = ['nightly', 'partitions'].flatMap((suite) => {
+    const dir = fileURLToPath(new URL(`../../workloads/${suite}/`, import.meta.url));
+    return readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => dir + f);
+  });
   const lines: string[] = [];
   assert.equal(await validateFiles(files, (l) => lines.push(l), { catalogue: await scenarioCatalogue() }), 0, lines.filter((l) => !l.startsWith('ok')).join('\n'));
 });
