@@ -1,6 +1,6 @@
 /**
  * Real runs on the memory broker, end to end through the runner (run-here.ts: in this process,
- * as `convoy run` runs them): worker processes, the fault timeline (stall, freeze,
+ * as `convoy run` runs them): worker processes, the fault timeline (stall,
  * kill-consumer, handler-errors, redrive, add-partitions), every concurrency mode, every
  * poison policy and the checker, in seconds and with no broker process (three runs at a time:
  * they mostly wait on their schedules). Each scenario (scenarios/) states what it must show,
