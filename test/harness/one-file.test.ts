@@ -54,7 +54,7 @@ test("the harness's worker-side faults: stall holds until its end, handler-error
   faults.endAll();
   assert.equal([...faults.effects()].length, 0);
 
-  const producer = WorkerFaults.producer({ id: 'p1', log: () => {}, client: { send: async () => ({}), close: async () => {} }, mark: () => {} });
+  const producer = WorkerFaults.producer({ id: 'p1', log: () => {}, client: { send: async () => ({}), close: async () => {} }, mark: () => {}, producer: { name: 'orders', index: 0 }, setClockOffset: () => {} });
   await producer.loaded;
   assert.deepEqual(producer.kinds, ['add-partitions']);
 });
