@@ -76,6 +76,8 @@ export interface FaultScope {
   consumers: string[];
   /** Logical producer names. */
   producers: string[];
+  /** Each logical producer's process count. */
+  producerProcesses: Record<string, number>;
 }
 
 // Merged into the FaultKind interface above (kept in its own block).
