@@ -94,6 +94,8 @@ async function defencesCommand(o: DefencesFlags): Promise<void> {
   if (!Number.isSafeInteger(seed) || seed < 0) throw new InputError(`--seed: expected an integer >= 0, got "${o.seed}"`);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const started = Date.now();
+  // The commit the runs ran on, taken before they start (the tree may change while they run).
+  const commit = commitOf();
   const catalogue = await scenarioCatalogue();
   const target = { runtime, allowDestructive: false };
   const columns = await discoverColumns(columnFiles(resolve(o.suite)), { catalogue, target });
@@ -144,7 +146,7 @@ async function defencesCommand(o: DefencesFlags): Promise<void> {
   for (const s of strategies.values()) for (const [name, what] of Object.entries(s.figures ?? {})) figures[name] ??= what;
   const rows = [...strategies.keys()];
   const data: DefencesData = {
-    schema: DEFENCES_SCHEMA, created: new Date().toISOString(), commit: commitOf(), repeats, seed,
+    schema: DEFENCES_SCHEMA, created: new Date().toISOString(), commit, repeats, seed,
     wallTimeMs: o.resume ? null : Date.now() - started,
     columns: columns.map((c) => ({ ...c, file: relative(process.cwd(), c.file) })),
     rows, figures,
