@@ -206,3 +206,25 @@ test('a strategy from a fixture folder is found, validated and scored by a real 
   assert.ok(validate(result), JSON.stringify(validate.errors));
   rmSync(results, { recursive: true, force: true });
 });
+
+test('lww-timestamp on a real run: each event is stamped with the millisecond it happened in, so one writer at 400/s never ties, even when its sends bunch up', async () => {
+  const { writeFileSync, readdirSync, readFileSync } = await import('node:fs');
+  const results = mkdtempSync(join(tmpdir(), 'convoy-lww-'));
+  const scenario = join(results, 'lww.yaml');
+  // 400/s: events 2.5 ms apart. Stamped at the send call, a catch-up burst on a busy machine put
+  // several events of one key in one millisecond (31 ties at 200/s in a Kafka run).
+  writeFileSync(scenario, [
+    'broker: { kind: memory, mode: partitioned, partitions: 2 }',
+    'workload: { keys: { count: 5 }, rate: { kind: fixed, perSecond: 400 }, durationMs: 2s, warmupMs: 200ms }',
+    'consumers: { processes: 1, strategy: lww-timestamp }',
+    'expect: { wrong-state: 0 }',
+  ].join('\n'));
+  const r = await convoy(['run', scenario, '--results', results, '--quiet'], { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const runId = readdirSync(results).find((f) => !f.endsWith('.yaml'))!;
+  const result = JSON.parse(readFileSync(join(results, runId, 'result.json'), 'utf8')) as { workload: { finalState: Record<string, { figures?: Record<string, number>; effects: Record<string, number> }> } };
+  const lww = result.workload.finalState['lww-timestamp'];
+  assert.deepEqual(lww.figures, { ties: 0 });
+  assert.ok(lww.effects.applied > 0);
+  rmSync(results, { recursive: true, force: true });
+});
