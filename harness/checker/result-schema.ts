@@ -269,6 +269,7 @@ export const FinalState = Type.Object({
   primary: Type.Boolean({ description: "The consumers' own strategy (the one wrong-state judges unless it names another)." }),
   mode: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('replay')], { description: 'live: run by the consumers; replay: scored after the run from the history.' })),
   effects: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'What the strategy made of the applies: applied, skipped, rejected.' })),
+  figures: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: "The strategy's own counts (its `figures`, e.g. lww-timestamp's ties)." })),
   wrong: Type.Number(),
   right: Type.Optional(Type.Number()),
   keys: Type.Number(),

@@ -30,10 +30,17 @@ export interface StrategyScore extends Comparison {
   mode: 'live' | 'replay';
   /** What the strategy made of the applies: applied, skipped (stale, duplicate), rejected (gap). */
   effects: EffectCounts;
+  /** The strategy's own counts (ConsumerStrategy.figures), when it keeps any. */
+  figures?: Record<string, number>;
 }
 
 /** Applies in commit order into a fresh in-memory store: the final states and the effect counts. */
-export function replay(strategy: ConsumerStrategy, entity: EntitySpec, options: StrategyOptions, applies: Apply[]): { final: Map<string, VersionedState>; effects: EffectCounts } {
+export function replay(
+  strategy: ConsumerStrategy,
+  entity: EntitySpec,
+  options: StrategyOptions,
+  applies: Apply[],
+): { final: Map<string, VersionedState>; effects: EffectCounts; figures: Record<string, number> } {
   const sorted = [...applies].sort((a, b) => a.end - b.end);
   const store = openStore(':memory:', strategy, entity, options);
   try {
@@ -41,7 +48,7 @@ export function replay(strategy: ConsumerStrategy, entity: EntitySpec, options: 
     store.batch(() => {
       for (const a of sorted) effects[store.apply(a)]++;
     });
-    return { final: store.finalStates(), effects };
+    return { final: store.finalStates(), effects, figures: store.figures() };
   } finally {
     store.close();
   }
@@ -69,19 +76,21 @@ export async function scoreStrategies(input: ScoreInput): Promise<Record<string,
     if (strategy.unfit?.(input.entity)) continue;
     let final: Map<string, VersionedState>;
     let effects: EffectCounts;
+    let figures: Record<string, number>;
     if (name === live.kind) {
       const store = openStore(input.storeFile, strategy, input.entity, live);
       try {
         final = store.finalStates();
+        figures = store.figures();
       } finally {
         store.close();
       }
       effects = input.liveEffects;
     } else if (strategy.pure) {
-      ({ final, effects } = replay(strategy, input.entity, { kind: name }, input.applies));
+      ({ final, effects, figures } = replay(strategy, input.entity, { kind: name }, input.applies));
     } else continue;
     const comparison = compareWithTruth(final, input.truth, input.unreachable, 10, strategy.scoresVersion);
-    out[name] = { strategy: name, primary: name === live.kind, mode: name === live.kind ? 'live' : 'replay', effects, ...comparison };
+    out[name] = { strategy: name, primary: name === live.kind, mode: name === live.kind ? 'live' : 'replay', effects, ...(Object.keys(figures).length ? { figures } : {}), ...comparison };
   }
   return out;
 }

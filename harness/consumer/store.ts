@@ -76,6 +76,16 @@ export class EntityStore {
     return this.db.transaction(fn)();
   }
 
+  /** The strategy's own counts (its `figures`); empty when it keeps none. */
+  figures(): Record<string, number> {
+    return this.store.figures?.() ?? {};
+  }
+
+  /** Rows this connection inserted, updated or deleted so far (SQLite total_changes): the store's writes. */
+  writes(): number {
+    return (this.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+  }
+
   /** The stored version and state of every key, sorted by key. */
   finalStates(): Map<string, VersionedState> {
     return this.store.finalStates();

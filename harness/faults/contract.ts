@@ -76,6 +76,8 @@ export interface FaultScope {
   consumers: string[];
   /** Logical producer names. */
   producers: string[];
+  /** Each logical producer's process count. */
+  producerProcesses: Record<string, number>;
 }
 
 // Merged into the FaultKind interface above (kept in its own block).
@@ -133,6 +135,10 @@ export interface ProducerSide {
   client: ProducerClient;
   /** Records a `mark` event in the producer's history. */
   mark(name: string, detail: Record<string, unknown>): void;
+  /** Which process of which logical producer this is (0-based index). */
+  producer: { name: string; index: number };
+  /** Sets how far the payload clock (the service's wall clock stamped into each message) is off; 0 restores it. The run clock is untouched. */
+  setClockOffset(ms: number): void;
 }
 
 /** A fault's hooks inside worker processes; `args` is what startInWorker sent. */

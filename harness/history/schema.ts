@@ -72,6 +72,7 @@ export const ProcessEvent = Type.Object({
   ),
   deliveryCount: opt(Type.Integer({ minimum: 0 })),
   intended: opt(us('The message\'s intended send time')),
+  stamp: opt(Type.Number({ description: "The producing service's wall-clock stamp in the payload, ms since the epoch (its own clock, which a clock-skew fault shifts; not the run clock). Read by timestamp strategies (lww-timestamp) when they are replayed." })),
 });
 
 export const FaultEvent = Type.Object({

@@ -74,7 +74,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
     } else if (e.type === 'rebalance') rebalances++;
     else if (e.type === 'mark') marks.push({ name: e.name, at: e.at, detail: e.detail });
     else if (e.type === 'process' && e.outcome === 'ok' && e.end !== undefined && e.key !== null && e.seq !== null) {
-      applies.push({ key: e.key, producer: e.producer, seq: e.seq, end: e.end });
+      applies.push({ key: e.key, producer: e.producer, seq: e.seq, end: e.end, ...(e.stamp !== undefined ? { stampMs: e.stamp } : {}) });
       // Histories before strategies were plug-ins said skipped-stale.
       if (e.effect) liveEffects[e.effect === 'skipped-stale' ? 'skipped' : e.effect]++;
     }

@@ -42,7 +42,8 @@ export function printSummary(result: Result, runDir: string): void {
   if (w.finalState) {
     const parts = Object.values(w.finalState).map((f) => {
       const fields = Object.keys(f.wrongFields ?? {});
-      return `${f.strategy}${f.primary ? '*' : ''} ${f.wrong}/${f.keys} keys wrong${fields.length ? ` (${fields.join(', ')})` : ''}`;
+      const own = Object.entries(f.figures ?? {}).map(([name, n]) => `, ${name} ${n}`).join('');
+      return `${f.strategy}${f.primary ? '*' : ''} ${f.wrong}/${f.keys} keys wrong${fields.length ? ` (${fields.join(', ')})` : ''}${own}`;
     });
     out.push(`  final state: ${parts.join(', ')}${Object.values(w.finalState)[0]?.unreachable ? ` (${Object.values(w.finalState)[0].unreachable} keys unreachable)` : ''}`);
   }

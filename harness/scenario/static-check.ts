@@ -25,6 +25,7 @@ export function faultProblems(
 ): string[] {
   const consumers = Array.from({ length: s.consumers.processes }, (_, i) => `c${i + 1}`);
   const producers = s.workload.producers.map((p) => p.name);
+  const producerProcesses = Object.fromEntries(s.workload.producers.map((p) => [p.name, p.processes]));
   return s.faults.flatMap((f, i) => {
     const kind = kinds.get(f.kind);
     if (!kind) return [];
@@ -32,7 +33,7 @@ export function faultProblems(
     if (kind.destructive && target.runtime === 'external' && !target.allowDestructive) {
       return [`${path}: ${f.kind} (${f.name}) changes or hurts the target broker: refused on the external runtime without --allow-destructive`];
     }
-    const scope: FaultScope = { path, runtime: target.runtime, broker: s.broker.kind, capabilities, consumers, producers };
+    const scope: FaultScope = { path, runtime: target.runtime, broker: s.broker.kind, capabilities, consumers, producers, producerProcesses };
     return kind.check?.(f, scope) ?? [];
   });
 }

@@ -85,6 +85,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       offset: d.offset,
       deliveryCount: d.deliveryCount,
       intended: msg?.intendedUs,
+      stamp: msg?.stampMs,
     };
     let attempt = 0;
     let settlement: Settlement = 'ack';
@@ -175,6 +176,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   send({ type: 'ready' });
   const timer = setInterval(() => {
     stats.inFlight = scheduler.inFlight;
+    stats.storeWrites = store.writes();
     send({ type: 'stats', stats: { ...stats, loopLagMs: lag(), cpuPercent: cpu() } });
   }, 500);
 
@@ -184,6 +186,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   await Promise.race([scheduler.idle(), sleep(5_000)]);
   await client.close().catch((e: Error) => log(`close: ${e.message}`));
   group.end();
+  stats.storeWrites = store.writes();
   store.close();
   history.close();
   stats.inFlight = scheduler.inFlight;

@@ -1,7 +1,7 @@
 import type { ProcessEvent } from '../history/events.ts';
 
 /** What every handling attempt of one delivery records the same. */
-export type ProcessBase = Pick<ProcessEvent, 'key' | 'producer' | 'seq' | 'consumer' | 'lane' | 'offset' | 'deliveryCount' | 'intended'>;
+export type ProcessBase = Pick<ProcessEvent, 'key' | 'producer' | 'seq' | 'consumer' | 'lane' | 'offset' | 'deliveryCount' | 'intended' | 'stamp'>;
 
 /**
  * A handling attempt's event, as `{ type: 'process', ...base, received, start, end: 0,
@@ -12,6 +12,6 @@ export type ProcessBase = Pick<ProcessEvent, 'key' | 'producer' | 'seq' | 'consu
 export function processEvent(base: ProcessBase, received: number, start: number): ProcessEvent {
   return {
     type: 'process', key: base.key, producer: base.producer, seq: base.seq, consumer: base.consumer, lane: base.lane,
-    offset: base.offset, deliveryCount: base.deliveryCount, intended: base.intended, received, start, end: 0, outcome: 'ok', effect: undefined,
+    offset: base.offset, deliveryCount: base.deliveryCount, intended: base.intended, stamp: base.stamp, received, start, end: 0, outcome: 'ok', effect: undefined,
   };
 }

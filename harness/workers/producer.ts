@@ -25,6 +25,14 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   const stats: WorkerStats = emptyStats();
 
   let startUs: number | undefined;
+  // The service's wall clock, stamped into every payload; a clock-skew fault moves it. The stamp
+  // is the wall-clock millisecond at which the event happened (its intended instant in the
+  // open-loop schedule), as a service stamps an event when it occurs: stamping at the send call
+  // would give every message of a catch-up burst the same millisecond, ties made by the
+  // harness's own backlog rather than by the workload.
+  let clockOffsetMs = 0;
+  const wallMinusRunMs = Date.now() - nowMicros() / 1000; // read once: stamps keep the run clock's order
+  const wallAt = (runUs: number) => Math.floor(runUs / 1000 + wallMinusRunMs) + clockOffsetMs;
   let stopping = false;
   let wake: (() => void) | undefined;
   const faults = WorkerFaults.producer({
@@ -32,6 +40,8 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
     log,
     client,
     mark: (name, detail) => history.write({ type: 'mark', at: nowMicros(), name, detail }),
+    producer: { name: me.name, index: me.index },
+    setClockOffset: (ms) => (clockOffsetMs = ms),
   });
   inbox((m) => {
     if (m.type === 'start') startUs = m.startUs;
@@ -60,7 +70,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
     if (drainWaiters.length > 0 && stats.inFlight <= lowWater) drainWaiters.splice(0).forEach((w) => w());
   };
   const sendOne = (m: PlannedMessage, intended: number) => {
-    const payload = encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.key, m.seq) }, m.size);
+    const payload = encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.key, m.seq), stampMs: wallAt(intended) }, m.size);
     const at = nowMicros();
     // The two hot events go as prepared JSON text (the same lines JSON.stringify would write).
     history.writeLine(sendLine(m.key, m.producer, m.seq, at, intended, init.id, payload.length));

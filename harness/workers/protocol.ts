@@ -61,6 +61,8 @@ export interface WorkerStats {
   cpuPercent: number;
   /** Producers: every planned message has been sent (and settled). */
   finished: boolean;
+  /** Consumers: rows this process's strategy wrote to the shared store (SQLite total_changes). */
+  storeWrites?: number;
   /** Consumers: where the handling time went (see phases.ts). */
   phases?: ConsumerPhases;
 }

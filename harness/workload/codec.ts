@@ -4,7 +4,7 @@
  *   offset size
  *   0      2    magic "cv"
  *   2      1    format version (1)
- *   3      1    flags: bit 0 poison, bit 1 intended time present
+ *   3      1    flags: bit 0 poison, bit 1 intended time present, bit 2 service stamp present
  *   4      1    entity kind (0 order, 1 wallet, 2 counter)
  *   5      1    producer name length P (bytes, UTF-8)
  *   6      2    key length K (uint16 LE)
@@ -14,6 +14,9 @@
  *   16     8    intended send time, µs on the run clock (float64 LE; 0 when absent)
  *   24     4    checksum: FNV-1a 32 of bytes 0..23 (checksum zeroed) and the names
  *   28     P+K+E  producer, key, event name
+ *   ...    8    with flag bit 2: the service's wall-clock stamp, ms since the epoch (float64 LE),
+ *               as the producing service would write it (its own clock, which a clock-skew
+ *               fault may shift; never the run clock the harness measures with)
  *   ...         padding (a fixed pseudo-random pattern, so compression cannot shrink it)
  *
  * A message never gets smaller than its header; `encodedSize` says how large it will be.
@@ -37,11 +40,14 @@ export interface MessageFields {
   /** Intended send time on the run clock (µs); null or absent when there is none. */
   intendedUs?: number | null;
   poison: boolean;
+  /** The service's wall-clock stamp (ms since the epoch); absent when the sender gave none. */
+  stampMs?: number | null;
 }
 
 export interface DecodedMessage extends MessageFields {
   /** Absent when the sender gave none. */
   intendedUs?: number;
+  stampMs?: number;
   event: string;
   /** The payload's length in bytes. */
   size: number;
@@ -59,10 +65,12 @@ const PAD = (() => {
   return b;
 })();
 
-export function encodedSize(fields: Pick<MessageFields, 'producer' | 'key' | 'seq' | 'entity' | 'event'>, size: number): number {
+const STAMP_BYTES = 8;
+
+export function encodedSize(fields: Pick<MessageFields, 'producer' | 'key' | 'seq' | 'entity' | 'event' | 'stampMs'>, size: number): number {
   const names =
     Buffer.byteLength(fields.producer) + Buffer.byteLength(fields.key) + (fields.event ?? entityEvent(fields.entity, fields.seq)).length;
-  return Math.max(size, HEADER_BYTES + names);
+  return Math.max(size, HEADER_BYTES + names + (fields.stampMs != null ? STAMP_BYTES : 0));
 }
 
 export function encode(fields: MessageFields, size: number): Buffer {
@@ -74,13 +82,14 @@ export function encode(fields: MessageFields, size: number): Buffer {
   if (!Number.isInteger(fields.seq) || fields.seq < 0 || fields.seq > 0xffffffff) throw new RangeError(`bad seq ${fields.seq}`);
   const kind = ENTITY_KINDS.indexOf(fields.entity);
   if (kind < 0) throw new RangeError(`unknown entity kind ${fields.entity}`);
-  const body = HEADER_BYTES + p + k + e;
+  const stamped = fields.stampMs != null;
+  const body = HEADER_BYTES + p + k + e + (stamped ? STAMP_BYTES : 0);
   const total = Math.max(size, body);
   const buf = Buffer.allocUnsafe(total);
   buf[0] = MAGIC0;
   buf[1] = MAGIC1;
   buf[2] = FORMAT;
-  buf[3] = (fields.poison ? 1 : 0) | (fields.intendedUs != null ? 2 : 0);
+  buf[3] = (fields.poison ? 1 : 0) | (fields.intendedUs != null ? 2 : 0) | (stamped ? 4 : 0);
   buf[4] = kind;
   buf[5] = p;
   buf.writeUInt16LE(k, 6);
@@ -93,6 +102,7 @@ export function encode(fields: MessageFields, size: number): Buffer {
   o += buf.write(fields.producer, o, 'utf8');
   o += buf.write(fields.key, o, 'utf8');
   o += buf.write(event, o, 'latin1');
+  if (stamped) buf.writeDoubleLE(fields.stampMs!, o);
   buf.writeUInt32LE(fnv(buf, 0, body), 24);
   for (let at = body; at < total; at += PAD.length) PAD.copy(buf, at, 0, Math.min(PAD.length, total - at));
   return buf;
@@ -103,13 +113,14 @@ export function decode(buf: Uint8Array | null | undefined): DecodedMessage | nul
   const b = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   if (b[0] !== MAGIC0 || b[1] !== MAGIC1 || b[2] !== FORMAT) return null;
   const flags = b[3];
-  if (flags & ~3) return null;
+  if (flags & ~7) return null;
   const entity = ENTITY_KINDS[b[4]];
   if (!entity) return null;
   const p = b[5];
   const k = b.readUInt16LE(6);
   const e = b[8];
-  const body = HEADER_BYTES + p + k + e;
+  const names = HEADER_BYTES + p + k + e;
+  const body = names + (flags & 4 ? STAMP_BYTES : 0);
   if (body > b.length || b[9] !== 0 || b[10] !== 0 || b[11] !== 0) return null;
   const stored = b.readUInt32LE(24);
   if (fnv(b, 0, body) !== stored) return null;
@@ -117,7 +128,7 @@ export function decode(buf: Uint8Array | null | undefined): DecodedMessage | nul
   const intended = b.readDoubleLE(16);
   const producer = b.toString('utf8', HEADER_BYTES, HEADER_BYTES + p);
   const key = b.toString('utf8', HEADER_BYTES + p, HEADER_BYTES + p + k);
-  const event = b.toString('latin1', HEADER_BYTES + p + k, body);
+  const event = b.toString('latin1', HEADER_BYTES + p + k, names);
   return {
     producer,
     key,
@@ -125,6 +136,7 @@ export function decode(buf: Uint8Array | null | undefined): DecodedMessage | nul
     entity,
     event,
     intendedUs: flags & 2 ? intended : undefined,
+    ...(flags & 4 ? { stampMs: b.readDoubleLE(names) } : {}),
     poison: (flags & 1) === 1,
     size: b.length,
   };

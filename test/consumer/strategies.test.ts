@@ -34,7 +34,7 @@ function run(name: string, entity: EntitySpec, key: string, order: number[], opt
 }
 
 test('the built-in strategies are found, each named after its file', () => {
-  assert.deepEqual([...strategies.keys()].sort(), ['commutative', 'commutative-dedup', 'naive', 'state-machine', 'versioned']);
+  assert.deepEqual([...strategies.keys()].sort(), ['commutative', 'commutative-dedup', 'lww-timestamp', 'naive', 'state-machine', 'versioned']);
 });
 
 test("seed 001's opening scenario (1, 3, 2): naive ships the cancelled order; state-machine keeps it cancelled with the new city", () => {
@@ -100,6 +100,46 @@ test('whole-state events: naive and versioned behave as before', () => {
   assert.equal(run('versioned', STATE, 'k1', [3]).score.wrong, 0);
 });
 
+/** lww-timestamp on one key: [seq, stamp ms] in arrival order, scored against 1..max. */
+function lww(entity: EntitySpec, key: string, arrivals: [number, number | undefined][]) {
+  const applies: Apply[] = arrivals.map(([seq, stampMs], i) => ({ key, seq, producer: 'p', end: i + 1, ...(stampMs === undefined ? {} : { stampMs }) }));
+  const { final, effects, figures } = replay(get('lww-timestamp'), entity, { kind: 'lww-timestamp' }, applies);
+  const n = Math.max(...arrivals.map(([s]) => s));
+  const t = truth(entity, Array.from({ length: n }, (_, i) => ({ key, seq: i + 1 })));
+  return { final: final.get(key), effects, figures, score: compareWithTruth(final, t, [], 10, true) };
+}
+
+test('lww-timestamp: newer stamps win whatever the arrival order; a writer whose clock stepped back loses its newer version', () => {
+  const STATE: EntitySpec = { kind: 'wallet', events: 'state', cancelShare: 0 };
+  // Out of order but stamped in version order: the stamp puts it right.
+  const reordered = lww(STATE, 'w', [[1, 1000], [3, 1030], [2, 1020]]);
+  assert.deepEqual(reordered.effects, { applied: 2, skipped: 1, rejected: 0 });
+  assert.equal(reordered.score.wrong, 0);
+  // Two writers; the second's clock is 500 ms behind: its v3, sent after v2, carries an older stamp and is skipped.
+  const skewed = lww(STATE, 'w', [[1, 1000], [2, 1010], [3, 1020 - 500]]);
+  assert.deepEqual(skewed.effects, { applied: 2, skipped: 1, rejected: 0 });
+  assert.equal(skewed.final?.version, 2);
+  assert.deepEqual(skewed.score.wrongKeys[0].fields.slice(0, 1), ['version']);
+  assert.deepEqual(skewed.figures, { ties: 0 });
+  // versioned on the same arrivals is right.
+  assert.equal(run('versioned', STATE, 'w', [1, 2, 3]).score.wrong, 0);
+});
+
+test('lww-timestamp: an equal stamp is a tie, skipped and counted; a message without a stamp is rejected', () => {
+  const STATE: EntitySpec = { kind: 'wallet', events: 'state', cancelShare: 0 };
+  const tied = lww(STATE, 'w', [[1, 1000], [2, 1005], [3, 1005], [4, 1005]]);
+  assert.deepEqual(tied.effects, { applied: 2, skipped: 2, rejected: 0 });
+  assert.deepEqual(tied.figures, { ties: 2 });
+  assert.equal(tied.score.wrong, 1, 'v3 and v4 lost to v2 in the same millisecond');
+  const older = lww(STATE, 'w', [[2, 1005], [1, 1000]]);
+  assert.deepEqual(older.figures, { ties: 0 }, 'an older stamp is stale, not a tie');
+  const unstamped = lww(STATE, 'w', [[1, undefined]]);
+  assert.deepEqual(unstamped.effects, { applied: 0, skipped: 0, rejected: 1 });
+  // Change events: a skipped change stays lost (its amount is missing from the balance).
+  const deltas = lww(WALLETS, 'w3', [[1, 1000], [2, 1000], [3, 1010]]);
+  assert.deepEqual(deltas.score.wrongKeys[0]?.fields, ['balance']);
+});
+
 test('scoreStrategies: the live one from the store file, the fitting pure others by replay in commit order', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'convoy-score-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -119,7 +159,7 @@ test('scoreStrategies: the live one from the store file, the fitting pure others
     entity: WALLETS, live: 'commutative-dedup', storeFile, truth: t2, unreachable: new Set(), applies,
     liveEffects: { applied: 2, skipped: 1, rejected: 0 },
   }))!;
-  assert.deepEqual(Object.keys(scores).sort(), ['commutative', 'commutative-dedup', 'naive', 'versioned'], 'state-machine does not fit wallets');
+  assert.deepEqual(Object.keys(scores).sort(), ['commutative', 'commutative-dedup', 'lww-timestamp', 'naive', 'versioned'], 'state-machine does not fit wallets');
   assert.equal(scores['commutative-dedup'].mode, 'live');
   assert.equal(scores['commutative-dedup'].primary, true);
   assert.equal(scores['commutative-dedup'].wrong, 0);
@@ -164,5 +204,27 @@ test('a strategy from a fixture folder is found, validated and scored by a real 
     JSON.parse(readFileSync(new URL('../../results/schema/result.v1.json', import.meta.url), 'utf8')) as object,
   );
   assert.ok(validate(result), JSON.stringify(validate.errors));
+  rmSync(results, { recursive: true, force: true });
+});
+
+test('lww-timestamp on a real run: each event is stamped with the millisecond it happened in, so one writer at 400/s never ties, even when its sends bunch up', async () => {
+  const { writeFileSync, readdirSync, readFileSync } = await import('node:fs');
+  const results = mkdtempSync(join(tmpdir(), 'convoy-lww-'));
+  const scenario = join(results, 'lww.yaml');
+  // 400/s: events 2.5 ms apart. Stamped at the send call, a catch-up burst on a busy machine put
+  // several events of one key in one millisecond (31 ties at 200/s in a Kafka run).
+  writeFileSync(scenario, [
+    'broker: { kind: memory, mode: partitioned, partitions: 2 }',
+    'workload: { keys: { count: 5 }, rate: { kind: fixed, perSecond: 400 }, durationMs: 2s, warmupMs: 200ms }',
+    'consumers: { processes: 1, strategy: lww-timestamp }',
+    'expect: { wrong-state: 0 }',
+  ].join('\n'));
+  const r = await convoy(['run', scenario, '--results', results, '--quiet'], { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const runId = readdirSync(results).find((f) => !f.endsWith('.yaml'))!;
+  const result = JSON.parse(readFileSync(join(results, runId, 'result.json'), 'utf8')) as { workload: { finalState: Record<string, { figures?: Record<string, number>; effects: Record<string, number> }> } };
+  const lww = result.workload.finalState['lww-timestamp'];
+  assert.deepEqual(lww.figures, { ties: 0 });
+  assert.ok(lww.effects.applied > 0);
   rmSync(results, { recursive: true, force: true });
 });

@@ -54,9 +54,19 @@ test("the harness's worker-side faults: stall holds until its end, handler-error
   faults.endAll();
   assert.equal([...faults.effects()].length, 0);
 
-  const producer = WorkerFaults.producer({ id: 'p1', log: () => {}, client: { send: async () => ({}), close: async () => {} }, mark: () => {} });
+  const offsets: number[] = [];
+  const marks: string[] = [];
+  const producer = WorkerFaults.producer({
+    id: 'p1', log: () => {}, client: { send: async () => ({}), close: async () => {} }, mark: (name) => marks.push(name),
+    producer: { name: 'orders', index: 0 }, setClockOffset: (ms) => offsets.push(ms),
+  });
   await producer.loaded;
-  assert.deepEqual(producer.kinds, ['add-partitions']);
+  assert.deepEqual(producer.kinds, ['add-partitions', 'clock-skew']);
+  // clock-skew moves the payload clock at its start and puts it back at its end.
+  producer.receive({ type: 'fault', kind: 'clock-skew', phase: 'start', args: { offsetMs: -750 } });
+  producer.receive({ type: 'fault', kind: 'clock-skew', phase: 'end' });
+  assert.deepEqual(offsets, [-750, 0]);
+  assert.deepEqual(marks, ['clock-skew', 'clock-skew-end']);
 });
 
 test('a concurrency mode in a folder of its own joins the schema and schedules tasks', async () => {

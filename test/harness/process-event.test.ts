@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { processEvent, type ProcessBase } from '../../harness/workers/process-event.ts';
 
 const bases: ProcessBase[] = [
-  { key: 'k1', producer: 'p1', seq: 3, consumer: 'c1', lane: 'p0', offset: 42, deliveryCount: 2, intended: 1_764_657_600_123_456 },
+  { key: 'k1', producer: 'p1', seq: 3, consumer: 'c1', lane: 'p0', offset: 42, deliveryCount: 2, intended: 1_764_657_600_123_456, stamp: 1_764_657_600_123 },
   // an undecodable message on a broker without offsets or counts
   { key: null, producer: null, seq: null, consumer: 'c2', lane: 'q', offset: undefined, deliveryCount: undefined, intended: undefined },
 ];

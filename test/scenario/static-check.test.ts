@@ -34,6 +34,9 @@ const BAD: [string, Partial<Target>, string][] = [
   ['sqs-add-partitions', {}, 'faults[0]: sqs cannot add partitions on the local runtime: SQS queues have no partitions to add'],
   ['fault-after-max-duration', {}, 'expect.duplicate.after: fault "late" starts at 400 s, which cannot happen inside the run: run.maxDurationMs 300 s ends the run before it (warm-up 2 s + 400 s)'],
   ['late-fault-in-list', {}, 'expect.reorder[1].before: fault "late" starts at 20 s, which cannot happen inside the run: the run is over by then (sending 5 s + drain 15 s = 20 s into the measured phase)'],
+  ['clock-skew-unknown-producer', {}, 'faults[0].producer: no producer "payments" in this scenario; expected one of orders'],
+  ['clock-skew-unknown-process', {}, 'faults[0].process: producer "orders" has 2 processes (workload.producers[].processes); expected 1..2, got 3'],
+  ['clock-skew-offset-too-far', {}, 'faults[0].offsetMs: expected integer ≥ -3600000 and ≤ 3600000, got -3600001'],
   // Fine locally, refused on another runtime.
   ['kafka-kill-broker', { runtime: 'external', allowDestructive: true }, 'faults[0]: kafka on the external runtime has no broker nodes convoy can kill (convoy does not run its processes)'],
   ['kafka-kill-broker', { runtime: 'containers' }, 'faults[0]: kafka on the containers runtime has no broker nodes convoy can kill (convoy does not run its processes)'],
@@ -52,6 +55,7 @@ const BAD: [string, Partial<Target>, string][] = [
 /** The same fixtures where they are fine: the checks do not refuse everything. */
 const GOOD: [string, Partial<Target>][] = [
   ['kafka-kill-broker', {}],
+  ['clock-skew', {}],
   ['kafka-network', { runtime: 'containers' }],
   ['servicebus-network', {}],
   ['kafka-add-partitions', {}],

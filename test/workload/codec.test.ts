@@ -67,3 +67,16 @@ test('garbage decodes to null, never throws', () => {
   assert.ok(decode(padded));
   fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => decode(bytes) === null));
 });
+
+test('a service stamp rides after the names, is checksummed, and is absent when not given', () => {
+  const stamped = { ...base, stampMs: 1_764_633_600_123 };
+  const buf = encode(stamped, 0);
+  assert.equal(buf.length, encodedSize(stamped, 0));
+  assert.equal(buf.length, encodedSize(base, 0) + 8);
+  assert.equal(decode(buf)?.stampMs, 1_764_633_600_123);
+  assert.equal(decode(encode(stamped, 256))?.stampMs, 1_764_633_600_123);
+  assert.equal('stampMs' in decode(encode(base, 0))!, false);
+  const flipped = Buffer.from(buf);
+  flipped[buf.length - 1] ^= 1;
+  assert.equal(decode(flipped), null, 'a changed stamp fails the checksum');
+});

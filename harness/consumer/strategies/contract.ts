@@ -18,6 +18,8 @@ export interface Delivered {
   key: string;
   producer: string | null;
   seq: number;
+  /** The producing service's wall-clock stamp from the payload (ms); absent when it carried none. */
+  stampMs?: number;
 }
 
 /** `consumers.strategy` resolved to an object: the kind and its options. */
@@ -32,6 +34,8 @@ export interface StrategyStore {
   apply(m: Delivered): Effect;
   /** The final state per key, sorted by key. */
   finalStates(): Map<string, VersionedState>;
+  /** The strategy's own counts, as named in its `figures` (kept in the store, so every process's add up). */
+  figures?(): Record<string, number>;
 }
 
 export interface ConsumerStrategy {
@@ -41,6 +45,11 @@ export interface ConsumerStrategy {
   description: string;
   /** JSON Schema properties of its options (besides `kind`); none when absent. */
   options?: Record<string, Record<string, unknown>>;
+  /**
+   * Counts of its own beyond applied/skipped/rejected (name -> one line saying what it counts),
+   * shown in the result, the report and as extra columns of the defences table.
+   */
+  figures?: Record<string, string>;
   /** A pure function of what was delivered, in the order it was applied: replayable after the run. */
   pure: boolean;
   /** Whether the version is part of the state it is scored on (else the state's fields only). */

@@ -1,0 +1,84 @@
+/**
+ * `convoy defences` end to end through the CLI on the memory broker (a test double inside the
+ * runner): a one-column suite, whose rows are discovered from the strategy catalogue (a
+ * strategy from a fixture folder joins with no edit), each run live; the data file names runs,
+ * seeds and commit; the doc is rendered from it alone; bad input exits 2 before any run.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { convoy } from '../runner/helpers.ts';
+import type { DefencesData } from '../../harness/defences/table.ts';
+
+const FIXTURE_STRATEGIES = fileURLToPath(new URL('../consumer/fixture-strategies/', import.meta.url));
+
+const COLUMN = `name: tiny-hot-keys
+description: Five hot counters on the memory broker, two consumers.
+broker: { kind: memory, mode: partitioned, partitions: 2 }
+workload:
+  entity: { kind: counter }
+  keys: { count: 5 }
+  rate: { kind: fixed, perSecond: 200 }
+  durationMs: 1s
+  warmupMs: 300ms
+consumers: { processes: 2, handler: { kind: constant, ms: 0 } }
+expect: { wrong-state: any }
+`;
+
+test('convoy defences runs every fitting strategy live per column, fixture strategies included, and renders the doc from its data', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'convoy-defences-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const suite = join(root, 'suite');
+  mkdirSync(suite);
+  writeFileSync(join(suite, 'tiny.yaml'), COLUMN);
+  const docs = join(root, 'docs');
+  const env = { CONVOY_STRATEGY_DIRS: FIXTURE_STRATEGIES };
+  const r = await convoy(['defences', '--suite', suite, '--docs', docs, '--results', join(root, 'results'), '--quiet'], { env, timeoutMs: 300_000 });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const data = JSON.parse(readFileSync(join(docs, 'defences.json'), 'utf8')) as DefencesData;
+  assert.equal(data.schema, 'convoy.defences.v1');
+  assert.match(data.commit, /^[0-9a-f]{7,}(\+dirty)?$|^unknown$/);
+  assert.ok(data.rows.includes('last-writer'), 'the fixture strategy is a row');
+  assert.deepEqual(data.figures, { ties: 'events skipped because their stamp equalled the stored one (two events in the same millisecond)' });
+  const cells = new Map(data.cells.map((c) => [c.strategy, c]));
+  // Counters have no status and whole-state events: the state machine and commutative ones do not fit.
+  assert.equal(cells.get('state-machine')?.fits, false);
+  assert.match(cells.get('commutative')!.unfit!, /deltas/);
+  for (const name of ['naive', 'versioned', 'lww-timestamp', 'last-writer']) {
+    const c = cells.get(name)!;
+    assert.equal(c.fits, true, name);
+    assert.equal(c.runs.length, 1, name);
+    assert.equal(c.known, 1, `${name}: ${JSON.stringify(c.runs)}`);
+    assert.ok(Number.isInteger(c.runs[0].seed), name);
+    assert.equal(c.keys?.median, 5, name);
+    assert.ok((c.cost.writesPerMessage?.median ?? 0) > 0, `${name} wrote to the store`);
+    assert.ok(c.cost.storeMsPerMessage !== null && c.cost.messagesPerSecond !== null, name);
+  }
+  assert.ok(cells.get('lww-timestamp')!.figures.ties !== null, "lww-timestamp's own count is in its cell");
+  assert.equal(cells.get('naive')!.figures.ties, null, 'a figure a strategy does not keep stays empty');
+  // The live strategy of each run is the row's (not a replay).
+  const md = readFileSync(join(docs, 'defences.md'), 'utf8');
+  assert.match(md, /\| strategy \| tiny-hot-keys \|/);
+  assert.match(md, /\| last-writer \| /);
+  assert.match(md, /\| strategy \| store ms per message \| messages\/s handled \| store writes per message \| ties per run \|/);
+  assert.ok(r.stdout.includes(md), 'the doc is what the command printed');
+  // Rendered again from the data file alone: the same doc.
+  rmSync(join(docs, 'defences.md'));
+  const again = await convoy(['defences', '--render', '--docs', docs], { env });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(readFileSync(join(docs, 'defences.md'), 'utf8'), md);
+});
+
+test('convoy defences refuses bad input with exit 2 before any run', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'convoy-defences-bad-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const zero = await convoy(['defences', '--repeat', '0', '--suite', root]);
+  assert.equal(zero.code, 2);
+  assert.match(zero.stderr, /--repeat: expected an integer >= 1, got "0"/);
+  const empty = await convoy(['defences', '--suite', root, '--docs', root]);
+  assert.equal(empty.code, 2);
+  assert.match(empty.stderr, /no scenario files \(\.yaml\)/);
+});
