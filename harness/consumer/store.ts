@@ -56,9 +56,13 @@ export class EntityStore {
     return this.store.apply(m);
   }
 
-  /** Runs fn inside one transaction (the strategies' own become savepoints): one commit for a replay. */
+  /**
+   * Runs fn inside one IMMEDIATE transaction (the strategies' own become savepoints): one commit
+   * for a replay, or for a batch of one key's messages (batch mode), taking the write lock up
+   * front as the strategies' own transactions do, since other consumer processes share the file.
+   */
   batch<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.db.transaction(fn).immediate();
   }
 
   /** The stored version and state of every key, sorted by key. */

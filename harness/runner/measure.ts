@@ -7,6 +7,7 @@ import { truth, type VersionedState } from '../workload/entity.ts';
 import { skewReport } from '../workload/skew.ts';
 import { emptyCounts, type Apply, type EffectCounts } from '../consumer/replay.ts';
 import type { Scenario } from '../scenario/types.ts';
+import { ConsumerCostCounter, type ConsumerCosts } from '../metrics/consumer-costs.ts';
 
 export interface Measurements {
   latency: Record<string, unknown>;
@@ -24,6 +25,8 @@ export interface Measurements {
   liveEffects: EffectCounts;
   rebalances: number;
   marks: { name: string; at: number; detail?: unknown }[];
+  /** What the handling cost (the result's consumers.costs). */
+  costs: ConsumerCosts;
   /** The busiest keys of the measured phase, busiest first (at most 5). */
   topKeys: string[];
   /** Acked writes per key ([sent, lane]), collected only when asked (partition changes). */
@@ -42,6 +45,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const marks: Measurements['marks'] = [];
   const applies: Apply[] = [];
   const liveEffects = emptyCounts();
+  const costs = new ConsumerCostCounter();
   let rebalances = 0;
   let sent = 0;
   let lastSendUs = 0;
@@ -73,10 +77,14 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
       }
     } else if (e.type === 'rebalance') rebalances++;
     else if (e.type === 'mark') marks.push({ name: e.name, at: e.at, detail: e.detail });
-    else if (e.type === 'process' && e.outcome === 'ok' && e.end !== undefined && e.key !== null && e.seq !== null) {
+    else if (e.type === 'process') {
+      costs.add(e);
+      const effect = e.effect;
+      // A conflated delivery was dropped before the store: no apply to replay.
+      if (effect === 'conflated' || e.outcome !== 'ok' || e.end === undefined || e.key === null || e.seq === null) continue;
       applies.push({ key: e.key, producer: e.producer, seq: e.seq, end: e.end });
       // Histories before strategies were plug-ins said skipped-stale.
-      if (e.effect) liveEffects[e.effect === 'skipped-stale' ? 'skipped' : e.effect]++;
+      if (effect) liveEffects[effect === 'skipped-stale' ? 'skipped' : effect]++;
     }
   }
   const t = truth(
@@ -87,6 +95,6 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const skew = skewReport(traffic.keyCounts, { laneCounts: traffic.keyLaneCounts, configuredKeys: scenario.workload.keys.count });
   marks.sort((a, b) => a.at - b.at);
   const topKeys = [...traffic.keyCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([k]) => k);
-  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, rebalances, marks, keyWrites, topKeys };
+  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, rebalances, marks, keyWrites, topKeys, costs: costs.costs() };
 }
 

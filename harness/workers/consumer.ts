@@ -15,6 +15,7 @@ import { loopLagMeter } from './loop-lag.ts';
 import { cpuMeter } from './cpu-meter.ts';
 import { WorkerFaults } from './fault-hooks.ts';
 import { emptyPhases } from './phases.ts';
+import { groupedHandling, processBase } from './grouped-handling.ts';
 
 /**
  * A consumer process of the run's group: takes deliveries from the broker client, runs them
@@ -39,8 +40,10 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const handlerTime = handlerTimeSampler(handlerSpec, rng);
   const poison = new PoisonTracker(spec.poison);
   const mode = concurrencyMode(spec.concurrency.mode);
-  const scheduler = mode.scheduler(spec.concurrency.workers);
   const faults = WorkerFaults.consumer({ id: init.id, log, flushHistory: () => history.flush() });
+  // Dropping and handling together, for the modes that conflate or batch.
+  const grouped = groupedHandling({ consumer: init.id, history, stats, phases, store, poison, handlerTime, effects: () => faults.effects(), log });
+  const scheduler = mode.scheduler(spec.concurrency.workers, { settings: spec.concurrency, handling: grouped.handling });
   let stopping = false;
   let wakeStop: (() => void) | undefined;
 
@@ -54,23 +57,13 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
 
   const client: ConsumerClient = await broker.consumer(init.endpoint, init.settings, init.names, {
     id: init.id,
-    maxInFlight: mode.maxInFlight(spec.concurrency.workers),
+    maxInFlight: mode.maxInFlight(spec.concurrency.workers, spec.concurrency),
     onGroupEvent: (e) => history.write({ type: 'rebalance', at: nowMicros(), consumer: init.id, lanes: e.lanes, generation: e.generation, phase: e.phase }),
     log,
   });
 
   const handle = async (d: Delivery, msg: DecodedMessage | null, received: number): Promise<void> => {
-    const base = {
-      type: 'process' as const,
-      key: msg?.key ?? null,
-      producer: msg?.producer ?? null,
-      seq: msg?.seq ?? null,
-      consumer: init.id,
-      lane: d.lane,
-      offset: d.offset,
-      deliveryCount: d.deliveryCount,
-      intended: msg?.intendedUs,
-    };
+    const base = processBase(init.id, d, msg);
     let attempt = 0;
     let settlement: Settlement = 'ack';
     for (;;) {
@@ -143,7 +136,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     if (phases.firstUs === 0) phases.firstUs = received;
     const msg = decodeMessage(d.payload);
     stats.inFlight = scheduler.inFlight + 1;
-    await scheduler.accept(msg?.key ?? null, () => handle(d, msg, received));
+    await scheduler.accept(msg?.key ?? null, grouped.task({ d, msg, received }, () => handle(d, msg, received)));
     stats.inFlight = scheduler.inFlight;
   });
   await client.ready(60_000);
