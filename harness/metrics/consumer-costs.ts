@@ -2,8 +2,9 @@
  * What the consumers' handling cost, from the history's process events: the figures a consumer
  * defence is weighed by (the result's `consumers.costs`; the defences table reads them for any
  * strategy or mode). A delivery applied in a shared store transaction (batch mode) carries
- * `batch: <size>`, so transactions and handler time are shared out over its batch; a conflated
- * delivery was settled without reaching the store.
+ * `batch: <size>`, so its batch's one transaction is shared out over it (the batch's handlings
+ * follow each other, the first carrying the handler's wait); a conflated delivery was settled
+ * without reaching the store.
  */
 import type { ProcessEvent } from '../history/events.ts';
 
@@ -22,7 +23,7 @@ export interface ConsumerCosts {
   messagesPerTransaction: number;
   /** storeTransactions / handled: store writes per message. */
   transactionsPerMessage: number;
-  /** Handler time (handler start to end), shared out over a batch, per handled message, ms. */
+  /** Handler time (handler start to end) per handled message, ms. */
   handlerMsPerMessage: number;
   /** Handled messages per second between the first handler start and the last end. */
   perSecond: number;
@@ -50,9 +51,8 @@ export class ConsumerCostCounter {
       this.conflated++;
       return;
     }
-    const share = 1 / (e.batch ?? 1);
-    this.transactions += share;
-    this.handlerUs += (e.end - e.start) * share;
+    this.transactions += 1 / (e.batch ?? 1);
+    this.handlerUs += e.end - e.start;
   }
 
   costs(): ConsumerCosts {

@@ -13,6 +13,7 @@ import { strategyOptions } from '../consumer/strategies/registry.ts';
 import { laneMoves } from '../metrics/lane-moves.ts';
 import { keyBacklog } from '../metrics/oldest-unprocessed.ts';
 import { hotKeyFigures } from '../metrics/hot-key.ts';
+import { holVictims } from '../metrics/hol-victims.ts';
 import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
 import type { ScenarioSource } from '../scenario/source.ts';
@@ -163,6 +164,8 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         strategy: strategyOptions(scenario.consumers.strategy).kind,
         costs: m.costs,
         hotKey,
+        // Every run with poison messages: who waited behind them.
+        ...(scenario.consumers.poison ? { holVictims: { policy: scenario.consumers.poison.policy, ...(await holVictims(record.historyFile)) } } : {}),
       },
       latency: m.latency,
       timeline: {

@@ -102,7 +102,10 @@ export function groupedHandling(ctx: GroupedContext): { task(parts: TaskParts, r
       }
     });
     ctx.phases.storeMs += performance.now() - t;
-    write(group.map((p, i) => ({ ...processBase(ctx.consumer, p.d, p.msg), received: p.received, start, end: done[i]!.end, outcome: 'ok', effect: done[i]!.effect, batch: group.length })));
+    // One after another, as they were applied: the first carries the handler's wait (the
+    // shared write), each next one starts where the previous one ended, so the key's handlings
+    // never overlap in the history.
+    write(group.map((p, i) => ({ ...processBase(ctx.consumer, p.d, p.msg), received: p.received, start: i === 0 ? start : done[i - 1]!.end, end: done[i]!.end, outcome: 'ok', effect: done[i]!.effect, batch: group.length })));
     for (const { effect } of done) {
       ctx.stats.applied++;
       if (effect !== 'applied') ctx.stats.stale++;
