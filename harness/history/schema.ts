@@ -38,6 +38,7 @@ export const SendEvent = Type.Object({
   intended: opt(us('Intended send time under the open-loop schedule (publish delay = at - intended)')),
   process: opt(Type.String({ description: 'The producer process that sent it (several may write for one logical producer).' })),
   size: opt(Type.Integer({ minimum: 0 })),
+  entity: opt(Type.String({ description: 'Split keys (workload.keys.split): the entity whose event this sub-key message carries; absent when the key is the entity.' })),
 });
 
 export const AckEvent = Type.Object({

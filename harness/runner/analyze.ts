@@ -157,6 +157,8 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         skew: m.skew,
         finalState,
         laneChanges,
+        // Split keys: order per entity, across its sub-keys.
+        ...(m.entityOrder ? { entityOrder: m.entityOrder } : {}),
       },
       // How the consumers handled the load: their mode and strategy, what it cost, the hottest key.
       consumers: {
