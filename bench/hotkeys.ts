@@ -106,7 +106,7 @@ async function hol(out: (l: string) => void) {
     const m = await run(base({ keys: '{ count: 100 }', rate: '{ kind: fixed, perSecond: 200 }', seconds: 5, consumers: `{ processes: 4, handler: { kind: constant, ms: 1 }, concurrency: { mode: partition }, poison: { share: 0.005, ${policy} } }` }));
     const v = m.consumers.holVictims as { blockers: number; blockedMs: number; victims: number; victimKeys: number; addedMsMean: number; addedMsMax: number };
     const expected = Math.round((200 / 4) * (v.blockedMs / 1000));
-    out(`  ${label.padEnd(44)}: ${v.blockers} poison messages blocking ${v.blockedMs} ms in all; HOL victims ${v.victims} (${v.victimKeys} keys), added latency mean ${v.addedMsMean} ms, max ${v.addedMsMax} ms (arithmetic: lane rate 50/s x ${(v.blockedMs / 1000).toFixed(2)} s = ${expected})`);
+    out(`  ${label.padEnd(44)}: ${v.blockers} messages failed, blocking their lanes ${v.blockedMs} ms in all beyond a normal handling; HOL victims ${v.victims} (${v.victimKeys} keys), added latency mean ${v.addedMsMean} ms, max ${v.addedMsMax} ms (arithmetic: lane rate 50/s x ${(v.blockedMs / 1000).toFixed(2)} s = ${expected})`);
   }
 }
 
@@ -124,7 +124,7 @@ async function latencies(history: string, key: string, from: number, to: number)
 const pct = (xs: number[], p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]! : NaN);
 
 async function defences(out: (l: string) => void) {
-  out('== hot-key defences: key k0 gets 80% of the traffic, 40 ms handler (one at a time at most 25 msg/s); 3 s at 25 msg/s (k0 20/s, under the ceiling), then 3 s at 125 msg/s (k0 100/s, 4x over), wallets with change events, in one run each');
+  out('== hot-key defences: key k0 gets 80% of the traffic, 40 ms handler (one at a time at most 25 msg/s); 3 s at 10 msg/s (k0 8/s, well under the ceiling), then 3 s at 125 msg/s (k0 100/s, 4x over), wallets with change events, in one run each');
   for (const [label, mode] of [
     ['one at a time (key mode)', '{ mode: key, workers: 4 }'],
     ['batch (max 50, linger 50 ms)', '{ mode: batch, workers: 4, batchMax: 50, batchLingerMs: 50 }'],
@@ -133,7 +133,7 @@ async function defences(out: (l: string) => void) {
     await run(
       base({
         keys: '{ count: 21, distribution: { kind: hotspot, hotKeys: 1, share: 0.8 } }',
-        rate: '{ kind: steps, steps: [{ perSecond: 25, forMs: 3500ms }, { perSecond: 125, forMs: 3s }] }',
+        rate: '{ kind: steps, steps: [{ perSecond: 10, forMs: 3500ms }, { perSecond: 125, forMs: 3s }] }',
         seconds: 6,
         consumers: `{ processes: 1, handler: { kind: constant, ms: 40 }, concurrency: ${mode}, strategy: commutative-dedup }`,
         entity: '{ kind: wallet, events: change }',
@@ -145,7 +145,7 @@ async function defences(out: (l: string) => void) {
         const quiet = await latencies(m.history, h.key, m.measureStartUs, split);
         const busy = m.series.processed.slice(4, 6);
         out(
-          `  ${label.padEnd(30)}: under the ceiling k0 commit latency p50 ${pct(quiet, 50).toFixed(0)} ms p99 ${pct(quiet, 99).toFixed(0)} ms; over it all keys processed ${Math.round(busy.reduce((a, b) => a + b, 0) / Math.max(1, busy.length))}/s, ` +
+          `  ${label.padEnd(30)}: under the ceiling k0 commit latency (end - intended) p50 ${pct(quiet, 50).toFixed(0)} ms p99 ${pct(quiet, 99).toFixed(0)} ms; over it all keys processed ${Math.round(busy.reduce((a, b) => a + b, 0) / Math.max(1, busy.length))}/s, ` +
             `k0 backlog max ${h.backlogMax}, oldest unprocessed max ${h.oldestUnprocessedMsMax} ms; ${c.messagesPerTransaction} messages per transaction, ${c.conflated} conflated  [${load()}]`,
         );
       },

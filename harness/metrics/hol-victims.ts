@@ -1,8 +1,9 @@
 /**
  * Head-of-line victims (the result's `consumers.holVictims`, in every run with poison
  * messages): messages of other keys that waited behind a failing one. A message whose handling
- * failed at least once blocks its lane from its first attempt's start to its last attempt's end
- * (the retries, then the give-up: dead letter or parking). A message of another key is its
+ * failed blocks its lane beyond a normal handling from its first attempt's end to its last
+ * attempt's end: the retries and their backoff, until the give-up. A message given up at its
+ * first attempt (dead-letter, park-key) blocks nothing beyond what any message does. A message of another key is its
  * victim when it was on the same lane, was written (acked) before the block ended, and its
  * handling started only after; the time it waited inside the block is its added latency.
  * Seed 000's arithmetic for Kafka: a partition at 500 msg/s blocked 5 minutes leaves
@@ -56,13 +57,18 @@ const idOf = (e: Line) => `${e.producer}\u0000${e.key}\u0000${e.seq}`;
 
 export async function holVictims(file: string): Promise<HolVictims> {
   // Pass 1: the blocks, per message that failed at least once.
-  const blocks = new Map<string, { key: string; lane: string; start: number; end: number; failed: boolean }>();
+  // start: the first attempt's end (the message is first handled by then); end: the last's.
+  const blocks = new Map<string, { key: string; lane: string; first: number; start: number; end: number; failed: boolean }>();
   for await (const e of lines(file)) {
     if (e.type !== 'process' || e.key === null || e.start === undefined) continue;
     const id = idOf(e);
-    const b = blocks.get(id) ?? { key: e.key, lane: e.lane ?? '', start: e.start, end: e.end ?? e.start, failed: false };
-    b.start = Math.min(b.start, e.start);
-    b.end = Math.max(b.end, e.end ?? e.start);
+    const ended = e.end ?? e.start;
+    const b = blocks.get(id) ?? { key: e.key, lane: e.lane ?? '', first: e.start, start: ended, end: ended, failed: false };
+    if (e.start < b.first) {
+      b.first = e.start;
+      b.start = ended;
+    }
+    b.end = Math.max(b.end, ended);
     if (e.outcome === 'error') b.failed = true;
     blocks.set(id, b);
   }
@@ -95,7 +101,7 @@ export async function holVictims(file: string): Promise<HolVictims> {
     if (!lane || at === undefined) continue;
     let waited = 0;
     for (const w of lane) {
-      if (w.key === m.key || at >= w.end || m.start < w.end) continue;
+      if (w.key === m.key || w.end <= w.start || at >= w.end || m.first < w.end) continue;
       waited += w.end - Math.max(at, w.start);
     }
     if (waited <= 0) continue;
