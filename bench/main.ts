@@ -9,7 +9,9 @@
  *   consume      convoy's consumer worker per client and concurrency mode next to
  *                kafka-consumer-perf-test (ConsumerPerformance) on the same preloaded topic
  *   scale        the issue-29 run: 10k msg/s, 100k keys, 2 consumers; backlog and drain
- * (consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set)
+ *   hotkeys      the seeds' hot-key and head-of-line arithmetic, on the memory broker (bench/hotkeys.ts);
+ *                `hotkeys ceiling|concurrency|hol|defences` runs one part
+ * (consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set, nor is hotkeys)
  *
  * `npm run bench -- checker` (or throughput, rate) runs one part.
  */
@@ -19,9 +21,10 @@ import { join } from 'node:path';
 import { runCheckerBench, formatCheckerBench } from './checker.ts';
 import { producerThroughput, rateAccuracy } from './kafka.ts';
 import { consumerThroughput, scaleRun } from './consume.ts';
+import { hotKeyBench } from './hotkeys.ts';
 
 const parts = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const want = (p: string) => (parts.length === 0 && !['consume', 'scale'].includes(p)) || parts.includes(p);
+const want = (p: string) => (parts.length === 0 && !['consume', 'scale', 'hotkeys'].includes(p)) || parts.includes(p);
 const out = (line: string) => process.stdout.write(line + '\n');
 
 const results = mkdtempSync(join(tmpdir(), 'convoy-bench-'));
@@ -41,6 +44,10 @@ try {
   if (want('consume')) {
     out('== consumer throughput against one Kafka node (history and store on, as in any run)');
     for (const line of await consumerThroughput({ resultsDir: results })) out(line);
+  }
+  if (want('hotkeys')) {
+    out('== hot keys and head-of-line blocking, the seeds\' arithmetic (memory broker)');
+    await hotKeyBench(parts.filter((p) => p !== 'hotkeys'), out);
   }
   if (want('scale')) {
     out('== scale run: 10k msg/s, 6 partitions, 100k keys (Zipf 0.8), 2 consumers, 0 ms handler, partition mode, confluent');

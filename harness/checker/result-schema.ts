@@ -309,6 +309,44 @@ export const EnvironmentSection = Type.Object({
   host: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
 
+const n = (description: string) => Type.Number({ description });
+/** How the consumers handled the load (harness/metrics/consumer-costs.ts, hot-key.ts, hol-victims.ts). */
+export const ConsumersSection = Type.Object(
+  {
+    mode: Type.String({ description: 'consumers.concurrency.mode.' }),
+    strategy: Type.String({ description: "The consumers' own strategy." }),
+    costs: Type.Object(
+      {
+        handled: n('Handling attempts that ended ok (conflated ones included).'),
+        conflated: n('Of those, dropped unhandled because a newer message of their key superseded them (mode conflate).'),
+        applied: n("Of those, handed to the consumers' strategy."),
+        errors: n('Attempts that ended in an error.'),
+        storeTransactions: n('Store transactions the applies took (a batch is one).'),
+        messagesPerTransaction: n('applied / storeTransactions.'),
+        transactionsPerMessage: n('storeTransactions / handled: store writes per message.'),
+        handlerMsPerMessage: n('Handler time (start to end) per handled message, ms.'),
+        perSecond: n('Handled messages per second between the first handler start and the last end.'),
+      },
+      { description: 'What the handling cost, from the history: the figures a defence is weighed by (the defences table reads them for the run\'s strategy and mode).' },
+    ),
+    hotKey: Type.Union([
+      Type.Object({
+        key: Type.String(),
+        offeredPerSecond: n('Its messages written per second while sending.'),
+        handledPerSecond: n('Offered less backlog growth.'),
+        backlogGrowthPerSecond: n('Least-squares slope of its backlog over the whole seconds of sending.'),
+        backlogMax: n('Most of its messages written and not yet handled at the end of a second.'),
+        backlogAtEndOfSending: n('The same, in the second the last send fell in.'),
+        oldestUnprocessedMsMax: n('Oldest age of a written, unhandled message of the key at the end of a second, ms.'),
+        oldestUnprocessedMsAtEndOfSending: n('The same, in the second the last send fell in, ms.'),
+      }),
+      Type.Null(),
+    ], { description: 'The busiest key of the measured phase; null when nothing was sent.' }),
+    holVictims: Type.Optional(Type.Unknown({ description: 'Runs with poison messages: messages of other keys delayed behind a failing one (harness/metrics/hol-victims.ts).' })),
+  },
+  { description: 'How the consumers handled the load: their mode and strategy, what it cost, the busiest key, head-of-line victims.' },
+);
+
 const CpuShare = Type.Object({ meanPercent: Type.Number(), samples: Type.Optional(Type.Number()) });
 export const HarnessSection = Type.Object({
   ...(ResultEnvelope.properties.harness.properties),
@@ -342,6 +380,7 @@ export const ResultSchema = Type.Object(
       { description: ResultEnvelope.properties.scenario.description },
     ),
     workload: Type.Optional(WorkloadSection),
+    consumers: Type.Optional(ConsumersSection),
     latency: Type.Optional(LatencySection),
     timeline: Type.Optional(TimelineSection),
     environment: Type.Optional(EnvironmentSection),
@@ -354,7 +393,7 @@ export const resultSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: schemaId('result', 1),
   title: 'convoy result, version 1',
-  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source.",
+  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source. Added in v1.3: consumers.",
   ...ResultSchema,
 };
 
@@ -369,4 +408,5 @@ export type SeriesSection = Static<typeof SeriesSection>;
 export type CurvePoint = Static<typeof CurvePoint>;
 export type EnvironmentSection = Static<typeof EnvironmentSection>;
 export type HarnessSection = Static<typeof HarnessSection>;
+export type ConsumersSection = Static<typeof ConsumersSection>;
 export type SourceSection = Static<typeof SourceSection>;

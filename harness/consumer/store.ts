@@ -10,12 +10,15 @@ import Database from 'better-sqlite3';
 import { stateJson, type VersionedState } from '../workload/entity.ts';
 import type { EntitySpec } from '../workload/changes.ts';
 import type { ConsumerStrategy, Delivered, Effect, StrategyOptions } from './strategies/contract.ts';
+import { entityOf } from '../workload/split.ts';
 
 export type { Effect };
 
 export interface StoreOptions {
   /** How long a writer waits for the lock held by another process (default 30 s). */
   busyTimeoutMs?: number;
+  /** workload.keys.split: a delivery's sub-key and seq are applied as its entity and version. */
+  split?: number;
 }
 
 /** Opens (creating if needed) a store file: WAL, busy timeout. `:memory:` for a private one. */
@@ -35,6 +38,7 @@ export function openDatabase(path: string, options: StoreOptions = {}): Database
 export class EntityStore {
   private readonly db: Database.Database;
   private readonly store: ReturnType<ConsumerStrategy['open']>;
+  private readonly split: number | undefined;
 
   constructor(
     readonly path: string,
@@ -44,6 +48,7 @@ export class EntityStore {
     storeOptions: StoreOptions = {},
   ) {
     this.db = openDatabase(path, storeOptions);
+    this.split = storeOptions.split;
     try {
       this.store = strategy.open(this.db, entity, options);
     } catch (err) {
@@ -53,7 +58,9 @@ export class EntityStore {
   }
 
   apply(m: Delivered): Effect {
-    return this.store.apply(m);
+    if (!this.split) return this.store.apply(m);
+    const e = entityOf(m.key, m.seq, this.split);
+    return this.store.apply({ producer: m.producer, key: e.key, seq: e.seq });
   }
 
   /**
@@ -71,9 +78,13 @@ export class EntityStore {
     if (this.db.inTransaction) this.db.exec('COMMIT');
   }
 
-  /** Runs fn inside one transaction (the strategies' own become savepoints): one commit for a replay. */
+  /**
+   * Runs fn inside one IMMEDIATE transaction (the strategies' own become savepoints): one commit
+   * for a replay, or for a batch of one key's messages (batch mode), taking the write lock up
+   * front as the strategies' own transactions do, since other consumer processes share the file.
+   */
   batch<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.db.transaction(fn).immediate();
   }
 
   /** The strategy's own counts (its `figures`); empty when it keeps none. */

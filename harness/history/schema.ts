@@ -38,6 +38,7 @@ export const SendEvent = Type.Object({
   intended: opt(us('Intended send time under the open-loop schedule (publish delay = at - intended)')),
   process: opt(Type.String({ description: 'The producer process that sent it (several may write for one logical producer).' })),
   size: opt(Type.Integer({ minimum: 0 })),
+  entity: opt(Type.String({ description: 'Split keys (workload.keys.split): the entity whose event this sub-key message carries; absent when the key is the entity.' })),
 });
 
 export const AckEvent = Type.Object({
@@ -66,10 +67,12 @@ export const ProcessEvent = Type.Object({
   end: opt(us('When the handler ended; absent when the attempt never completed (the consumer died)')),
   outcome: opt(Type.Union([Type.Literal('ok'), Type.Literal('error')])),
   effect: opt(
-    Type.Union([Type.Literal('applied'), Type.Literal('skipped'), Type.Literal('rejected'), Type.Literal('skipped-stale')], {
-      description: "What the consumers' strategy made of it: applied, skipped (stale or duplicate), rejected (a gap); skipped-stale in histories from before strategies were plug-ins.",
+    Type.Union([Type.Literal('applied'), Type.Literal('skipped'), Type.Literal('rejected'), Type.Literal('skipped-stale'), Type.Literal('conflated')], {
+      description:
+        "What the consumers' strategy made of it: applied, skipped (stale or duplicate), rejected (a gap); skipped-stale in histories from before strategies were plug-ins; conflated: never handed to the strategy, dropped because a newer message of its key superseded it (concurrency mode conflate).",
     }),
   ),
+  batch: opt(Type.Integer({ minimum: 1, description: 'Messages applied with this one in one store transaction, itself included (concurrency mode batch); absent: applied alone.' })),
   deliveryCount: opt(Type.Integer({ minimum: 0 })),
   intended: opt(us('The message\'s intended send time')),
   stamp: opt(Type.Number({ description: "The producing service's wall-clock stamp in the payload, ms since the epoch (its own clock, which a clock-skew fault shifts; not the run clock). Read by timestamp strategies (lww-timestamp) when they are replayed." })),

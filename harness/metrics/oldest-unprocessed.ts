@@ -13,6 +13,21 @@ export async function oldestUnprocessed(
   bucketUs: number,
   buckets: number,
 ): Promise<Record<string, number[]>> {
+  return (await keyBacklog(file, keys, originUs, bucketUs, buckets)).oldestMs;
+}
+
+/**
+ * Per key, at the end of every bucket: the age of its oldest message written (acked ok) and not
+ * yet handled (ms), and how many such messages it had (its backlog). A message is handled at its
+ * first process event with outcome ok (a conflated one too: it was settled).
+ */
+export async function keyBacklog(
+  file: string,
+  keys: string[],
+  originUs: number,
+  bucketUs: number,
+  buckets: number,
+): Promise<{ oldestMs: Record<string, number[]>; backlog: Record<string, number[]>; written: Record<string, number> }> {
   const wanted = new Set(keys);
   // Per message of a wanted key: when it was sent (acked ok) and when it was first applied.
   const sent = new Map<string, { key: string; at: number }>();
@@ -41,11 +56,17 @@ export async function oldestUnprocessed(
     }
   }
   const out: Record<string, number[]> = {};
+  const backlog: Record<string, number[]> = {};
   for (const key of keys) out[key] = new Array<number>(buckets).fill(0);
+  for (const key of keys) backlog[key] = new Array<number>(buckets).fill(0);
+  /** Acked messages per key sent from the origin on. */
+  const written: Record<string, number> = Object.fromEntries(keys.map((k) => [k, 0]));
   for (const [id, s] of sent) {
     if (!ok.has(id)) continue;
+    if (s.at >= originUs) written[s.key]++;
     const done = applied.get(id) ?? Infinity;
     const series = out[s.key];
+    const count = backlog[s.key];
     // The message is pending at the end of every bucket between its send and its apply.
     const first = Math.max(0, Math.ceil((s.at - originUs) / bucketUs) - 1);
     for (let b = first; b < buckets; b++) {
@@ -53,7 +74,8 @@ export async function oldestUnprocessed(
       if (t < s.at) continue;
       if (t >= done) break;
       series[b] = Math.max(series[b], Math.round((t - s.at) / 1000));
+      count[b]++;
     }
   }
-  return out;
+  return { oldestMs: out, backlog, written };
 }

@@ -12,7 +12,9 @@ import { measureHistory } from './measure.ts';
 import { scoreStrategies, type StrategyScore } from '../consumer/replay.ts';
 import { strategyOptions } from '../consumer/strategies/registry.ts';
 import { laneMoves } from '../metrics/lane-moves.ts';
-import { oldestUnprocessed } from '../metrics/oldest-unprocessed.ts';
+import { keyBacklog } from '../metrics/oldest-unprocessed.ts';
+import { hotKeyFigures } from '../metrics/hot-key.ts';
+import { holVictims } from '../metrics/hol-victims.ts';
 import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
 import type { ScenarioSource } from '../scenario/source.ts';
@@ -63,7 +65,11 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   const laneChanges = growth.map((f) => laneMoves({ name: f.name, startUs: f.startUs!, evidence: f.evidence }, m.keyWrites, refreshMarks));
 
   const seriesLen = ((m.series as { sent: number[] }).sent ?? []).length;
-  const oldest = await oldestUnprocessed(record.historyFile, m.topKeys, record.measureStartUs, 1_000_000, seriesLen);
+  const perKey = await keyBacklog(record.historyFile, m.topKeys, record.measureStartUs, 1_000_000, seriesLen);
+  const oldest = perKey.oldestMs;
+  const hot = m.topKeys[0];
+  const sendingS = (m.lastSendUs - record.measureStartUs) / 1e6;
+  const hotKey = hot === undefined ? null : hotKeyFigures(hot, perKey.backlog[hot]!, oldest[hot]!, perKey.written[hot]!, sendingS);
   const unreachable = new Set<string>();
   for (const o of outcome.occurrences.list()) if ((o.type === 'lost' || o.type === 'unseen' || o.type === 'abandoned') && o.key !== null) unreachable.add(o.key);
   const finalState = await scoreStrategies({
@@ -153,13 +159,24 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         skew: m.skew,
         finalState,
         laneChanges,
+        // Split keys: order per entity, across its sub-keys.
+        ...(m.entityOrder ? { entityOrder: m.entityOrder } : {}),
+      },
+      // How the consumers handled the load: their mode and strategy, what it cost, the hottest key.
+      consumers: {
+        mode: scenario.consumers.concurrency.mode,
+        strategy: strategyOptions(scenario.consumers.strategy).kind,
+        costs: m.costs,
+        hotKey,
+        // Every run with poison messages: who waited behind them.
+        ...(scenario.consumers.poison ? { holVictims: { policy: scenario.consumers.poison.policy, ...(await holVictims(record.historyFile)) } } : {}),
       },
       latency: m.latency,
       timeline: {
         startUs: record.startUs,
         measureStartUs: record.measureStartUs,
         endUs: record.endUs,
-        series: { ...m.series, oldestUnprocessedMs: oldest },
+        series: { ...m.series, oldestUnprocessedMs: oldest, keyBacklog: perKey.backlog },
         faults: record.faults,
         settleMs: outcome.settleMs,
         anomalies: occurrences.slice(0, 5000).map((o) => ({ type: o.type, key: o.key, at: o.time })),

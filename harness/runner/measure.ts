@@ -7,6 +7,9 @@ import { truth, type VersionedState } from '../workload/entity.ts';
 import { skewReport } from '../workload/skew.ts';
 import { emptyCounts, type Apply, type EffectCounts } from '../consumer/replay.ts';
 import type { Scenario } from '../scenario/types.ts';
+import { ConsumerCostCounter, type ConsumerCosts } from '../metrics/consumer-costs.ts';
+import { entityOf } from '../workload/split.ts';
+import { entityOrder, type EntityOrder } from '../checker/entity-order.ts';
 
 export interface Measurements {
   latency: Record<string, unknown>;
@@ -24,6 +27,10 @@ export interface Measurements {
   liveEffects: EffectCounts;
   rebalances: number;
   marks: { name: string; at: number; detail?: unknown }[];
+  /** Split keys: what is out of order per entity (null when keys are not split). */
+  entityOrder: EntityOrder | null;
+  /** What the handling cost (the result's consumers.costs). */
+  costs: ConsumerCosts;
   /** The busiest keys of the measured phase, busiest first (at most 5). */
   topKeys: string[];
   /** Acked writes per key ([sent, lane]), collected only when asked (partition changes). */
@@ -42,6 +49,8 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const marks: Measurements['marks'] = [];
   const applies: Apply[] = [];
   const liveEffects = emptyCounts();
+  const costs = new ConsumerCostCounter();
+  const split = scenario.workload.keys.split;
   let rebalances = 0;
   let sent = 0;
   let lastSendUs = 0;
@@ -73,20 +82,25 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
       }
     } else if (e.type === 'rebalance') rebalances++;
     else if (e.type === 'mark') marks.push({ name: e.name, at: e.at, detail: e.detail });
-    else if (e.type === 'process' && e.outcome === 'ok' && e.end !== undefined && e.key !== null && e.seq !== null) {
-      applies.push({ key: e.key, producer: e.producer, seq: e.seq, end: e.end, ...(e.stamp !== undefined ? { stampMs: e.stamp } : {}) });
+    else if (e.type === 'process') {
+      costs.add(e);
+      const effect = e.effect;
+      // A conflated delivery was dropped before the store: no apply to replay.
+      if (effect === 'conflated' || e.outcome !== 'ok' || e.end === undefined || e.key === null || e.seq === null) continue;
+      // Split keys: the strategies and the truth work on the entity and its version.
+      applies.push({ ...entityOf(e.key, e.seq, split), producer: e.producer, end: e.end, ...(e.stamp !== undefined ? { stampMs: e.stamp } : {}) });
       // Histories before strategies were plug-ins said skipped-stale.
-      if (e.effect) liveEffects[e.effect === 'skipped-stale' ? 'skipped' : e.effect]++;
+      if (effect) liveEffects[effect === 'skipped-stale' ? 'skipped' : effect]++;
     }
   }
   const t = truth(
     scenario.workload.entity,
-    sends.map((s) => ({ key: s.key, seq: s.seq, ok: failed.has(`${s.producer}\u0000${s.key}\u0000${s.seq}`) ? false : undefined })),
+    sends.map((s) => ({ ...entityOf(s.key, s.seq, split), ok: failed.has(`${s.producer}\u0000${s.key}\u0000${s.seq}`) ? false : undefined })),
   );
   const traffic = collector.traffic();
   const skew = skewReport(traffic.keyCounts, { laneCounts: traffic.keyLaneCounts, configuredKeys: scenario.workload.keys.count });
   marks.sort((a, b) => a.at - b.at);
   const topKeys = [...traffic.keyCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([k]) => k);
-  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, rebalances, marks, keyWrites, topKeys };
+  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, rebalances, marks, keyWrites, topKeys, costs: costs.costs(), entityOrder: split ? entityOrder(applies, split) : null };
 }
 

@@ -164,6 +164,10 @@ const Workload = object(
           count: intOr(1, 'How many keys (entities). Default 1000.', { maximum: 10_000_000, default: 1000 }),
           distribution: filled(ref('distribution', Distribution, { default: { kind: 'uniform' } })),
           prefix: filled(str({ maxLength: 100, default: 'k', description: 'Key names are <prefix><index>, index from 0. Default "k".' })),
+          // Issue 26: key splitting (harness/workload/split.ts).
+          split: optional(
+            int(2, 'Split each entity\'s key into this many sub-keys, <key>/<j>, taking its events in turn (seed 000: "per innings"). Lanes grow; order holds only within a sub-key; seq is numbered per sub-key; the final state and an entity-level order check are per entity. Default: not split.', { maximum: 1024 }),
+          ),
         },
         { additionalProperties: false, default: {} },
       ),

@@ -16,6 +16,7 @@ import { WorkerFaults } from './fault-hooks.ts';
 import { emptyPhases } from './phases.ts';
 import { GroupCommit } from './group-commit.ts';
 import { processEvent, type ProcessBase } from './process-event.ts';
+import { groupedHandling, processBase } from './grouped-handling.ts';
 
 /**
  * A consumer process of the run's group: takes deliveries from the broker client, runs them
@@ -40,7 +41,6 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const handlerTime = handlerTimeSampler(handlerSpec, rng);
   const poison = new PoisonTracker(spec.poison);
   const mode = concurrencyMode(spec.concurrency.mode);
-  const scheduler = mode.scheduler(spec.concurrency.workers);
   const group = new GroupCommit(store, history, phases);
   /** Writes the open group, then anything else buffered (the file's order is the handling order). */
   const flushAll = () => {
@@ -50,6 +50,9 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     phases.historyMs += performance.now() - t;
   };
   const faults = WorkerFaults.consumer({ id: init.id, log, flushHistory: flushAll });
+  // Dropping and handling together, for the modes that conflate or batch.
+  const together = groupedHandling({ consumer: init.id, history, stats, phases, store, poison, handlerTime, effects: () => faults.effects(), log, endGroup: () => group.end() });
+  const scheduler = mode.scheduler(spec.concurrency.workers, { settings: spec.concurrency, handling: together.handling });
   let stopping = false;
   let wakeStop: (() => void) | undefined;
 
@@ -63,7 +66,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
 
   const client: ConsumerClient = await broker.consumer(init.endpoint, init.settings, init.names, {
     id: init.id,
-    maxInFlight: mode.maxInFlight(spec.concurrency.workers),
+    maxInFlight: mode.maxInFlight(spec.concurrency.workers, spec.concurrency),
     onGroupEvent: (e) => {
       group.end();
       history.write({ type: 'rebalance', at: nowMicros(), consumer: init.id, lanes: e.lanes, generation: e.generation, phase: e.phase });
@@ -76,17 +79,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const groupable = () => client.commitsLater === true && faults.effects().next().done === true;
 
   const handle = async (d: Delivery, msg: DecodedMessage | null, received: number): Promise<void> => {
-    const base: ProcessBase = {
-      key: msg?.key ?? null,
-      producer: msg?.producer ?? null,
-      seq: msg?.seq ?? null,
-      consumer: init.id,
-      lane: d.lane,
-      offset: d.offset,
-      deliveryCount: d.deliveryCount,
-      intended: msg?.intendedUs,
-      stamp: msg?.stampMs,
-    };
+    const base: ProcessBase = processBase(init.id, d, msg);
     let attempt = 0;
     let settlement: Settlement = 'ack';
     let grouped = false;
@@ -169,7 +162,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     if (phases.firstUs === 0) phases.firstUs = received;
     const msg = decodeMessage(d.payload);
     stats.inFlight = scheduler.inFlight + 1;
-    await scheduler.accept(msg?.key ?? null, () => handle(d, msg, received));
+    await scheduler.accept(msg?.key ?? null, together.task({ d, msg, received }, () => handle(d, msg, received)));
     stats.inFlight = scheduler.inFlight;
   });
   await client.ready(60_000);

@@ -70,10 +70,10 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
     if (drainWaiters.length > 0 && stats.inFlight <= lowWater) drainWaiters.splice(0).forEach((w) => w());
   };
   const sendOne = (m: PlannedMessage, intended: number) => {
-    const payload = encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.key, m.seq), stampMs: wallAt(intended) }, m.size);
+    const payload = encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.entity, m.version), stampMs: wallAt(intended) }, m.size);
     const at = nowMicros();
     // The two hot events go as prepared JSON text (the same lines JSON.stringify would write).
-    history.writeLine(sendLine(m.key, m.producer, m.seq, at, intended, init.id, payload.length));
+    history.writeLine(sendLine(m.key, m.producer, m.seq, at, intended, init.id, payload.length, m.entity === m.key ? undefined : m.entity));
     stats.sent++;
     stats.inFlight++;
     stats.behindMs = (at - intended) / 1000;

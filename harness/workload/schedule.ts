@@ -18,6 +18,7 @@ import type { PoisonSpec, RateSpec, SizeSpec, WorkloadSpec } from '../scenario/t
 import { Rng, hash32 } from './rng.ts';
 import { keyChooser, keyName, type KeyChooser } from './keys.ts';
 import { poisonPicker } from '../consumer/poison.ts';
+import { subKeyOf } from './split.ts';
 
 /** Microseconds from schedule start at which message i should be sent, or null (unlimited). */
 export type IntendedFn = (i: number) => number | null;
@@ -112,8 +113,11 @@ export interface PlannedMessage {
   producerIndex: number;
   /** The producer process (0-based within its logical producer) that sends this message. */
   process: number;
-  /** Per (producer, key), from 1: the entity version this message carries. */
+  /** Per (producer, key), from 1: the entity version this message carries (per sub-key when split). */
   seq: number;
+  /** Split keys (workload.keys.split): the entity and its event version; else key and seq. */
+  entity: string;
+  version: number;
   /** Requested payload size in bytes. */
   size: number;
   /** Intended send time, microseconds from schedule start; null under an unlimited rate. */
@@ -213,14 +217,18 @@ export class MessagePlan {
         continue;
       }
       name ??= keyName(prefix, k);
+      // Split: the entity's event goes out under its sub-key, numbered per sub-key.
+      const sub = w.keys.split ? subKeyOf(name, seq, w.keys.split) : { key: name, seq };
       yield {
         index: i,
-        key: name,
+        key: sub.key,
         keyIndex: k,
+        entity: name,
+        version: seq,
         producer: spec.name,
         producerIndex: o,
         process,
-        seq,
+        seq: sub.seq,
         size,
         intendedOffsetUs: this.intended(i),
         poison: isPoison(name),

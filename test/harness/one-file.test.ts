@@ -74,7 +74,7 @@ test('a concurrency mode in a folder of its own joins the schema and schedules t
   assert.deepEqual(extra.map((m) => m.name), ['newest-first']);
   const all = [...CONCURRENCY_MODES, ...extra];
   const schema = concurrencySchema(all) as { mode: { enum: string[]; default: string; description: string }; stackLimit?: unknown };
-  assert.deepEqual(schema.mode.enum, ['partition', 'key', 'unordered', 'newest-first']);
+  assert.deepEqual(schema.mode.enum, ['partition', 'batch', 'conflate', 'key', 'unordered', 'newest-first']);
   assert.equal(schema.mode.default, 'partition');
   assert.match(schema.mode.description, /newest-first: one at a time, newest first/);
   assert.ok(schema.stackLimit, "the mode's own field is in the schema");
@@ -97,8 +97,8 @@ test('a concurrency mode in a folder of its own joins the schema and schedules t
   assert.deepEqual(order, [1, 3, 2]);
 });
 
-test('the harness finds its three modes, default first', () => {
-  assert.deepEqual(CONCURRENCY_MODES.map((m) => m.name), ['partition', 'key', 'unordered']);
+test('the harness finds its modes, default first', () => {
+  assert.deepEqual(CONCURRENCY_MODES.map((m) => m.name), ['partition', 'batch', 'conflate', 'key', 'unordered']);
   assert.equal(concurrencyMode('partition').maxInFlight(8), 1);
   assert.equal(concurrencyMode('key').maxInFlight(8), 8);
 });

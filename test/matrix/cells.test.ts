@@ -67,7 +67,7 @@ test('bad input names the cell that would have had it: a path not in the schema,
   consumers.concurrency.mode: [partition, sideways]
   broker.partitionz: [2]
 `);
-  assert.ok(p.includes('cell mode=sideways, partitionz=2: consumers.concurrency.mode: expected one of partition, key, unordered; got "sideways"'), p.join('\n'));
+  assert.ok(p.includes('cell mode=sideways, partitionz=2: consumers.concurrency.mode: expected one of partition, batch, conflate, key, unordered; got "sideways"'), p.join('\n'));
   assert.ok(p.some((l) => l.startsWith('cell mode=partition, partitionz=2: broker.partitionz: unknown property')), p.join('\n'));
   assert.ok(!p.some((l) => l.startsWith('cell mode=partition') && l.includes('sideways')));
 });

@@ -146,7 +146,7 @@ vary:
   const results = join(dir, 'results');
   const r = await convoy(['matrix', file, '--results', results], { timeoutMs: 60_000 });
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /cell mode=sideways, meanMz=5: consumers\.concurrency\.mode: expected one of partition, key, unordered; got "sideways"/);
+  assert.match(r.stderr, /cell mode=sideways, meanMz=5: consumers\.concurrency\.mode: expected one of partition, batch, conflate, key, unordered; got "sideways"/);
   assert.match(r.stderr, /cell mode=partition, meanMz=5: consumers\.handler\.meanMz: unknown property/);
   assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
   assert.ok(!existsSync(results), 'nothing was started or written');

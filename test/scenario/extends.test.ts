@@ -36,7 +36,7 @@ test('the files a scenario came from are recorded, the file itself first', async
 
 test('a problem inherited from the parent is reported at its line in the parent', async () => {
   await assert.rejects(loadScenario(x('fixes-nothing'), options), (e: ScenarioError) => {
-    assert.deepEqual(e.detail, [`${x('typo-in-parent')}:8:18: consumers.concurrency.mode: expected one of partition, key, unordered; got "keyed"`]);
+    assert.deepEqual(e.detail, [`${x('typo-in-parent')}:8:18: consumers.concurrency.mode: expected one of partition, batch, conflate, key, unordered; got "keyed"`]);
     return true;
   });
 });

@@ -76,7 +76,7 @@ run: { drainTimeout: 3 }
     'workload.durationMs: expected a duration (milliseconds, or a string like "30s", "250ms", "2m"), got "5x"',
     'workload.producers[0].name: expected a name (letters, digits, ".", "_", "-"; starting with a letter or digit), got "a b"',
     'consumers.handler.ms: expected a duration (milliseconds, or a string like "30s", "250ms", "2m"), got true',
-    'consumers.concurrency.mode: expected one of partition, key, unordered; got "keyed"',
+    'consumers.concurrency.mode: expected one of partition, batch, conflate, key, unordered; got "keyed"',
     'consumers.overrides.consumer1: unexpected name; expected a consumer name: c1, c2, ...',
     'run.drainTimeout: unknown property (did you mean drainTimeoutMs?)',
     'broker.partitons: unknown property (did you mean partitions?)',

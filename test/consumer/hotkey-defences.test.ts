@@ -1,0 +1,83 @@
+/**
+ * Hot-key defences on real runs (memory broker, through the CLI): one key offered 100 msg/s
+ * with a 40 ms handler, so one at a time it moves at most 25 msg/s (scenarios in hotkeys/).
+ * Each scenario's own expectations (wrong states) must hold; beside them, the result's
+ * `consumers` section: the hot key's backlog stays bounded under conflate and batch and grows
+ * under the one-at-a-time twin; conflate counts what it dropped; batch shares transactions.
+ * Comparisons between twins, never absolute timings.
+ */
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { convoy } from '../runner/helpers.ts';
+
+const DIR = new URL('./hotkeys/', import.meta.url).pathname;
+
+interface Run {
+  consumers: Consumers;
+  workload: { entityOrder?: { outOfOrder: number; entitiesOutOfOrder: number } };
+}
+
+interface Consumers {
+  mode: string;
+  costs: { handled: number; conflated: number; applied: number; messagesPerTransaction: number; transactionsPerMessage: number };
+  hotKey: { key: string; backlogMax: number; backlogGrowthPerSecond: number; handledPerSecond: number };
+}
+
+const results = new Map<string, Consumers>();
+const runs = new Map<string, Run>();
+
+async function run(name: string): Promise<void> {
+  const out = mkdtempSync(join(tmpdir(), 'convoy-hotkey-'));
+  const r = await convoy(['run', join(DIR, `${name}.yaml`), '--results', out, '--quiet'], { timeoutMs: 150_000 });
+  assert.equal(r.code, 0, `${name}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  const [runId] = readdirSync(out);
+  const res = JSON.parse(readFileSync(join(out, runId!, 'result.json'), 'utf8')) as Run;
+  runs.set(name, res);
+  results.set(name, res.consumers);
+}
+
+describe('hot-key defences on the memory broker', () => {
+  before(async () => {
+    // Two at a time: the runs mostly wait on their schedules.
+    const names = ['conflate-order', 'one-at-a-time', 'conflate-wallet', 'one-at-a-time-wallet', 'batch-wallet', 'split-order'];
+    for (let i = 0; i < names.length; i += 2) await Promise.all(names.slice(i, i + 2).map(run));
+  });
+
+  test('conflate on orders with whole-state events: no wrong state, the hot key backlog bounded where one at a time it grows', () => {
+    const conflate = results.get('conflate-order')!;
+    const control = results.get('one-at-a-time')!;
+    assert.equal(conflate.hotKey.key, 'k0');
+    assert.ok(conflate.costs.conflated > 0, 'conflate dropped and counted superseded messages');
+    assert.equal(conflate.costs.applied + conflate.costs.conflated, conflate.costs.handled);
+    assert.equal(control.costs.conflated, 0);
+    assert.ok(control.hotKey.backlogGrowthPerSecond > 0, `one at a time the backlog grows (${control.hotKey.backlogGrowthPerSecond}/s)`);
+    assert.ok(conflate.hotKey.backlogMax * 2 < control.hotKey.backlogMax, `conflate backlog max ${conflate.hotKey.backlogMax} against ${control.hotKey.backlogMax} one at a time`);
+  });
+
+  test('conflate on a ledger: wrong balances (the scenario expects them), its control twin none', () => {
+    // The scenarios' wrong-state expectations held (exit 0): >0 under conflate, 0 one at a time.
+    assert.ok(results.get('conflate-wallet')!.costs.conflated > 0);
+    assert.equal(results.get('one-at-a-time-wallet')!.costs.conflated, 0);
+  });
+
+  test('batch applies a key\'s queued changes in shared transactions, balances right, backlog bounded', () => {
+    const batch = results.get('batch-wallet')!;
+    const control = results.get('one-at-a-time-wallet')!;
+    assert.equal(batch.mode, 'batch');
+    assert.ok(batch.costs.messagesPerTransaction > 1, `messages per transaction ${batch.costs.messagesPerTransaction}`);
+    assert.ok(batch.costs.transactionsPerMessage < control.costs.transactionsPerMessage);
+    assert.equal(control.costs.messagesPerTransaction, 1);
+    assert.ok(batch.hotKey.handledPerSecond > control.hotKey.handledPerSecond * 1.5, `the hot key handled ${batch.hotKey.handledPerSecond}/s in batches against ${control.hotKey.handledPerSecond}/s one at a time`);
+    assert.ok(batch.hotKey.backlogMax * 2 < control.hotKey.backlogMax, `batch backlog max ${batch.hotKey.backlogMax} against ${control.hotKey.backlogMax} one at a time`);
+  });
+
+  test('split keys: per sub-key nothing out of order (the scenario expects it), per entity the events commit out of order', () => {
+    const split = runs.get('split-order')!;
+    assert.ok(split.consumers.hotKey.key.startsWith('k0/'), `the busiest key is a sub-key of the hot entity (${split.consumers.hotKey.key})`);
+    assert.ok(split.workload.entityOrder!.outOfOrder > 0, 'across its sub-keys an entity loses order');
+    assert.equal(runs.get('one-at-a-time')!.workload.entityOrder, undefined, 'unsplit runs have no entity-level section');
+  });
+});

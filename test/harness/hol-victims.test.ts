@@ -1,0 +1,43 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { holVictims } from '../../harness/metrics/hol-victims.ts';
+
+const ms = 1000;
+const ack = (key: string, seq: number, at: number) => ({ type: 'ack', key, producer: 'p', seq, at, ok: true });
+const proc = (key: string, seq: number, lane: string, start: number, end: number, outcome: 'ok' | 'error') => ({ type: 'process', key, producer: 'p', seq, consumer: 'c1', lane, received: start, start, end, outcome });
+
+test('HOL victims: other keys of the lane written before a poison message gave up and started after it, with the time they waited inside the block', async () => {
+  const ev = [
+    // The poison message: k1 seq 1 on lane p0, failing from 100 ms to 400 ms; beyond its first
+    // attempt (100-150 ms, as long as any message's) it blocks the lane from 150 to 400 ms.
+    ack('k1', 1, 0),
+    proc('k1', 1, 'p0', 100 * ms, 150 * ms, 'error'),
+    proc('k1', 1, 'p0', 250 * ms, 400 * ms, 'error'),
+    // k2, written at 200 ms, started at 400 ms: waited 200 ms inside the block.
+    ack('k2', 1, 200 * ms),
+    proc('k2', 1, 'p0', 400 * ms, 401 * ms, 'ok'),
+    // k3, written at 50 ms (before the block), started at 401 ms: waited the whole 250 ms block.
+    ack('k3', 1, 50 * ms),
+    proc('k3', 1, 'p0', 401 * ms, 402 * ms, 'ok'),
+    // k1's own later message waits too, but it is the poisoned key's own: no victim.
+    ack('k1', 2, 120 * ms),
+    proc('k1', 2, 'p0', 402 * ms, 403 * ms, 'ok'),
+    // Another lane flows: no victim.
+    ack('k4', 1, 200 * ms),
+    proc('k4', 1, 'p1', 201 * ms, 202 * ms, 'ok'),
+    // Written after the block ended: no victim.
+    ack('k5', 1, 450 * ms),
+    proc('k5', 1, 'p0', 451 * ms, 452 * ms, 'ok'),
+    // Dead-lettered at its first attempt on lane p2: blocks nothing beyond a normal handling.
+    ack('k6', 1, 500 * ms),
+    proc('k6', 1, 'p2', 500 * ms, 510 * ms, 'error'),
+    ack('k7', 1, 505 * ms),
+    proc('k7', 1, 'p2', 510 * ms, 511 * ms, 'ok'),
+  ];
+  const file = join(mkdtempSync(join(tmpdir(), 'convoy-hol-')), 'h.jsonl');
+  writeFileSync(file, ev.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  assert.deepEqual(await holVictims(file), { blockers: 2, blockedMs: 250, victims: 2, victimKeys: 2, addedMsMean: 225, addedMsMax: 250, addedMsTotal: 450 });
+});
