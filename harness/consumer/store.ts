@@ -9,7 +9,8 @@
 import Database from 'better-sqlite3';
 import { stateJson, type VersionedState } from '../workload/entity.ts';
 import type { EntitySpec } from '../workload/changes.ts';
-import type { ConsumerStrategy, Delivered, Effect, StrategyOptions } from './strategies/contract.ts';
+import type { ConsumerStrategy, Delivered, Effect, Held, Released, StrategyContext, StrategyOptions } from './strategies/contract.ts';
+import { emptyCosts, type StrategyCosts } from './strategies/costs.ts';
 
 export type { Effect };
 
@@ -42,18 +43,36 @@ export class EntityStore {
     entity: EntitySpec,
     options: StrategyOptions = { kind: strategy.name },
     storeOptions: StoreOptions = {},
+    context?: StrategyContext,
   ) {
     this.db = openDatabase(path, storeOptions);
     try {
-      this.store = strategy.open(this.db, entity, options);
+      this.store = strategy.open(this.db, entity, options, context);
     } catch (err) {
       this.db.close();
       throw err;
     }
   }
 
-  apply(m: Delivered): Effect {
+  /** In a consumer process: the effect, possibly later, or `held` (see StrategyStore.apply). */
+  apply(m: Delivered): Effect | Held | Promise<Effect | Held> {
     return this.store.apply(m);
+  }
+
+  /** In a replay, where only pure strategies run: the effect at once. */
+  applyNow(m: Delivered): Effect {
+    const e = this.store.apply(m);
+    if (typeof e !== 'string' || e === 'held') throw new Error(`strategy ${this.strategy.name} did not apply at once: it cannot be replayed`);
+    return e;
+  }
+
+  /** Held messages that may leave now (none for a strategy that never holds). */
+  release(): Promise<Released[]> {
+    return this.store.release?.() ?? Promise.resolve([]);
+  }
+
+  costs(): StrategyCosts {
+    return this.store.costs?.() ?? emptyCosts();
   }
 
   /** Runs fn inside one transaction (the strategies' own become savepoints): one commit for a replay. */
@@ -71,8 +90,8 @@ export class EntityStore {
   }
 }
 
-export function openStore(path: string, strategy: ConsumerStrategy, entity: EntitySpec, options?: StrategyOptions, storeOptions?: StoreOptions): EntityStore {
-  return new EntityStore(path, strategy, entity, options, storeOptions);
+export function openStore(path: string, strategy: ConsumerStrategy, entity: EntitySpec, options?: StrategyOptions, storeOptions?: StoreOptions, context?: StrategyContext): EntityStore {
+  return new EntityStore(path, strategy, entity, options, storeOptions, context);
 }
 
 /** Runs fn, again while SQLite says the database is busy, for up to `ms`. */

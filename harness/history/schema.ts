@@ -72,6 +72,7 @@ export const ProcessEvent = Type.Object({
   ),
   deliveryCount: opt(Type.Integer({ minimum: 0 })),
   intended: opt(us('The message\'s intended send time')),
+  held: opt(us("When the consumers' strategy held it back, unacknowledged, to apply it later (the resequencer): start and end are its release")),
 });
 
 export const FaultEvent = Type.Object({

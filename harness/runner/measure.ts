@@ -22,6 +22,8 @@ export interface Measurements {
   applies: Apply[];
   /** The consumers' strategy's effects, as the history records them. */
   liveEffects: EffectCounts;
+  /** When each message the consumers' strategy held back was released (its apply's end, µs). */
+  releasedHeld: number[];
   rebalances: number;
   marks: { name: string; at: number; detail?: unknown }[];
   /** The busiest keys of the measured phase, busiest first (at most 5). */
@@ -42,6 +44,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const marks: Measurements['marks'] = [];
   const applies: Apply[] = [];
   const liveEffects = emptyCounts();
+  const releasedHeld: number[] = [];
   let rebalances = 0;
   let sent = 0;
   let lastSendUs = 0;
@@ -77,6 +80,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
       applies.push({ key: e.key, producer: e.producer, seq: e.seq, end: e.end });
       // Histories before strategies were plug-ins said skipped-stale.
       if (e.effect) liveEffects[e.effect === 'skipped-stale' ? 'skipped' : e.effect]++;
+      if (e.held !== undefined) releasedHeld.push(e.end);
     }
   }
   const t = truth(
@@ -87,6 +91,6 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const skew = skewReport(traffic.keyCounts, { laneCounts: traffic.keyLaneCounts, configuredKeys: scenario.workload.keys.count });
   marks.sort((a, b) => a.at - b.at);
   const topKeys = [...traffic.keyCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([k]) => k);
-  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, rebalances, marks, keyWrites, topKeys };
+  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, releasedHeld, rebalances, marks, keyWrites, topKeys };
 }
 

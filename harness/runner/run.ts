@@ -2,7 +2,8 @@ import { mkdirSync, createWriteStream, readdirSync, createReadStream } from 'nod
 import { join } from 'node:path';
 import type { BrokerAdmin, BrokerModule, Deployment, RunNames, RuntimeKind } from '../broker/contract.ts';
 import { loadBroker } from '../broker/registry.ts';
-import { openStrategyStore } from '../consumer/strategies/open.ts';
+import { openStrategyStore, usesOwner } from '../consumer/strategies/open.ts';
+import { startOwner, type OwnerService } from '../owner/service.ts';
 import { nowMicros, sleep } from '../clock.ts';
 import { InfraError } from '../errors.ts';
 import { faultKinds } from '../faults/registry.ts';
@@ -118,6 +119,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
   let deployment: Deployment | undefined;
   let admin: BrokerAdmin | undefined;
   let timeline: FaultTimeline | undefined;
+  let owner: OwnerService | undefined;
   const producers: WorkerHandle[] = [];
   const consumers: WorkerHandle[] = [];
   /** Consumer processes replaced after a kill: their counts still count. */
@@ -127,7 +129,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
 
   const workerInit = (role: 'producer' | 'consumer', id: string, extra: Partial<WorkerInit> = {}): WorkerInit => ({
     role, id, brokerKind: broker.name, endpoint: deployment!.endpoint, settings, names, scenario,
-    historyFile: join(histDir, `${id}.jsonl`), storeFile: record.storeFile, ...extra,
+    historyFile: join(histDir, `${id}.jsonl`), storeFile: record.storeFile, ...(owner ? { ownerUrl: owner.url } : {}), ...extra,
   });
   const startConsumer = (id: string): WorkerHandle => {
     const gen = (consumerGeneration.get(id) ?? 0) + 1;
@@ -166,6 +168,12 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     // share is created here, once, rather than by all of them at the same moment.
     stage = 'consumers';
     (await openStrategyStore(record.storeFile, scenario)).close();
+    // The entities' owner, when the consumers read it or a fault acts on it.
+    const kinds = await faultKinds();
+    if ((await usesOwner(scenario)) || scenario.faults.some((f) => kinds.get(f.kind)?.usesOwner)) {
+      owner = await startOwner(scenario);
+      mark('owner-started', { url: owner.url });
+    }
     for (let i = 1; i <= scenario.consumers.processes; i++) consumers.push(startConsumer(`c${i}`));
     await Promise.all(consumers.map((c) => c.waitFor('ready', 90_000, 'consumer start-up')));
     mark('consumers-ready');
@@ -197,9 +205,9 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     runnerHistory.write({ type: 'mark', at: startUs, name: 'start' });
     runnerHistory.write({ type: 'mark', at: record.measureStartUs, name: 'measure' });
     for (const p of producers) p.send({ type: 'start', startUs });
+    owner?.begin(startUs);
 
     // 4. Faults.
-    const kinds = await faultKinds();
     timeline = new FaultTimeline(scenario.faults, kinds, {
       runtime: opts.runtime,
       allowDestructive: opts.allowDestructive,
@@ -207,6 +215,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       admin,
       producers: () => producers,
       consumers: () => consumers,
+      ...(owner ? { owner: owner.control } : {}),
       restartConsumer: async (id) => {
         const idx = consumers.findIndex((c) => c.id === id);
         const fresh = startConsumer(id);
@@ -315,6 +324,10 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     await Promise.all([...producers, ...consumers].map((w) => w.stop(10_000)));
     for (const p of producers) record.producerStats[p.id] = p.stats;
     for (const c of [...retired, ...consumers]) record.consumerStats[c.id] = c.stats;
+    if (owner) {
+      runnerHistory.write({ type: 'mark', at: nowMicros(), name: 'owner-served', detail: { byStatus: owner.served } });
+      await owner.close().catch((e: Error) => log(`stopping the owner: ${e.message}`));
+    }
     // What the broker still holds, now that every worker stopped and committed, and before the
     // destinations go: the checker's evidence for lost against unseen.
     if (record.startUs > 0) runnerHistory.write(await askRemaining(admin, log));

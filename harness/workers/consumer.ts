@@ -9,6 +9,10 @@ import { Rng } from '../workload/rng.ts';
 import { handlerTimeSampler } from '../consumer/handler-time.ts';
 import { PoisonTracker } from '../consumer/poison.ts';
 import { openStrategyStore } from '../consumer/strategies/open.ts';
+import { COSTS_MARK, type StrategyCosts } from '../consumer/strategies/costs.ts';
+import type { Released, StrategyContext } from '../consumer/strategies/contract.ts';
+import { ownerClient } from '../owner/client.ts';
+import { encode, newHistogram, record } from '../metrics/histogram.ts';
 import { concurrencyMode } from '../consumer/concurrency/registry.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from './protocol.ts';
 import { loopLagMeter } from './loop-lag.ts';
@@ -33,7 +37,23 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const stats: WorkerStats = emptyStats();
   const phases = (stats.phases = emptyPhases());
   const clock = () => performance.now();
-  const store = await openStrategyStore(init.storeFile, scenario);
+  // What the strategy may use here: the clock, markers, the owner (reads timed and counted).
+  const ownerReads = newHistogram();
+  const readCounts = { ownerReads: 0, ownerReadErrors: 0 };
+  const owner = init.ownerUrl
+    ? ownerClient(init.ownerUrl, 2_000, (us, ok) => {
+        readCounts.ownerReads++;
+        if (!ok) readCounts.ownerReadErrors++;
+        record(ownerReads, us);
+      })
+    : undefined;
+  const context: StrategyContext = {
+    now: nowMicros,
+    mark: (name, detail) => history.write({ type: 'mark', at: nowMicros(), name, detail: { consumer: init.id, ...detail } }),
+    ...(owner ? { fetchOwner: (key: string) => owner.fetch(key) } : {}),
+  };
+  const store = await openStrategyStore(init.storeFile, scenario, context);
+  let peakRssBytes = process.memoryUsage().rss;
   const rng = Rng.from(scenario.seed).fork(`consumer-${init.id}`);
   const handlerSpec = spec.overrides?.[init.id]?.handler ?? spec.handler;
   const handlerTime = handlerTimeSampler(handlerSpec, rng);
@@ -103,7 +123,27 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       if (decision.action === 'handle' && msg) {
         // Only the consumers' strategy runs here; the others are replayed after the run.
         t = clock();
-        ev.effect = store.apply(msg);
+        let effect;
+        try {
+          effect = await store.apply(msg);
+        } catch (e) {
+          // The strategy could not apply it (its owner did not answer): a handler error, given back.
+          log(`apply failed: ${(e as Error).message}`);
+          ev.outcome = 'error';
+          ev.end = nowMicros();
+          stats.errors++;
+          history.write(ev);
+          settlement = 'requeue';
+          break;
+        }
+        if (effect === 'held') {
+          // Unsettled until the strategy releases it (it keeps counting toward the in-flight cap).
+          phases.storeMs += clock() - t;
+          context.mark('held', { key: msg.key, producer: msg.producer, seq: msg.seq });
+          holding.set(heldId(msg), { d, ev });
+          return;
+        }
+        ev.effect = effect;
         if (ev.effect !== 'applied') stats.stale++;
         ev.end = nowMicros();
         stats.applied++;
@@ -138,6 +178,38 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     phases.lastUs = nowMicros();
   };
 
+  /** Deliveries the strategy holds, unsettled, by message. */
+  const holding = new Map<string, { d: Delivery; ev: ProcessEvent }>();
+  const heldId = (m: { key: string; producer: string | null; seq: number }) => `${m.producer ?? ''}\u0000${m.key}\u0000${m.seq}`;
+  let releasing = false;
+  /** Records and acknowledges what the strategy released: its apply happened at release. */
+  const releaseTick = async () => {
+    if (releasing || holding.size === 0) return;
+    releasing = true;
+    try {
+      const released = await store.release();
+      const settle: Delivery[] = [];
+      for (const r of released) {
+        const h = holding.get(heldId(r));
+        if (!h) continue;
+        holding.delete(heldId(r));
+        history.write({ ...h.ev, held: h.ev.start, start: r.start, end: r.at, effect: r.effect });
+        stats.applied++;
+        if (r.effect !== 'applied') stats.stale++;
+        settle.push(h.d);
+      }
+      if (settle.length === 0) return;
+      // As for every handling: its record reaches the file before its ack reaches the broker.
+      history.flush();
+      for (const d of settle) await d.settle('ack').catch((e: Error) => log(`settle ack failed: ${e.message}`));
+    } catch (e) {
+      log(`releasing held messages failed: ${(e as Error).message}`);
+    } finally {
+      releasing = false;
+    }
+  };
+  const releaser = setInterval(() => void releaseTick(), 10);
+
   await client.start(async (d) => {
     const received = nowMicros();
     if (phases.firstUs === 0) phases.firstUs = received;
@@ -145,18 +217,28 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     stats.inFlight = scheduler.inFlight + 1;
     await scheduler.accept(msg?.key ?? null, () => handle(d, msg, received));
     stats.inFlight = scheduler.inFlight;
+    if (holding.size > 0) void releaseTick();
   });
   await client.ready(60_000);
   send({ type: 'ready' });
   const timer = setInterval(() => {
+    peakRssBytes = Math.max(peakRssBytes, process.memoryUsage().rss);
     stats.inFlight = scheduler.inFlight;
     send({ type: 'stats', stats: { ...stats, loopLagMs: lag(), cpuPercent: cpu() } });
   }, 500);
 
   while (!stopping) await new Promise<void>((r) => (wakeStop = r));
   clearInterval(timer);
+  clearInterval(releaser);
   faults.endAll();
   await Promise.race([scheduler.idle(), sleep(5_000)]);
+  // The strategy's costs, for the result (costs.ts); held messages still unsettled go back to the broker with the client.
+  const costs: StrategyCosts = store.costs();
+  const peaks = { ...costs.peaks, peakRssBytes: Math.max(peakRssBytes, process.memoryUsage().rss) };
+  const counts = owner ? { ...costs.counts, ...readCounts } : costs.counts;
+  const histograms = owner && ownerReads.totalCount > 0 ? { ...costs.histograms, ownerRead: encode(ownerReads) } : costs.histograms;
+  history.write({ type: 'mark', at: nowMicros(), name: COSTS_MARK, detail: { consumer: init.id, strategy: store.strategy.name, counts, peaks, histograms } });
+  owner?.close();
   await client.close().catch((e: Error) => log(`close: ${e.message}`));
   store.close();
   history.close();
