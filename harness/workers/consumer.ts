@@ -141,6 +141,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
           phases.storeMs += clock() - t;
           context.mark('held', { key: msg.key, producer: msg.producer, seq: msg.seq });
           holding.set(heldId(msg), { d, ev });
+          capStall.update(holding.size);
           return;
         }
         ev.effect = effect;
@@ -178,7 +179,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     phases.lastUs = nowMicros();
   };
 
-  /** Deliveries the strategy holds, unsettled, by message. */
+  /** Deliveries the strategy holds, unsettled, by message; they count toward the in-flight cap. */
   const holding = new Map<string, { d: Delivery; ev: ProcessEvent }>();
   const heldId = (m: { key: string; producer: string | null; seq: number }) => `${m.producer ?? ''}\u0000${m.key}\u0000${m.seq}`;
   let releasing = false;
@@ -198,6 +199,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         if (r.effect !== 'applied') stats.stale++;
         settle.push(h.d);
       }
+      capStall.update(holding.size);
       if (settle.length === 0) return;
       // As for every handling: its record reaches the file before its ack reaches the broker.
       history.flush();
@@ -209,6 +211,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     }
   };
   const releaser = setInterval(() => void releaseTick(), 10);
+  const capStall = capStallMeter(mode.maxInFlight(spec.concurrency.workers));
 
   await client.start(async (d) => {
     const received = nowMicros();
@@ -235,7 +238,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   // The strategy's costs, for the result (costs.ts); held messages still unsettled go back to the broker with the client.
   const costs: StrategyCosts = store.costs();
   const peaks = { ...costs.peaks, peakRssBytes: Math.max(peakRssBytes, process.memoryUsage().rss) };
-  const counts = owner ? { ...costs.counts, ...readCounts } : costs.counts;
+  const counts = { ...costs.counts, ...(owner ? readCounts : {}), ...capStall.counts() };
   const histograms = owner && ownerReads.totalCount > 0 ? { ...costs.histograms, ownerRead: encode(ownerReads) } : costs.histograms;
   history.write({ type: 'mark', at: nowMicros(), name: COSTS_MARK, detail: { consumer: init.id, strategy: store.strategy.name, counts, peaks, histograms } });
   owner?.close();
@@ -253,4 +256,29 @@ function failedByFault(effects: Iterable<HandlerEffect>): Settlement | undefined
     if (how) return how;
   }
   return undefined;
+}
+
+/**
+ * When held messages fill the in-flight cap, the consumer gets nothing more: its lanes stall
+ * until a release. Counts those stalls and their time (ms), for the strategy's costs.
+ */
+function capStallMeter(cap: number) {
+  let since: number | undefined;
+  let stalls = 0;
+  let stalledMs = 0;
+  return {
+    update(held: number) {
+      if (held >= cap && since === undefined) {
+        since = performance.now();
+        stalls++;
+      } else if (held < cap && since !== undefined) {
+        stalledMs += performance.now() - since;
+        since = undefined;
+      }
+    },
+    counts(): Record<string, number> {
+      if (stalls === 0) return {};
+      return { capStalls: stalls, capStalledMs: Math.round(stalledMs + (since === undefined ? 0 : performance.now() - since)) };
+    },
+  };
 }
