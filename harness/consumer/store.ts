@@ -66,6 +66,11 @@ export class EntityStore {
     return e;
   }
 
+  /** When the last apply took effect, if the strategy says (StrategyStore.appliedAt). */
+  appliedAt(): number | undefined {
+    return this.store.appliedAt?.();
+  }
+
   /** Held messages that may leave now (none for a strategy that never holds). */
   release(): Promise<Released[]> {
     return this.store.release?.() ?? Promise.resolve([]);

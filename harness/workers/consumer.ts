@@ -146,7 +146,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         }
         ev.effect = effect;
         if (ev.effect !== 'applied') stats.stale++;
-        ev.end = nowMicros();
+        ev.end = store.appliedAt() ?? nowMicros();
         stats.applied++;
         phases.storeMs += clock() - t;
         t = clock();

@@ -63,6 +63,13 @@ export interface StrategyStore {
    * messages may answer `held`. Pure strategies answer at once with an effect.
    */
   apply(m: Delivered): Effect | Held | Promise<Effect | Held>;
+  /**
+   * When the last apply took effect (run clock, µs), read inside its transaction. The consumer
+   * records it as the apply's end, so the history's order of ends is the store's commit order
+   * even when the process is descheduled between the commit and a timestamp taken after it
+   * (another consumer can apply the next version in between). Absent: the consumer's clock after apply.
+   */
+  appliedAt?(): number;
   /** Holding strategies: the held messages that may leave now, already applied, in order. */
   release?(): Promise<Released[]>;
   /** Cost figures so far (see costs.ts): held messages, peaks, reads, latencies. */
