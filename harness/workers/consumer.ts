@@ -146,7 +146,9 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         }
         ev.effect = effect;
         if (ev.effect !== 'applied') stats.stale++;
-        ev.end = store.appliedAt() ?? nowMicros();
+        // The strategy's own stamp when it has one for this apply (taken inside its transaction).
+        const at = store.appliedAt();
+        ev.end = at !== undefined && at >= start ? at : nowMicros();
         stats.applied++;
         phases.storeMs += clock() - t;
         t = clock();
