@@ -35,10 +35,11 @@ const notification: ConsumerStrategy = {
     });
     const costs = emptyCosts();
     const count = (name: string) => (costs.counts[name] = (costs.counts[name] ?? 0) + 1);
-    let retriesThisEvent = 0;
 
     /** The owner's state of key at `seq` or later, reading again after a backoff while it fails. */
     const read = async (key: string, seq: number): Promise<VersionedState> => {
+      let retries = 0;
+      const noteRetries = () => retries > 0 && (costs.peaks.peakRetriesPerEvent = Math.max(costs.peaks.peakRetriesPerEvent ?? 0, retries));
       if (!context?.fetchOwner) throw new Error('notification needs the owner service (the run starts one for it)');
       const deadline = performance.now() + maxWaitMs;
       for (let attempt = 1; ; attempt++) {
@@ -46,13 +47,13 @@ const notification: ConsumerStrategy = {
         try {
           const got = await context.fetchOwner(key);
           // The owner commits before it publishes: behind the event only if something is wrong.
-          if (got && got.version >= seq) return got;
+          if (got && got.version >= seq) return noteRetries(), got;
           count('staleReads');
           if (performance.now() >= deadline) throw new Error(`the owner is behind the event (${got?.version ?? 0} < ${seq})`);
         } catch (e) {
-          if (performance.now() >= deadline) throw e;
+          if (performance.now() >= deadline) throw (noteRetries(), e);
         }
-        retriesThisEvent++;
+        retries++;
         count('retries');
         await sleep(Math.min(1000, 50 * 2 ** (attempt - 1)));
       }
@@ -61,9 +62,7 @@ const notification: ConsumerStrategy = {
     return {
       async apply({ key, seq }) {
         count('events');
-        retriesThisEvent = 0;
         const got = await read(key, seq);
-        if (retriesThisEvent > 0) costs.peaks.peakRetriesPerEvent = Math.max(costs.peaks.peakRetriesPerEvent ?? 0, retriesThisEvent);
         return store(key, got.version, got.state);
       },
       appliedAt: () => lastAt,
