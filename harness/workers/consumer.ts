@@ -8,6 +8,8 @@ import { decodeMessage, type DecodedMessage } from '../workload/codec.ts';
 import { Rng } from '../workload/rng.ts';
 import { handlerTimeSampler } from '../consumer/handler-time.ts';
 import { PoisonTracker } from '../consumer/poison.ts';
+import { ParkingLot } from '../consumer/parking-lot.ts';
+import { openDatabase } from '../consumer/store.ts';
 import { openStrategyStore } from '../consumer/strategies/open.ts';
 import { COSTS_MARK, type StrategyCosts } from '../consumer/strategies/costs.ts';
 import type { Released, StrategyContext } from '../consumer/strategies/contract.ts';
@@ -58,6 +60,9 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const handlerSpec = spec.overrides?.[init.id]?.handler ?? spec.handler;
   const handlerTime = handlerTimeSampler(handlerSpec, rng);
   const poison = new PoisonTracker(spec.poison);
+  // The park-key policy's lot, beside the entities in the run's store file (it outlives the run).
+  const lotDb = spec.poison?.policy === 'park-key' ? openDatabase(init.storeFile) : undefined;
+  const lot = lotDb ? new ParkingLot(lotDb) : undefined;
   const mode = concurrencyMode(spec.concurrency.mode);
   const scheduler = mode.scheduler(spec.concurrency.workers);
   const faults = WorkerFaults.consumer({ id: init.id, log, flushHistory: () => history.flush() });
@@ -160,6 +165,9 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       ev.outcome = 'error';
       ev.end = nowMicros();
       stats.errors++;
+      if (decision.action === 'park' && msg && lot) {
+        lot.park({ key: msg.key, producer: msg.producer, seq: msg.seq, reason: decision.parkKey ? 'poison' : 'key-parked', consumer: init.id, at: ev.end });
+      }
       t = clock();
       history.write(ev);
       phases.historyMs += clock() - t;
@@ -246,6 +254,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   owner?.close();
   await client.close().catch((e: Error) => log(`close: ${e.message}`));
   store.close();
+  lotDb?.close();
   history.close();
   stats.inFlight = scheduler.inFlight;
   send({ type: 'stopped', stats });
