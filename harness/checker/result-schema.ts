@@ -276,6 +276,18 @@ export const FinalState = Type.Object({
   unreachable: Type.Optional(Type.Number()),
   wrongKeys: Type.Optional(Type.Array(WrongKey)),
   wrongFields: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: 'How many wrong keys each field is wrong in.' })),
+  costs: Type.Optional(
+    Type.Object(
+      {
+        consumers: Type.Number({ description: 'Consumer processes that reported.' }),
+        counts: Type.Record(Type.String(), Type.Number(), { description: 'Summed over the consumers: held, released, alerts, fetches, ownerReads, ...' }),
+        peaks: Type.Record(Type.String(), Type.Number(), { description: 'The highest over the consumers: peakHeld, peakHeldPerKey, peakRssBytes, ...' }),
+        latency: Type.Record(Type.String(), Type.Unknown(), { description: 'Latency summaries, µs: addedLatency (held until applied), ownerRead, ...' }),
+        derived: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Group-wide figures from the history: peakHeldTotal, heldPerSecond, ...' })),
+      },
+      { description: "The live strategy's costs, as its consumers measured them (harness/consumer/strategies/costs.ts); absent for replayed strategies and strategies that report none." },
+    ),
+  ),
 });
 
 /** The realised key distribution (harness/workload/skew.ts computes it). */

@@ -11,6 +11,7 @@ import type { VersionedState } from '../workload/entity.ts';
 import { compareWithTruth, openStore, type Comparison } from './store.ts';
 import { EFFECTS, type ConsumerStrategy, type Delivered, type Effect, type StrategyOptions } from './strategies/contract.ts';
 import { loadStrategies, strategyOptions } from './strategies/registry.ts';
+import type { MergedCosts } from './strategies/costs.ts';
 
 /** A successful apply as the history has it: what was applied, and when it committed. */
 export interface Apply extends Delivered {
@@ -32,6 +33,8 @@ export interface StrategyScore extends Comparison {
   effects: EffectCounts;
   /** The strategy's own counts (ConsumerStrategy.figures), when it keeps any. */
   figures?: Record<string, number>;
+  /** The live strategy's costs as its consumers reported them (costs.ts). */
+  costs?: MergedCosts;
 }
 
 /** Applies in commit order into a fresh in-memory store: the final states and the effect counts. */
@@ -46,7 +49,7 @@ export function replay(
   try {
     const effects = emptyCounts();
     store.batch(() => {
-      for (const a of sorted) effects[store.apply(a)]++;
+      for (const a of sorted) effects[store.applyNow(a)]++;
     });
     return { final: store.finalStates(), effects, figures: store.figures() };
   } finally {
@@ -65,6 +68,8 @@ export interface ScoreInput {
   applies: Apply[];
   /** The live strategy's effects, counted from the history. */
   liveEffects: EffectCounts;
+  /** The live strategy's costs, merged from its consumers' marks; absent when none reported. */
+  liveCosts?: MergedCosts | null;
 }
 
 /** Every strategy that can run on this entity: the live one from its file, the pure others by replay. */
@@ -91,6 +96,7 @@ export async function scoreStrategies(input: ScoreInput): Promise<Record<string,
     } else continue;
     const comparison = compareWithTruth(final, input.truth, input.unreachable, 10, strategy.scoresVersion);
     out[name] = { strategy: name, primary: name === live.kind, mode: name === live.kind ? 'live' : 'replay', effects, ...(Object.keys(figures).length ? { figures } : {}), ...comparison };
+    if (name === live.kind && input.liveCosts) out[name].costs = input.liveCosts;
   }
   return out;
 }

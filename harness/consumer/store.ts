@@ -9,7 +9,8 @@
 import Database from 'better-sqlite3';
 import { stateJson, type VersionedState } from '../workload/entity.ts';
 import type { EntitySpec } from '../workload/changes.ts';
-import type { ConsumerStrategy, Delivered, Effect, StrategyOptions } from './strategies/contract.ts';
+import type { ConsumerStrategy, Delivered, Effect, Held, Released, StrategyContext, StrategyOptions } from './strategies/contract.ts';
+import { emptyCosts, type StrategyCosts } from './strategies/costs.ts';
 import { entityOf } from '../workload/split.ts';
 
 export type { Effect };
@@ -46,21 +47,49 @@ export class EntityStore {
     entity: EntitySpec,
     options: StrategyOptions = { kind: strategy.name },
     storeOptions: StoreOptions = {},
+    context?: StrategyContext,
   ) {
     this.db = openDatabase(path, storeOptions);
     this.split = storeOptions.split;
     try {
-      this.store = strategy.open(this.db, entity, options);
+      this.store = strategy.open(this.db, entity, options, context);
     } catch (err) {
       this.db.close();
       throw err;
     }
   }
 
-  apply(m: Delivered): Effect {
-    if (!this.split) return this.store.apply(m);
+  /** In a consumer process: the effect, possibly later, or `held` (see StrategyStore.apply). */
+  apply(m: Delivered): Effect | Held | Promise<Effect | Held> {
+    return this.store.apply(this.entityDelivered(m));
+  }
+
+  /** In a replay or a group commit, where only pure strategies run: the effect at once. */
+  applyNow(m: Delivered): Effect {
+    const e = this.store.apply(this.entityDelivered(m));
+    if (typeof e !== 'string' || e === 'held') throw new Error(`strategy ${this.strategy.name} did not apply at once: it cannot be replayed`);
+    return e;
+  }
+
+  /** Split keys: the strategies work on the entity and its version. */
+  private entityDelivered(m: Delivered): Delivered {
+    if (!this.split) return m;
     const e = entityOf(m.key, m.seq, this.split);
-    return this.store.apply({ producer: m.producer, key: e.key, seq: e.seq });
+    return { producer: m.producer, key: e.key, seq: e.seq };
+  }
+
+  /** When the last apply took effect, if the strategy says (StrategyStore.appliedAt). */
+  appliedAt(): number | undefined {
+    return this.store.appliedAt?.();
+  }
+
+  /** Held messages that may leave now (none for a strategy that never holds). */
+  release(): Promise<Released[]> {
+    return this.store.release?.() ?? Promise.resolve([]);
+  }
+
+  costs(): StrategyCosts {
+    return this.store.costs?.() ?? emptyCosts();
   }
 
   /**
@@ -107,8 +136,8 @@ export class EntityStore {
   }
 }
 
-export function openStore(path: string, strategy: ConsumerStrategy, entity: EntitySpec, options?: StrategyOptions, storeOptions?: StoreOptions): EntityStore {
-  return new EntityStore(path, strategy, entity, options, storeOptions);
+export function openStore(path: string, strategy: ConsumerStrategy, entity: EntitySpec, options?: StrategyOptions, storeOptions?: StoreOptions, context?: StrategyContext): EntityStore {
+  return new EntityStore(path, strategy, entity, options, storeOptions, context);
 }
 
 /** Runs fn, again while SQLite says the database is busy, for up to `ms`. */

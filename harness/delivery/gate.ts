@@ -11,7 +11,8 @@
  *     says (`onHandlerError`);
  *   - keep-alive: while deliveries wait for their turn, the client's own keep-alive runs (a
  *     kafkajs heartbeat, so a member waiting on a full pipeline is not evicted); a delivery
- *     may also renew its lock or lease while its handler runs.
+ *     may also renew its lock or lease until it is settled: while its handler runs, and after,
+ *     while the harness holds it unsettled (a resequencer's held message).
  * `accept` resolves when the delivery was handed out and `onDelivery` resolved (true), or when
  * it was dropped unhandled (false): a client that waits for it (Kafka's fetch loop) really stops
  * while a handler blocks its lane; a client that pushes (AMQP, a batch of receives) does not wait.
@@ -103,6 +104,7 @@ export class DeliveryGate {
    */
   revokeAll(): void {
     this.remove(() => true);
+    this.renewing.clear();
     this.epoch++;
     this.handed = 0;
     this.pump();
@@ -204,7 +206,9 @@ export class DeliveryGate {
       }
     })();
     void handled.then(() => {
-      this.renewing.delete(d);
+      // A delivery still unsettled after its handler returned (a strategy holds it back) keeps
+      // its lock or lease renewed until it is settled.
+      if (settled || epoch !== this.epoch) this.renewing.delete(d);
       this.busyLanes.delete(lane);
       w.done(true);
       this.pump();

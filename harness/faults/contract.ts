@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { BrokerAdmin, BrokerCapabilities, Capability, Deployment, ProducerClient, RuntimeKind, Settlement } from '../broker/contract.ts';
 import type { FaultSpec } from '../scenario/types.ts';
 import type { WorkerHandle } from '../workers/handle.ts';
+import type { OwnerControl } from '../owner/service.ts';
 
 /**
  * A fault kind is one file in harness/faults/ default-exporting a FaultKind. Each fault owns
@@ -16,6 +17,8 @@ export interface FaultContext {
   admin: BrokerAdmin;
   producers(): WorkerHandle[];
   consumers(): WorkerHandle[];
+  /** The entities' owner service, when the run started one (harness/owner/service.ts). */
+  owner?: OwnerControl;
   /** Starts a fresh process for a consumer that was killed (same consumer name). */
   restartConsumer(id: string): Promise<void>;
   log(line: string): void;
@@ -33,6 +36,8 @@ export interface FaultKind {
   schema: Record<string, unknown>;
   /** Changes or hurts the target: refused on external brokers without --allow-destructive. */
   destructive: boolean;
+  /** Acts on the entities' owner service: the run starts one when a scenario has such a fault. */
+  usesOwner?: boolean;
   start(spec: FaultSpec, ctx: FaultContext): Promise<StartedFault>;
 }
 

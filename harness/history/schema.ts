@@ -76,6 +76,7 @@ export const ProcessEvent = Type.Object({
   deliveryCount: opt(Type.Integer({ minimum: 0 })),
   intended: opt(us('The message\'s intended send time')),
   stamp: opt(Type.Number({ description: "The producing service's wall-clock stamp in the payload, ms since the epoch (its own clock, which a clock-skew fault shifts; not the run clock). Read by timestamp strategies (lww-timestamp) when they are replayed." })),
+  held: opt(us("When the consumers' strategy held it back, unacknowledged, to apply it later (the resequencer): start and end are its release")),
 });
 
 export const FaultEvent = Type.Object({

@@ -1,3 +1,4 @@
+import { costsFromHistory } from '../consumer/strategies/costs.ts';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, totalmem, platform, release } from 'node:os';
@@ -80,6 +81,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
     unreachable,
     applies: m.applies,
     liveEffects: m.liveEffects,
+    liveCosts: costsFromHistory(m.marks, m.releasedHeld, record.startUs, record.endUs),
   });
 
   // Did the harness keep its schedule? (Publish delay during a fault is the fault's doing.)

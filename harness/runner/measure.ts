@@ -25,6 +25,8 @@ export interface Measurements {
   applies: Apply[];
   /** The consumers' strategy's effects, as the history records them. */
   liveEffects: EffectCounts;
+  /** When each message the consumers' strategy held back was released (its apply's end, µs). */
+  releasedHeld: number[];
   rebalances: number;
   marks: { name: string; at: number; detail?: unknown }[];
   /** Split keys: what is out of order per entity (null when keys are not split). */
@@ -51,6 +53,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const liveEffects = emptyCounts();
   const costs = new ConsumerCostCounter();
   const split = scenario.workload.keys.split;
+  const releasedHeld: number[] = [];
   let rebalances = 0;
   let sent = 0;
   let lastSendUs = 0;
@@ -91,6 +94,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
       applies.push({ ...entityOf(e.key, e.seq, split), producer: e.producer, end: e.end, ...(e.stamp !== undefined ? { stampMs: e.stamp } : {}) });
       // Histories before strategies were plug-ins said skipped-stale.
       if (effect) liveEffects[effect === 'skipped-stale' ? 'skipped' : effect]++;
+      if (e.held !== undefined) releasedHeld.push(e.end);
     }
   }
   const t = truth(
@@ -101,6 +105,6 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const skew = skewReport(traffic.keyCounts, { laneCounts: traffic.keyLaneCounts, configuredKeys: scenario.workload.keys.count });
   marks.sort((a, b) => a.at - b.at);
   const topKeys = [...traffic.keyCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([k]) => k);
-  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, rebalances, marks, keyWrites, topKeys, costs: costs.costs(), entityOrder: split ? entityOrder(applies, split) : null };
+  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, releasedHeld, rebalances, marks, keyWrites, topKeys, costs: costs.costs(), entityOrder: split ? entityOrder(applies, split) : null };
 }
 

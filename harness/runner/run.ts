@@ -2,7 +2,8 @@ import { mkdirSync, createWriteStream, readdirSync, createReadStream } from 'nod
 import { join } from 'node:path';
 import type { BrokerAdmin, BrokerModule, Deployment, RunNames, RuntimeKind } from '../broker/contract.ts';
 import { loadBroker } from '../broker/registry.ts';
-import { openStrategyStore } from '../consumer/strategies/open.ts';
+import { openStrategyStore, usesOwner } from '../consumer/strategies/open.ts';
+import { startOwner, type OwnerService } from '../owner/service.ts';
 import { nowMicros, sleep } from '../clock.ts';
 import { InfraError } from '../errors.ts';
 import { faultKinds } from '../faults/registry.ts';
@@ -120,6 +121,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
   let deployment: Deployment | undefined;
   let admin: BrokerAdmin | undefined;
   let timeline: FaultTimeline | undefined;
+  let owner: OwnerService | undefined;
   const producers: WorkerHandle[] = [];
   const consumers: WorkerHandle[] = [];
   /** Consumer processes replaced after a kill: their counts still count. */
@@ -129,7 +131,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
 
   const workerInit = (role: 'producer' | 'consumer', id: string, extra: Partial<WorkerInit> = {}): WorkerInit => ({
     role, id, brokerKind: broker.name, endpoint: deployment!.endpoint, settings, names, scenario,
-    historyFile: join(histDir, `${id}.jsonl`), storeFile: record.storeFile, ...extra,
+    historyFile: join(histDir, `${id}.jsonl`), storeFile: record.storeFile, ...(owner ? { ownerUrl: owner.url } : {}), ...extra,
   });
   const startConsumer = (id: string): WorkerHandle => {
     const gen = (consumerGeneration.get(id) ?? 0) + 1;
@@ -168,6 +170,15 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     // share is created here, once, rather than by all of them at the same moment.
     stage = 'consumers';
     (await openStrategyStore(record.storeFile, scenario)).close();
+    // The fault kinds are loaded before the producers' clock starts: loading them after the
+    // start message took long enough on a busy machine for a short run's producers to finish
+    // first, and the timeline, armed too late, never ran its faults.
+    const kinds = await faultKinds();
+    // The entities' owner, when the consumers read it or a fault acts on it.
+    if ((await usesOwner(scenario)) || scenario.faults.some((f) => kinds.get(f.kind)?.usesOwner)) {
+      owner = await startOwner(scenario);
+      mark('owner-started', { url: owner.url });
+    }
     for (let i = 1; i <= scenario.consumers.processes; i++) consumers.push(startConsumer(`c${i}`));
     await Promise.all(consumers.map((c) => c.waitFor('ready', 90_000, 'consumer start-up')));
     mark('consumers-ready');
@@ -193,16 +204,13 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     }
     for (const p of producers) mark('worker-started', { id: p.id, role: 'producer', pid: p.pid });
     await Promise.all(producers.map((p) => p.waitFor('ready', 60_000, 'producer start-up')));
-    // The fault kinds are loaded before the producers' clock starts: loading them after the
-    // start message took long enough on a busy machine for a short run's producers to finish
-    // first, and the timeline, armed too late, never ran its faults.
-    const kinds = await faultKinds();
     const startUs = nowMicros() + 300_000;
     record.startUs = startUs;
     record.measureStartUs = startUs + scenario.workload.warmupMs * 1000;
     runnerHistory.write({ type: 'mark', at: startUs, name: 'start' });
     runnerHistory.write({ type: 'mark', at: record.measureStartUs, name: 'measure' });
     for (const p of producers) p.send({ type: 'start', startUs });
+    owner?.begin(startUs);
 
     // 4. Faults.
     timeline = new FaultTimeline(scenario.faults, kinds, {
@@ -212,6 +220,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       admin,
       producers: () => producers,
       consumers: () => consumers,
+      ...(owner ? { owner: owner.control } : {}),
       restartConsumer: async (id) => {
         const idx = consumers.findIndex((c) => c.id === id);
         const fresh = startConsumer(id);
@@ -320,6 +329,10 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     await Promise.all([...producers, ...consumers].map((w) => w.stop(10_000)));
     for (const p of producers) record.producerStats[p.id] = p.stats;
     for (const c of [...retired, ...consumers]) record.consumerStats[c.id] = c.stats;
+    if (owner) {
+      runnerHistory.write({ type: 'mark', at: nowMicros(), name: 'owner-served', detail: { byStatus: owner.served } });
+      await owner.close().catch((e: Error) => log(`stopping the owner: ${e.message}`));
+    }
     // What the broker still holds, now that every worker stopped and committed, and before the
     // destinations go: the checker's evidence for lost against unseen.
     if (record.startUs > 0) runnerHistory.write(await askRemaining(admin, log));

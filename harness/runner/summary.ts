@@ -1,3 +1,4 @@
+import type { MergedCosts } from '../consumer/strategies/costs.ts';
 import { relative } from 'node:path';
 import type { Result } from './analyze.ts';
 
@@ -46,6 +47,7 @@ export function printSummary(result: Result, runDir: string): void {
       return `${f.strategy}${f.primary ? '*' : ''} ${f.wrong}/${f.keys} keys wrong${fields.length ? ` (${fields.join(', ')})` : ''}${own}`;
     });
     out.push(`  final state: ${parts.join(', ')}${Object.values(w.finalState)[0]?.unreachable ? ` (${Object.values(w.finalState)[0].unreachable} keys unreachable)` : ''}`);
+    for (const f of Object.values(w.finalState)) if (f.costs) out.push(`  costs (${f.strategy}): ${costsLine(f.costs)}`);
   }
   const cpu = result.harness?.cpu;
   if (cpu && cpu.host.samples > 0) {
@@ -53,4 +55,13 @@ export function printSummary(result: Result, runDir: string): void {
     out.push(`  harness CPU while sending: host ${cpu.host.meanPercent}% of ${cpu.host.cpus} CPUs${busiest ? `, busiest worker ${busiest[0]} ${busiest[1].meanPercent}% of a core` : ''}`);
   }
   process.stdout.write(out.join('\n') + '\n');
+}
+
+/** A strategy's costs in one line: its counts and peaks, then each latency's p50 / p99. */
+export function costsLine(c: Omit<MergedCosts, 'latency'> & { latency: Record<string, unknown> }): string {
+  const figures = [...Object.entries(c.counts), ...Object.entries(c.peaks)].map(([k, v]) => `${k} ${k.endsWith('Bytes') ? `${(v / 1048576).toFixed(0)} MiB` : v}`);
+  for (const [k, l] of Object.entries(c.latency) as [string, { p50: number; p99: number; count: number }][]) if (l.count) figures.push(`${k} p50 ${ms(l.p50)} p99 ${ms(l.p99)}`);
+  const held = (c.derived as { peakHeldTotal?: number } | undefined)?.peakHeldTotal;
+  if (held !== undefined) figures.push(`peakHeldTotal ${held}`);
+  return figures.join(', ');
 }

@@ -7,13 +7,20 @@ import { decodeMessage, type DecodedMessage } from '../workload/codec.ts';
 import { Rng } from '../workload/rng.ts';
 import { handlerTimeSampler } from '../consumer/handler-time.ts';
 import { PoisonTracker } from '../consumer/poison.ts';
+import { ParkingLot } from '../consumer/parking-lot.ts';
+import { openDatabase } from '../consumer/store.ts';
 import { openStrategyStore } from '../consumer/strategies/open.ts';
+import { COSTS_MARK, type StrategyCosts } from '../consumer/strategies/costs.ts';
+import type { Released, StrategyContext } from '../consumer/strategies/contract.ts';
+import { ownerClient } from '../owner/client.ts';
+import { encode, newHistogram, record } from '../metrics/histogram.ts';
 import { concurrencyMode } from '../consumer/concurrency/registry.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from './protocol.ts';
 import { loopLagMeter } from './loop-lag.ts';
 import { cpuMeter } from './cpu-meter.ts';
 import { WorkerFaults } from './fault-hooks.ts';
 import { emptyPhases } from './phases.ts';
+import type { ProcessEvent } from '../history/events.ts';
 import { GroupCommit } from './group-commit.ts';
 import { processEvent, type ProcessBase } from './process-event.ts';
 import { groupedHandling, processBase } from './grouped-handling.ts';
@@ -35,11 +42,30 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const stats: WorkerStats = emptyStats();
   const phases = (stats.phases = emptyPhases());
   const clock = () => performance.now();
-  const store = await openStrategyStore(init.storeFile, scenario);
+  // What the strategy may use here: the clock, markers, the owner (reads timed and counted).
+  const ownerReads = newHistogram();
+  const readCounts = { ownerReads: 0, ownerReadErrors: 0 };
+  const owner = init.ownerUrl
+    ? ownerClient(init.ownerUrl, 2_000, (us, ok) => {
+        readCounts.ownerReads++;
+        if (!ok) readCounts.ownerReadErrors++;
+        record(ownerReads, us);
+      })
+    : undefined;
+  const context: StrategyContext = {
+    now: nowMicros,
+    mark: (name, detail) => history.write({ type: 'mark', at: nowMicros(), name, detail: { consumer: init.id, ...detail } }),
+    ...(owner ? { fetchOwner: (key: string) => owner.fetch(key) } : {}),
+  };
+  const store = await openStrategyStore(init.storeFile, scenario, context);
+  let peakRssBytes = process.memoryUsage().rss;
   const rng = Rng.from(scenario.seed).fork(`consumer-${init.id}`);
   const handlerSpec = spec.overrides?.[init.id]?.handler ?? spec.handler;
   const handlerTime = handlerTimeSampler(handlerSpec, rng);
   const poison = new PoisonTracker(spec.poison);
+  // The park-key policy's lot, beside the entities in the run's store file (it outlives the run).
+  const lotDb = spec.poison?.policy === 'park-key' ? openDatabase(init.storeFile) : undefined;
+  const lot = lotDb ? new ParkingLot(lotDb) : undefined;
   const mode = concurrencyMode(spec.concurrency.mode);
   const group = new GroupCommit(store, history, phases);
   /** Writes the open group, then anything else buffered (the file's order is the handling order). */
@@ -76,7 +102,8 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   });
   // Grouped only while no fault acts in this worker: a fault's hooks (a kill after the apply,
   // a failing handler) see each message's effects written, as they were designed against.
-  const groupable = () => client.commitsLater === true && faults.effects().next().done === true;
+  // And only for a pure strategy: one that holds or reads its owner answers later.
+  const groupable = () => client.commitsLater === true && store.strategy.pure && faults.effects().next().done === true;
 
   const handle = async (d: Delivery, msg: DecodedMessage | null, received: number): Promise<void> => {
     const base: ProcessBase = processBase(init.id, d, msg);
@@ -115,13 +142,37 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         // Only the consumers' strategy runs here; the others are replayed after the run.
         grouped = groupable();
         t = clock();
-        if (grouped) ev.effect = group.apply(msg);
-        else {
+        let effect;
+        try {
+          if (grouped) effect = group.apply(msg);
+          else {
+            group.end();
+            effect = await store.apply(msg);
+          }
+        } catch (e) {
+          // The strategy could not apply it (its owner did not answer): a handler error, given back.
+          log(`apply failed: ${(e as Error).message}`);
+          ev.outcome = 'error';
+          ev.end = nowMicros();
+          stats.errors++;
           group.end();
-          ev.effect = store.apply(msg);
+          history.write(ev);
+          settlement = 'requeue';
+          break;
         }
+        if (effect === 'held') {
+          // Unsettled until the strategy releases it (it keeps counting toward the in-flight cap).
+          phases.storeMs += clock() - t;
+          context.mark('held', { key: msg.key, producer: msg.producer, seq: msg.seq });
+          holding.set(heldId(msg), { d, ev });
+          capStall.update(holding.size);
+          return;
+        }
+        ev.effect = effect;
         if (ev.effect !== 'applied') stats.stale++;
-        ev.end = nowMicros();
+        // The strategy's own stamp when it has one for this apply (taken inside its transaction).
+        const at = store.appliedAt();
+        ev.end = at !== undefined && at >= start ? at : nowMicros();
         stats.applied++;
         phases.storeMs += clock() - t;
         t = clock();
@@ -134,6 +185,9 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       ev.outcome = 'error';
       ev.end = nowMicros();
       stats.errors++;
+      if (decision.action === 'park' && msg && lot) {
+        lot.park({ key: msg.key, producer: msg.producer, seq: msg.seq, reason: decision.parkKey ? 'poison' : 'key-parked', consumer: init.id, at: ev.end });
+      }
       t = clock();
       group.end();
       history.write(ev);
@@ -157,6 +211,40 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     phases.lastUs = nowMicros();
   };
 
+  /** Deliveries the strategy holds, unsettled, by message; they count toward the in-flight cap. */
+  const holding = new Map<string, { d: Delivery; ev: ProcessEvent }>();
+  const heldId = (m: { key: string; producer: string | null; seq: number }) => `${m.producer ?? ''}\u0000${m.key}\u0000${m.seq}`;
+  let releasing = false;
+  /** Records and acknowledges what the strategy released: its apply happened at release. */
+  const releaseTick = async () => {
+    if (releasing || holding.size === 0) return;
+    releasing = true;
+    try {
+      const released = await store.release();
+      const settle: Delivery[] = [];
+      for (const r of released) {
+        const h = holding.get(heldId(r));
+        if (!h) continue;
+        holding.delete(heldId(r));
+        history.write({ ...h.ev, held: h.ev.start, start: r.start, end: r.at, effect: r.effect });
+        stats.applied++;
+        if (r.effect !== 'applied') stats.stale++;
+        settle.push(h.d);
+      }
+      capStall.update(holding.size);
+      if (settle.length === 0) return;
+      // As for every handling: its record reaches the file before its ack reaches the broker.
+      history.flush();
+      for (const d of settle) await d.settle('ack').catch((e: Error) => log(`settle ack failed: ${e.message}`));
+    } catch (e) {
+      log(`releasing held messages failed: ${(e as Error).message}`);
+    } finally {
+      releasing = false;
+    }
+  };
+  const releaser = setInterval(() => void releaseTick(), 10);
+  const capStall = capStallMeter(mode.maxInFlight(spec.concurrency.workers));
+
   await client.start(async (d) => {
     const received = nowMicros();
     if (phases.firstUs === 0) phases.firstUs = received;
@@ -164,10 +252,12 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     stats.inFlight = scheduler.inFlight + 1;
     await scheduler.accept(msg?.key ?? null, together.task({ d, msg, received }, () => handle(d, msg, received)));
     stats.inFlight = scheduler.inFlight;
+    if (holding.size > 0) void releaseTick();
   });
   await client.ready(60_000);
   send({ type: 'ready' });
   const timer = setInterval(() => {
+    peakRssBytes = Math.max(peakRssBytes, process.memoryUsage().rss);
     stats.inFlight = scheduler.inFlight;
     stats.storeWrites = store.writes();
     send({ type: 'stats', stats: { ...stats, loopLagMs: lag(), cpuPercent: cpu() } });
@@ -175,12 +265,21 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
 
   while (!stopping) await new Promise<void>((r) => (wakeStop = r));
   clearInterval(timer);
+  clearInterval(releaser);
   faults.endAll();
   await Promise.race([scheduler.idle(), sleep(5_000)]);
+  // The strategy's costs, for the result (costs.ts); held messages still unsettled go back to the broker with the client.
+  const costs: StrategyCosts = store.costs();
+  const peaks = { ...costs.peaks, peakRssBytes: Math.max(peakRssBytes, process.memoryUsage().rss) };
+  const counts = { ...costs.counts, ...(owner ? readCounts : {}), ...capStall.counts() };
+  const histograms = owner && ownerReads.totalCount > 0 ? { ...costs.histograms, ownerRead: encode(ownerReads) } : costs.histograms;
+  history.write({ type: 'mark', at: nowMicros(), name: COSTS_MARK, detail: { consumer: init.id, strategy: store.strategy.name, counts, peaks, histograms } });
+  owner?.close();
   await client.close().catch((e: Error) => log(`close: ${e.message}`));
   group.end();
   stats.storeWrites = store.writes();
   store.close();
+  lotDb?.close();
   history.close();
   stats.inFlight = scheduler.inFlight;
   send({ type: 'stopped', stats });
@@ -193,4 +292,29 @@ function failedByFault(effects: Iterable<HandlerEffect>): Settlement | undefined
     if (how) return how;
   }
   return undefined;
+}
+
+/**
+ * When held messages fill the in-flight cap, the consumer gets nothing more: its lanes stall
+ * until a release. Counts those stalls and their time (ms), for the strategy's costs.
+ */
+function capStallMeter(cap: number) {
+  let since: number | undefined;
+  let stalls = 0;
+  let stalledMs = 0;
+  return {
+    update(held: number) {
+      if (held >= cap && since === undefined) {
+        since = performance.now();
+        stalls++;
+      } else if (held < cap && since !== undefined) {
+        stalledMs += performance.now() - since;
+        since = undefined;
+      }
+    },
+    counts(): Record<string, number> {
+      if (stalls === 0) return {};
+      return { capStalls: stalls, capStalledMs: Math.round(stalledMs + (since === undefined ? 0 : performance.now() - since)) };
+    },
+  };
 }

@@ -40,7 +40,7 @@ export class GroupCommit {
         });
       }
     }
-    return this.store.apply(m);
+    return this.store.applyNow(m);
   }
 
   /** The record of a message applied in this group; written when the group ends. */

@@ -84,8 +84,12 @@ export function groupedHandling(ctx: GroupedContext): { task(parts: TaskParts, r
     ctx.phases.historyMs += performance.now() - t;
   };
 
-  /** Plain: decoded, not poison, its key not parked, and no fault failing handlers now. */
+  /**
+   * Plain: decoded, not poison, its key not parked, and no fault failing handlers now; and a
+   * pure strategy (one that holds or reads its owner answers later, so it goes one at a time).
+   */
   const plain = (p: TaskParts) =>
+    ctx.store.strategy.pure &&
     p.msg !== null && !p.msg.poison && !ctx.poison.parkedKeys.has(p.msg.key) && ![...ctx.effects()].some((f) => f.failWith?.());
 
   /** Applies plain deliveries of one key as one: one handler time, one transaction. */
@@ -104,7 +108,7 @@ export function groupedHandling(ctx: GroupedContext): { task(parts: TaskParts, r
     const done: { effect: Effect; end: number }[] = [];
     ctx.store.batch(() => {
       for (const p of group) {
-        const effect = ctx.store.apply(p.msg!);
+        const effect = ctx.store.applyNow(p.msg!);
         // Each apply's own end, strictly after the previous one's: the checker orders applies
         // by end, so a reordered pair inside a batch stays visible.
         done.push({ effect, end: Math.max(nowMicros(), (done.at(-1)?.end ?? 0) + 1) });

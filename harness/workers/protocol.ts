@@ -20,6 +20,8 @@ export interface WorkerInit {
   historyFile: string;
   /** SQLite file holding entity state shared by the consumers. */
   storeFile: string;
+  /** Consumers: the entities' owner service, when the run started one (harness/owner/). */
+  ownerUrl?: string;
   /** Producer only: which logical producer and which of its processes this is. */
   producer?: { name: string; index: number; of: number };
 }

@@ -26,8 +26,8 @@ for (let i = work.length - 1; i > 0; i--) {
 const began = Date.now();
 const effects = { applied: 0, skipped: 0, rejected: 0 };
 for (const [key, s] of work) {
-  n.apply({ key, seq: s, producer: 'p' });
-  effects[v.apply({ key, seq: s, producer: 'p' })]++;
+  n.applyNow({ key, seq: s, producer: 'p' });
+  effects[v.applyNow({ key, seq: s, producer: 'p' })]++;
 }
 v.close();
 n.close();

@@ -25,14 +25,14 @@ test('out-of-order apply: naive ends wrong, versioned ends right and reports the
   const n = openStore(file, naive, ORDER);
   const v = openStore(file, versioned, ORDER);
   const arrivals = [1, 3, 2]; // seq 2 arrives after seq 3
-  const effects = arrivals.map((s) => [n.apply(at('k1', s)), v.apply(at('k1', s))]);
+  const effects = arrivals.map((s) => [n.applyNow(at('k1', s)), v.applyNow(at('k1', s))]);
   assert.deepEqual(effects, [
     ['applied', 'applied'],
     ['applied', 'applied'],
     ['applied', 'skipped'],
   ]);
   // A duplicate of the newest is not newer either.
-  assert.equal(v.apply(at('k1', 3)), 'skipped');
+  assert.equal(v.applyNow(at('k1', 3)), 'skipped');
   const expected = truth('order', [1, 2, 3].map((seq) => ({ key: 'k1', seq, ok: true })));
   const naiveScore = compareWithTruth(n.finalStates(), expected);
   const versionedScore = compareWithTruth(v.finalStates(), expected);
@@ -72,7 +72,7 @@ test('compareWithTruth: missing keys are wrong, unreachable keys are counted apa
 test('the store reopens with what was written', (t) => {
   const file = tempStore(t);
   const a = openStore(file, versioned, { kind: 'counter', events: 'state', cancelShare: 0 });
-  a.apply(at('x', 4));
+  a.applyNow(at('x', 4));
   a.close();
   const b = openStore(file, versioned, { kind: 'counter', events: 'state', cancelShare: 0 });
   assert.deepEqual(b.finalStates().get('x'), { version: 4, state: { count: 4 } });

@@ -34,7 +34,7 @@ function run(name: string, entity: EntitySpec, key: string, order: number[], opt
 }
 
 test('the built-in strategies are found, each named after its file', () => {
-  assert.deepEqual([...strategies.keys()].sort(), ['commutative', 'commutative-dedup', 'lww-timestamp', 'naive', 'state-machine', 'versioned']);
+  assert.deepEqual([...strategies.keys()].sort(), ['commutative', 'commutative-dedup', 'lww-timestamp', 'naive', 'notification', 'resequencer', 'state-machine', 'versioned']);
 });
 
 test("seed 001's opening scenario (1, 3, 2): naive ships the cancelled order; state-machine keeps it cancelled with the new city", () => {

@@ -131,6 +131,24 @@ test('keep-alive runs while deliveries wait for a slot; renewals run while a han
   gate.close();
 });
 
+test('a delivery left unsettled after its handler returned (held back) keeps being renewed until it is settled', async () => {
+  let renewals = 0;
+  const seen: Delivery[] = [];
+  const gate = new DeliveryGate(async (d) => void seen.push(d), { ...options, maxInFlight: 2, keepAliveMs: 5 });
+  void gate.accept(incoming('a', 1, { renew: async () => void renewals++ }));
+  await tick();
+  assert.equal(seen.length, 1, 'handed out, and its handler returned at once');
+  const before = renewals;
+  while (renewals < before + 3) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(gate.inFlight, 1, 'still counts toward the in-flight cap');
+  await seen[0]!.settle('ack');
+  await tick();
+  const after = renewals;
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(renewals, after, 'no renewals once it is settled');
+  gate.close();
+});
+
 /**
  * The broker hands one process two deliveries of one lane at once (a prefetch, a batch). The gate
  * adds no rule of its own: with a mode that lets them run side by side, the history shows the

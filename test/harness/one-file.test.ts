@@ -61,7 +61,7 @@ test("the harness's worker-side faults: stall holds until its end, handler-error
     producer: { name: 'orders', index: 0 }, setClockOffset: (ms) => offsets.push(ms),
   });
   await producer.loaded;
-  assert.deepEqual(producer.kinds, ['add-partitions', 'clock-skew']);
+  assert.deepEqual(producer.kinds, ['add-partitions', 'clock-skew', 'isolate']);
   // clock-skew moves the payload clock at its start and puts it back at its end.
   producer.receive({ type: 'fault', kind: 'clock-skew', phase: 'start', args: { offsetMs: -750 } });
   producer.receive({ type: 'fault', kind: 'clock-skew', phase: 'end' });

@@ -18,15 +18,15 @@ const problems = (yaml: string): Promise<string[]> =>
 
 const scenario = (entity: string, consumers: string, expect = '') =>
   `broker: { kind: fake }\nworkload:\n  rate: { kind: fixed, perSecond: 100 }\n  durationMs: 5s\n  entity: ${entity}\nconsumers: ${consumers}\n${expect}`;
-const ALL = 'commutative-dedup, commutative, lww-timestamp, naive, state-machine, versioned';
+const ALL = 'commutative-dedup, commutative, lww-timestamp, naive, notification, resequencer, state-machine, versioned';
 
 test('an unknown strategy, by name or as kind', async () => {
-  await assert.rejects(parseScenario(scenario('{ kind: order }', '{ strategy: resequencer }'), { ...options, file: 't.yaml' }), (err: InputError) => {
-    assert.deepEqual(err.detail, [`t.yaml:6:14: consumers.strategy: expected one of ${ALL}; got "resequencer"`]);
+  await assert.rejects(parseScenario(scenario('{ kind: order }', '{ strategy: no-such-strategy }'), { ...options, file: 't.yaml' }), (err: InputError) => {
+    assert.deepEqual(err.detail, [`t.yaml:6:14: consumers.strategy: expected one of ${ALL}; got "no-such-strategy"`]);
     return true;
   });
-  assert.deepEqual(await problems(scenario('{ kind: order }', '{ strategy: resequencer }')), [`consumers.strategy: expected one of ${ALL}; got "resequencer"`]);
-  assert.deepEqual(await problems(scenario('{ kind: order }', '{ strategy: { kind: resequencer } }')), [`consumers.strategy.kind: expected one of ${ALL}; got "resequencer"`]);
+  assert.deepEqual(await problems(scenario('{ kind: order }', '{ strategy: no-such-strategy }')), [`consumers.strategy: expected one of ${ALL}; got "no-such-strategy"`]);
+  assert.deepEqual(await problems(scenario('{ kind: order }', '{ strategy: { kind: no-such-strategy } }')), [`consumers.strategy.kind: expected one of ${ALL}; got "no-such-strategy"`]);
 });
 
 test('an option the strategy does not take, and a bad value of one it does', async () => {
@@ -37,13 +37,13 @@ test('an option the strategy does not take, and a bad value of one it does', asy
 
 test('commutative on an entity whose events are not deltas; a state machine without a status', async () => {
   assert.deepEqual(await problems(scenario('{ kind: wallet }', '{ strategy: commutative }')), [
-    'consumers.strategy: commutative needs events that are deltas (workload.entity.kind wallet or counter, with events: change); workload.entity is wallet with events: state, which allows lww-timestamp, naive, versioned',
+    'consumers.strategy: commutative needs events that are deltas (workload.entity.kind wallet or counter, with events: change); workload.entity is wallet with events: state, which allows lww-timestamp, naive, notification, resequencer, versioned',
   ]);
   assert.deepEqual(await problems(scenario('{ kind: order, events: change }', '{ strategy: commutative-dedup }')), [
-    'consumers.strategy: commutative-dedup needs events that are deltas (workload.entity.kind wallet or counter, with events: change); workload.entity is order with events: change, which allows lww-timestamp, naive, state-machine, versioned',
+    'consumers.strategy: commutative-dedup needs events that are deltas (workload.entity.kind wallet or counter, with events: change); workload.entity is order with events: change, which allows lww-timestamp, naive, notification, resequencer, state-machine, versioned',
   ]);
   assert.deepEqual(await problems(scenario('{ kind: counter, events: change }', '{ strategy: commutative }', 'expect: { wrong-state: { expect: 0, strategy: state-machine } }')), [
-    'expect.wrong-state.strategy: state-machine needs an entity with a status (workload.entity.kind: order); workload.entity is counter with events: change, which allows commutative-dedup, commutative, lww-timestamp, naive, versioned',
+    'expect.wrong-state.strategy: state-machine needs an entity with a status (workload.entity.kind: order); workload.entity is counter with events: change, which allows commutative-dedup, commutative, lww-timestamp, naive, notification, resequencer, versioned',
   ]);
 });
 

@@ -8,6 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { EntitySpec } from '../../workload/changes.ts';
 import type { VersionedState } from '../../workload/entity.ts';
+import type { StrategyCosts } from './costs.ts';
 
 /** applied; skipped (stale or a duplicate: nothing to do); rejected (cannot be applied yet: a gap). */
 export type Effect = 'applied' | 'skipped' | 'rejected';
@@ -28,10 +29,53 @@ export interface StrategyOptions {
   [option: string]: unknown;
 }
 
+/**
+ * What a strategy that holds messages back (the resequencer) returns instead of an effect: the
+ * consumer keeps the delivery unsettled (it still counts toward the in-flight cap) until the
+ * strategy lets it go through `release`.
+ */
+export type Held = 'held';
+
+/** A held message the strategy has now applied (or skipped), at `at` (µs, run clock). */
+export interface Released extends Delivered {
+  effect: Effect;
+  /** When the release's apply started and ended. */
+  start: number;
+  at: number;
+}
+
+/**
+ * What a strategy may use while it runs in a consumer process (never in a replay): the clock,
+ * the history's markers, and the entity's owner service when the run started one.
+ */
+export interface StrategyContext {
+  /** The run clock, µs. */
+  now(): number;
+  /** Writes a `mark` event into the consumer's history (an alert, a fetch). */
+  mark(name: string, detail: Record<string, unknown>): void;
+  /** The owner's current state of `key`; null when the owner has none yet. Throws when it cannot answer. */
+  fetchOwner?(key: string): Promise<VersionedState | null>;
+}
+
 /** A strategy's tables in one SQLite database, opened for applying and reading. */
 export interface StrategyStore {
-  /** Applies one delivery; safe against other processes on the same file (one transaction). */
-  apply(m: Delivered): Effect;
+  /**
+   * Applies one delivery; safe against other processes on the same file (one transaction).
+   * A strategy that reads another service (`usesOwner`) may answer later; one that holds
+   * messages may answer `held`. Pure strategies answer at once with an effect.
+   */
+  apply(m: Delivered): Effect | Held | Promise<Effect | Held>;
+  /**
+   * When the last apply took effect (run clock, µs), read inside its transaction. The consumer
+   * records it as the apply's end, so the history's order of ends is the store's commit order
+   * even when the process is descheduled between the commit and a timestamp taken after it
+   * (another consumer can apply the next version in between). Absent: the consumer's clock after apply.
+   */
+  appliedAt?(): number;
+  /** Holding strategies: the held messages that may leave now, already applied, in order. */
+  release?(): Promise<Released[]>;
+  /** Cost figures so far (see costs.ts): held messages, peaks, reads, latencies. */
+  costs?(): StrategyCosts;
   /** The final state per key, sorted by key. */
   finalStates(): Map<string, VersionedState>;
   /** The strategy's own counts, as named in its `figures` (kept in the store, so every process's add up). */
@@ -56,6 +100,8 @@ export interface ConsumerStrategy {
   scoresVersion: boolean;
   /** Why it cannot run on this entity's events (one phrase), or undefined when it can. */
   unfit?(entity: EntitySpec): string | undefined;
-  /** Creates its tables if absent and returns its store. */
-  open(db: Database.Database, entity: EntitySpec, options: StrategyOptions): StrategyStore;
+  /** Reads the entity's owner service: the run starts one (harness/owner/) for its consumers. */
+  usesOwner?: boolean;
+  /** Creates its tables if absent and returns its store; `context` only in a consumer process. */
+  open(db: Database.Database, entity: EntitySpec, options: StrategyOptions, context?: StrategyContext): StrategyStore;
 }

@@ -1,9 +1,15 @@
 import type { Scenario } from '../../scenario/types.ts';
 import { openStore, type EntityStore } from '../store.ts';
+import type { StrategyContext } from './contract.ts';
 import { chosenStrategy } from './registry.ts';
 
-/** The shared store file opened with the strategy the scenario's consumers run. */
-export async function openStrategyStore(file: string, scenario: Pick<Scenario, 'consumers' | 'workload'>): Promise<EntityStore> {
+/** The shared store file opened with the strategy the scenario's consumers run (`context` in a consumer). */
+export async function openStrategyStore(file: string, scenario: Pick<Scenario, 'consumers' | 'workload'>, context?: StrategyContext): Promise<EntityStore> {
   const { strategy, options } = await chosenStrategy(scenario.consumers.strategy);
-  return openStore(file, strategy, scenario.workload.entity, options, { split: scenario.workload.keys.split });
+  return openStore(file, strategy, scenario.workload.entity, options, { split: scenario.workload.keys.split }, context);
+}
+
+/** Whether the scenario's consumers read the entities' owner (the run then starts one: harness/owner/). */
+export async function usesOwner(scenario: Pick<Scenario, 'consumers'>): Promise<boolean> {
+  return (await chosenStrategy(scenario.consumers.strategy)).strategy.usesOwner === true;
 }

@@ -12,7 +12,7 @@ import type { ConsumerStrategy, StrategyOptions } from './contract.ts';
 
 const BUILT_IN = fileURLToPath(new URL('./', import.meta.url));
 /** The folder's own machinery (schema.ts imports this module: importing it back would deadlock). */
-const NOT_STRATEGIES = new Set(['contract.ts', 'registry.ts', 'schema.ts', 'open.ts', 'rows.ts']);
+const NOT_STRATEGIES = new Set(['contract.ts', 'registry.ts', 'schema.ts', 'open.ts', 'rows.ts', 'costs.ts']);
 
 export function strategyDirs(env: NodeJS.ProcessEnv = process.env): string[] {
   const extra = (env.CONVOY_STRATEGY_DIRS ?? '').split(delimiter).filter(Boolean).map((d) => resolve(d));

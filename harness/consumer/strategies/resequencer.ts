@@ -1,0 +1,157 @@
+/**
+ * resequencer: Enterprise Integration Patterns' resequencer, per key (seed 003's out-of-order
+ * buffer, seed 000's bounded one). A message that is the next version of its key (stored + 1,
+ * read from the store every consumer shares, so competing consumers agree) is applied; one
+ * further ahead is held, unacknowledged, in this consumer; an older one is skipped. Held
+ * messages are released in order as soon as the store says their predecessor was applied, by
+ * this consumer or another.
+ *
+ * Bounds, per key: `maxHeld` messages and `maxAgeMs` for the oldest (seed 000: 1,000 or 30 s).
+ * At a bound it records an alert, fetches the entity's current state from its owner, stores it
+ * (if newer), releases what that state covers as skipped, and goes on from there. `unbounded`
+ * is seed 003's buffer as written: a lost message then holds its key's successors until the
+ * run ends (they stay unacknowledged; the broker still holds them).
+ *
+ * Costs (costs.ts): held, released, alerts, fetches; peaks of held messages (in this consumer,
+ * and per key) and of their bytes; the added latency of released messages (held → applied).
+ */
+import type { ConsumerStrategy, Delivered, Effect, Released, StrategyContext } from './contract.ts';
+import { rowTable } from './rows.ts';
+import { emptyCosts, type StrategyCosts } from './costs.ts';
+import { applyChange } from '../../workload/changes.ts';
+import { eventContent } from '../../workload/entity.ts';
+import { encode, newHistogram, record } from '../../metrics/histogram.ts';
+
+interface HeldMessage {
+  m: Delivered;
+  /** When it was held, µs. */
+  at: number;
+  /** Since when it counts toward the age bound (reset by a fetch that did not cover it), µs. */
+  since: number;
+}
+
+const resequencer: ConsumerStrategy = {
+  name: 'resequencer',
+  description: 'hold a message that is ahead of the next expected version (from the shared store) until its predecessors are applied; bounded per key by count and age, then alert and fetch the state from the owner',
+  options: {
+    maxHeld: { type: 'integer', minimum: 1, default: 1000, description: 'Held messages per key before the bound acts. Default 1000.' },
+    maxAgeMs: { type: 'integer', minimum: 1, default: 30_000, description: 'Age of the oldest held message of a key before the bound acts, ms. Default 30000.' },
+    unbounded: { type: 'boolean', default: false, description: 'No bound: hold until the gap fills, however long (seed 003 as written). Default false.' },
+  },
+  pure: false,
+  scoresVersion: true,
+  usesOwner: true,
+  open(db, entity, options, context?: StrategyContext) {
+    const rows = rowTable(db, 'entities_resequencer');
+    const unbounded = options.unbounded === true;
+    const maxHeld = unbounded ? Infinity : Number(options.maxHeld ?? 1000);
+    const maxAgeUs = unbounded ? Infinity : Number(options.maxAgeMs ?? 30_000) * 1000;
+    const now = () => context?.now() ?? Date.now() * 1000;
+
+    /** When the last apply or skip took effect: stamped inside its transaction (appliedAt). */
+    let lastAt = 0;
+    /** The next version applies; older ones are skipped; newer ones wait. One transaction. */
+    const step = rows.atomically((key: string, seq: number): Effect | 'held' => {
+      const row = rows.get(key);
+      const stored = row?.version ?? 0;
+      if (seq > stored + 1) return 'held';
+      lastAt = now();
+      if (seq <= stored) return 'skipped';
+      rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
+      return 'applied';
+    });
+    /** Stores the owner's state when it is newer than the stored one. */
+    const adopt = rows.atomically((key: string, version: number, state: Record<string, string | number>): boolean => {
+      if ((rows.get(key)?.version ?? 0) >= version) return false;
+      rows.put(key, version, state);
+      return true;
+    });
+
+    const buffers = new Map<string, Map<number, HeldMessage>>();
+    const costs = emptyCosts();
+    const count = (name: string, by = 1) => (costs.counts[name] = (costs.counts[name] ?? 0) + by);
+    const peak = (name: string, v: number) => (costs.peaks[name] = Math.max(costs.peaks[name] ?? 0, v));
+    const added = newHistogram();
+    let heldNow = 0;
+
+    /** Releases what the store now allows for one key, in order. */
+    const drain = (key: string, buf: Map<number, HeldMessage>, out: Released[]) => {
+      for (;;) {
+        if (buf.size === 0) break;
+        const stored = rows.get(key)?.version ?? 0;
+        const seq = Math.min(...buf.keys()); // in version order, the lowest first
+        if (seq > stored + 1) break;
+        const h = buf.get(seq)!;
+        const start = now();
+        const effect = step(key, seq);
+        if (effect === 'held') break; // cannot happen: versions only rise
+        buf.delete(seq);
+        heldNow--;
+        const at = lastAt;
+        record(added, at - h.at);
+        count('released');
+        out.push({ ...h.m, effect, start, at });
+      }
+      if (buf.size === 0) buffers.delete(key);
+    };
+
+    /** At the bound: alert, fetch the owner's state, store it if newer. */
+    const atBound = async (key: string, buf: Map<number, HeldMessage>, t: number): Promise<void> => {
+      const oldest = Math.min(...[...buf.values()].map((h) => h.since));
+      const why = buf.size > maxHeld ? 'count' : 'age';
+      count('alerts');
+      context?.mark('resequencer-alert', { key, held: buf.size, waitedMs: Math.round((t - oldest) / 1000), bound: why, expected: (rows.get(key)?.version ?? 0) + 1 });
+      if (!context?.fetchOwner) return;
+      count('fetches');
+      let fetched;
+      try {
+        fetched = await context.fetchOwner(key);
+      } catch (e) {
+        count('fetchErrors');
+        context.mark('resequencer-fetch-failed', { key, error: (e as Error).message });
+        return;
+      }
+      const stored = fetched ? adopt(key, fetched.version, fetched.state) : false;
+      context.mark('resequencer-fetched', { key, version: fetched?.version ?? null, stored });
+    };
+
+    return {
+      apply(m) {
+        const effect = step(m.key, m.seq);
+        if (effect !== 'held') return effect;
+        let buf = buffers.get(m.key);
+        if (!buf) buffers.set(m.key, (buf = new Map()));
+        if (buf.has(m.seq)) return 'skipped'; // a redelivery of one already held here
+        const at = now();
+        buf.set(m.seq, { m, at, since: at });
+        heldNow++;
+        count('held');
+        peak('peakHeld', heldNow);
+        peak('peakHeldPerKey', buf.size);
+        return 'held';
+      },
+      async release() {
+        const out: Released[] = [];
+        for (const [key, buf] of [...buffers]) {
+          drain(key, buf, out);
+          if (buf.size === 0) continue;
+          const t = now();
+          const oldest = Math.min(...[...buf.values()].map((h) => h.since));
+          if (buf.size > maxHeld || t - oldest > maxAgeUs) {
+            await atBound(key, buf, t);
+            drain(key, buf, out);
+            // What the owner's state did not cover waits again, from now.
+            for (const h of buf.values()) h.since = t;
+          }
+        }
+        return out;
+      },
+      costs(): StrategyCosts {
+        return { counts: { ...costs.counts, heldAtEnd: heldNow }, peaks: costs.peaks, histograms: added.totalCount > 0 ? { addedLatency: encode(added) } : ({} as Record<string, string>) };
+      },
+      appliedAt: () => lastAt,
+      finalStates: () => rows.all(),
+    };
+  },
+};
+export default resequencer;
