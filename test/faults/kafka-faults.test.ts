@@ -34,7 +34,10 @@ test('a latency toxic on the client link raises publish latency inside its windo
   assert.equal(r.verdict.status, 'pass', r.verdict.reasons.join('; '));
   const phase = r.latency.phases.find((p: any) => p.fault === 'slow-link');
   assert.ok(phase.during.publish.p50 > 250_000, `publish p50 during the toxic: ${phase.during.publish.p50} us`);
-  assert.ok(phase.during.publish.p50 > 5 * phase.before.publish.p50, `before ${phase.before.publish.p50} us, during ${phase.during.publish.p50} us`);
+  // The toxic adds at least 250 ms each way. Compared by difference, not ratio: on a loaded
+  // machine the p50 before the toxic is already hundreds of ms (a CI run at load 50: 424 ms
+  // before, 795 ms during), and the toxic's own share is what this test is about.
+  assert.ok(phase.during.publish.p50 - phase.before.publish.p50 > 250_000, `before ${phase.before.publish.p50} us, during ${phase.during.publish.p50} us`);
   const fault = r.timeline.faults[0];
   assert.ok(fault.evidence.proxies.every((p: any) => p.toxics.length === 2), 'Toxiproxy lists the toxic in both directions');
   assert.ok(fault.endEvidence.proxies.every((p: any) => p.toxics.length === 0), 'and none after');
@@ -72,11 +75,12 @@ test('a freeze beyond the session timeout gets the member evicted: a rebalance a
 
 test('a partition increase from 3 to 4 moves about 75% of the keys, and the producers say when they picked it up', async () => {
   const r = await run('kafka-partition-increase');
+  assert.equal(r.verdict.status, 'pass', r.verdict.reasons.join('; '));
   const change = r.workload.laneChanges[0];
   assert.equal(change.lanesBefore, 3);
   assert.equal(change.lanesAfter, 4);
   assert.equal(change.expectedShare, 0.75);
-  assert.ok(change.keys > 100, `keys compared: ${change.keys}`);
+  assert.ok(change.keys > 100, `keys compared: ${change.keys} (fault at ${r.timeline.faults[0]?.startUs} us, producers refreshed at ${change.producersRefreshedAt}, run ${r.timeline.series?.originUs} us + ${r.timeline.series?.acked?.length} s)`);
   assert.ok(change.movedShare > 0.6 && change.movedShare < 0.9, `moved share ${change.movedShare}`);
   assert.ok(change.producersRefreshedAt.length >= 1);
   assert.ok(change.firstWriteOnNewLaneAt >= change.producersRefreshedAt[0]);
