@@ -84,7 +84,7 @@ run:
 }
 
 for (const t of TOPOLOGIES) {
-  test(`kill -9 of consumers on ${t.name}: nothing acked lost, no gap${t.ordered ? ', no reorder' : ''}`, async () => {
+  test(`kill -9 of consumers on ${t.name}: nothing acked lost, no gap${t.ordered ? ', no reorder' : ''}`, async (ctx) => {
     const { scenario } = await parseScenario(scenarioText(t), { file: `kill-consumer-${t.name}`, catalogue: await scenarioCatalogue() });
     const { result, runDir } = (await runOnce(scenario, { runtime: 'local', resultsDir: results, keep: false, allowDestructive: false, repeat: 1, quiet: true })) as {
       result: Record<string, any>;
@@ -105,7 +105,12 @@ for (const t of TOPOLOGIES) {
     if (!t.ordered && !t.newcomerMayIdle) {
       // Competing consumers: the restarted c1 takes its share (an ordered topology may keep it on standby).
       const history = readFileSync(join(runDir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-      assert.ok(history.some((e) => e.type === 'process' && e.consumer === 'c1' && e.start > restarted.endUs), 'the restarted consumer handled messages');
+      // Earned only when traffic was left for it: the fault ends once c1 says it is ready, which
+      // on a loaded machine (a fresh-machine CI run at load 30) came after the producers stopped.
+      const sentAfterReady = history.filter((e) => e.type === 'send' && e.at > restarted.endUs).length;
+      const handledByC1 = history.filter((e) => e.type === 'process' && e.consumer === 'c1' && e.start > restarted.endUs).length;
+      if (sentAfterReady >= 50) assert.ok(handledByC1 > 0, `the restarted consumer handled none of the ${sentAfterReady} messages sent after it was ready`);
+      else ctx.diagnostic(`c1 was ready with ${sentAfterReady} messages left to send: its share is not judged`);
     }
   });
 }
