@@ -1,0 +1,137 @@
+/**
+ * The librdkafka consumer adapter (client-confluent.ts: batch `consume(n)` on the library's
+ * node-rdkafka-style KafkaConsumer) against one real Kafka node, for what its batches could
+ * break: a consumer process killed with a batch half handed out gives every uncommitted message
+ * of it to the next member (and nothing it had committed); a requeue settled while later
+ * messages of its partition were already out and another consume call was in flight is
+ * delivered again before anything after it.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Deployment } from '../../harness/broker/contract.ts';
+import { Run, payload, runNames, settings, sleep, startKafka, waitFor, type Received } from './helpers.ts';
+
+let dep: Deployment;
+let stopKafka: () => Promise<void> = async () => {};
+
+before(async () => {
+  const started = await startKafka();
+  dep = started.dep;
+  stopKafka = started.stop;
+});
+
+after(async () => {
+  await stopKafka();
+});
+
+const CHILD = fileURLToPath(new URL('./confluent-consumer-child.ts', import.meta.url));
+
+test('confluent: a consumer killed mid-batch gives its uncommitted messages to the next member, and nothing it committed', async () => {
+  const s = settings({ client: 'confluent', topic: { partitions: 1 }, consumer: { autoCommit: false, sessionTimeoutMs: 6_000, heartbeatIntervalMs: 1_000 } });
+  const run = await new Run(dep, s, runNames('confluent-kill')).init();
+  const total = 60;
+  const ackUpTo = 20;
+  // All messages are in the partition before the consumer starts: its first consume call returns them as one batch.
+  const p = await run.producer();
+  for (let seq = 1; seq <= total; seq++) await p.send({ key: 'k', payload: payload('k', seq) });
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ endpoint: dep.endpoint, settings: s, names: run.names, ackUpTo })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const got: { offset: number; seq: number }[] = [];
+  let buffered = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const l of lines) {
+      const m = /^got p0 (\d+) (\d+)$/.exec(l);
+      if (m) got.push({ offset: Number(m[1]), seq: Number(m[2]) });
+    }
+  });
+  try {
+    await waitFor(() => got.some((g) => g.seq === ackUpTo + 1), 60_000, 'the doomed consumer to hold its first unacked message');
+    const held = got.find((g) => g.seq === ackUpTo + 1)!;
+    let committed: Record<string, number> = {};
+    await waitFor(
+      async () => {
+        committed = (await run.admin.describeConsumerGroup()).committed as Record<string, number>;
+        return committed.p0 === held.offset;
+      },
+      15_000,
+      'the acked prefix committed',
+    );
+    await sleep(500);
+    assert.equal(got.length, ackUpTo + 1, 'the batch stopped at the held message (partition mode: one in flight)');
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+
+    await run.consumer('c2');
+    await waitFor(() => run.received.some((r) => r.seq === total), 40_000, 'the next member to get the last message');
+    await sleep(500);
+    const seqs = run.received.map((r) => r.seq);
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: total - ackUpTo }, (_, i) => ackUpTo + 1 + i),
+      'every message after the commit, in order, once; none of the committed ones',
+    );
+    assert.equal(run.received[0]!.offset, held.offset, 'from the committed offset');
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await run.close();
+  }
+});
+
+test('confluent: a requeue settled while its partition has later messages out comes again before anything after it', async () => {
+  const s = settings({ client: 'confluent', topic: { partitions: 3 }, consumer: { autoCommit: false } });
+  const run = await new Run(dep, s, runNames('confluent-requeue')).init();
+  try {
+    const keys = Array.from({ length: 12 }, (_, i) => `key-${i}`);
+    const perKey = 40;
+    const p = await run.producer();
+    await Promise.all(keys.map(async (key) => {
+      for (let seq = 1; seq <= perKey; seq++) await p.send({ key, payload: payload(key, seq) });
+    }));
+    const total = keys.length * perKey;
+    // Every 25th message is requeued once, 30 ms after its handler returned: by then later
+    // messages of its partition are out and the adapter has asked librdkafka for more.
+    const requeues: { lane: string; offset: number; at: number }[] = [];
+    const requeued = new Set<string>();
+    await run.consumer('c1', {
+      maxInFlight: 8,
+      decide: (d, r) => {
+        const id = `${r.lane}@${r.offset}`;
+        if (r.seq % 25 !== 0 || requeued.has(id)) return 'ack';
+        requeued.add(id);
+        setTimeout(() => {
+          requeues.push({ lane: r.lane, offset: r.offset, at: run.received.length });
+          void d.settle('requeue');
+        }, 30);
+        return 'hold';
+      },
+    });
+    const firsts = () => new Set(run.received.map((r) => `${r.key}#${r.seq}`)).size;
+    await waitFor(() => firsts() === total && requeues.length === requeued.size, 60_000, 'every message delivered');
+    await sleep(1_000);
+    assert.ok(requeues.length >= 12, `requeues made: ${requeues.length}`);
+    for (const q of requeues) {
+      // Two requeues of one partition close together: the lower offset wins (the core drops a
+      // requeue of a message a lower seek already took back).
+      const j = run.received.findIndex((r: Received, i) => i >= q.at && r.lane === q.lane);
+      assert.ok(j >= 0, `${q.lane}@${q.offset} delivered again`);
+      const next = run.received[j]!;
+      const sought = requeues.filter((o) => o.lane === q.lane && o.at <= j).map((o) => o.offset);
+      assert.ok(next.offset <= q.offset && sought.includes(next.offset), `after the requeue of ${q.lane}@${q.offset}, its partition's next delivery is a requeued message at or before it, not ${next.offset}`);
+      assert.ok(next.deliveryCount! >= 2);
+    }
+    // Per key, the last delivery of each message comes in seq order (a requeue replays its partition from there).
+    for (const key of keys) {
+      const mine = run.received.filter((r) => r.key === key);
+      const last = new Map<number, number>();
+      mine.forEach((r, i) => last.set(r.seq, i));
+      const order = [...last].sort((a, b) => a[1] - b[1]).map(([seq]) => seq);
+      assert.deepEqual(order, Array.from({ length: perKey }, (_, i) => i + 1), `${key}: final deliveries in order`);
+    }
+  } finally {
+    await run.close();
+  }
+});
