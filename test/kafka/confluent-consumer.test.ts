@@ -6,37 +6,25 @@
  * messages of its partition were already out and another consume call was in flight is
  * delivered again before anything after it.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Deployment } from '../../harness/broker/contract.ts';
-import { Run, payload, runNames, settings, sleep, startKafka, waitFor, type Received } from './helpers.ts';
+import { Run, kafkaForFile, payload, runNames, settings, sleep, waitFor, type Received } from './helpers.ts';
 
-let dep: Deployment;
-let stopKafka: () => Promise<void> = async () => {};
-
-before(async () => {
-  const started = await startKafka();
-  dep = started.dep;
-  stopKafka = started.stop;
-});
-
-after(async () => {
-  await stopKafka();
-});
+const kafka = kafkaForFile();
 
 const CHILD = fileURLToPath(new URL('./confluent-consumer-child.ts', import.meta.url));
 
 test('confluent: a consumer killed mid-batch gives its uncommitted messages to the next member, and nothing it committed', async () => {
   const s = settings({ client: 'confluent', topic: { partitions: 1 }, consumer: { autoCommit: false, sessionTimeoutMs: 6_000, heartbeatIntervalMs: 1_000 } });
-  const run = await new Run(dep, s, runNames('confluent-kill')).init();
+  const run = await new Run(kafka.dep, s, runNames('confluent-kill')).init();
   const total = 60;
   const ackUpTo = 20;
   // All messages are in the partition before the consumer starts: its first consume call returns them as one batch.
   const p = await run.producer();
   for (let seq = 1; seq <= total; seq++) await p.send({ key: 'k', payload: payload('k', seq) });
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ endpoint: dep.endpoint, settings: s, names: run.names, ackUpTo })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ endpoint: kafka.dep.endpoint, settings: s, names: run.names, ackUpTo })], { stdio: ['ignore', 'pipe', 'inherit'] });
   const got: { offset: number; seq: number }[] = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -83,7 +71,7 @@ test('confluent: a consumer killed mid-batch gives its uncommitted messages to t
 
 test('confluent: a requeue settled while its partition has later messages out comes again before anything after it', async () => {
   const s = settings({ client: 'confluent', topic: { partitions: 3 }, consumer: { autoCommit: false } });
-  const run = await new Run(dep, s, runNames('confluent-requeue')).init();
+  const run = await new Run(kafka.dep, s, runNames('confluent-requeue')).init();
   try {
     const keys = Array.from({ length: 12 }, (_, i) => `key-${i}`);
     const perKey = 40;
