@@ -74,21 +74,28 @@ test('confluent: a requeue settled while its partition has later messages out co
   const run = await new Run(kafka.dep, s, runNames('confluent-requeue')).init();
   try {
     const keys = Array.from({ length: 12 }, (_, i) => `key-${i}`);
-    const perKey = 40;
+    const perKey = 60;
     const p = await run.producer();
-    await Promise.all(keys.map(async (key) => {
-      for (let seq = 1; seq <= perKey; seq++) await p.send({ key, payload: payload(key, seq) });
-    }));
+    // Sent while the consumer reads, a message per key every 20 ms: the consume call in flight
+    // when a requeue comes usually brings more of the requeued partition, from before the seek.
+    const sending = Promise.all(
+      keys.map(async (key) => {
+        for (let seq = 1; seq <= perKey; seq++) {
+          await p.send({ key, payload: payload(key, seq) });
+          await sleep(20);
+        }
+      }),
+    );
     const total = keys.length * perKey;
-    // Every 25th message is requeued once, 30 ms after its handler returned: by then later
-    // messages of its partition are out and the adapter has asked librdkafka for more.
+    // Every 5th message is requeued once, 30 ms after its handler returned: by then later
+    // messages of its partition may be out and the adapter has asked librdkafka for more.
     const requeues: { lane: string; offset: number; at: number }[] = [];
     const requeued = new Set<string>();
     await run.consumer('c1', {
       maxInFlight: 8,
       decide: (d, r) => {
         const id = `${r.lane}@${r.offset}`;
-        if (r.seq % 25 !== 0 || requeued.has(id)) return 'ack';
+        if (r.seq % 5 !== 0 || requeued.has(id)) return 'ack';
         requeued.add(id);
         setTimeout(() => {
           requeues.push({ lane: r.lane, offset: r.offset, at: run.received.length });
@@ -98,6 +105,7 @@ test('confluent: a requeue settled while its partition has later messages out co
       },
     });
     const firsts = () => new Set(run.received.map((r) => `${r.key}#${r.seq}`)).size;
+    await sending;
     await waitFor(() => firsts() === total && requeues.length === requeued.size, 60_000, 'every message delivered');
     await sleep(1_000);
     assert.ok(requeues.length >= 12, `requeues made: ${requeues.length}`);
