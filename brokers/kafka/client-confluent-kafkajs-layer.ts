@@ -15,10 +15,10 @@
  * a poll, which is what the setting means.
  */
 import type { ConsumerClient, ConsumerOptions, Delivery, RunNames } from '../../harness/broker/contract.ts';
-import { loadConfluent } from './client-confluent.ts';
+import { ASSIGN, REVOKE, generationIn, groupConfig, loadConfluent } from './client-confluent.ts';
 import { ConsumerCore, throttledLog } from './consumer-core.ts';
-import { rdkafkaConnection, type KafkaEndpoint } from './endpoint.ts';
-import { clientId, groupId, topicName } from './names.ts';
+import type { KafkaEndpoint } from './endpoint.ts';
+import { topicName } from './names.ts';
 import type { KafkaSettings } from './settings.ts';
 
 interface Logger {
@@ -53,25 +53,11 @@ export async function confluentLayerConsumer(endpoint: KafkaEndpoint, settings: 
   // librdkafka's cgrp debug lines are the only place it names the group generation.
   // (a few hundred lines per 20k messages with per-settlement commits: cheap).
   let generation: number | undefined;
-  const onDebug = (m: string) => {
-    const g = /JoinGroup response: GenerationId (\d+)/.exec(m);
-    if (g) generation = Number(g[1]);
-  };
-  const ASSIGN = -175;
-  const REVOKE = -174;
+  const onDebug = (m: string) => (generation = generationIn(m) ?? generation);
   const config: Record<string, unknown> = {
-    ...rdkafkaConnection(endpoint),
-    'client.id': clientId(names, options.id),
-    'group.id': groupId(names),
-    'session.timeout.ms': c.sessionTimeoutMs,
-    'heartbeat.interval.ms': c.heartbeatIntervalMs,
+    ...groupConfig(endpoint, c, names, options.id),
     'max.poll.interval.ms': Math.ceil((c.maxPollIntervalMs ?? 300_000) / 2),
-    'enable.auto.commit': false,
     'auto.offset.reset': c.fromBeginning ? 'earliest' : 'latest',
-    'topic.metadata.refresh.interval.ms': c.metadataMaxAgeMs,
-    'partition.assignment.strategy': 'roundrobin',
-    'allow.auto.create.topics': false,
-    debug: 'cgrp',
     rebalance_cb: async (err: { code: number }, assignment: { topic: string; partition: number }[]) => {
       const parts = assignment.filter((a) => a.topic === topic).map((a) => a.partition);
       if (err.code === ASSIGN) core.assign(parts, generation);

@@ -224,6 +224,36 @@ export async function confluentProducer(endpoint: KafkaEndpoint, settings: Kafka
   };
 }
 
+/** The rebalance_cb codes of an eager assignment and revocation. */
+export const ASSIGN = -175;
+export const REVOKE = -174;
+
+/**
+ * The librdkafka group properties both confluent consumers share: manual commits of the settled
+ * prefix only, eager `roundrobin` like kafkajs, and `cgrp` debug lines, the only place
+ * librdkafka names the group generation (see generationIn).
+ */
+export function groupConfig(endpoint: KafkaEndpoint, c: KafkaSettings['consumer'], names: RunNames, id: string): Record<string, unknown> {
+  return {
+    ...rdkafkaConnection(endpoint),
+    'client.id': clientId(names, id),
+    'group.id': groupId(names),
+    'session.timeout.ms': c.sessionTimeoutMs,
+    'heartbeat.interval.ms': c.heartbeatIntervalMs,
+    'enable.auto.commit': false,
+    'topic.metadata.refresh.interval.ms': c.metadataMaxAgeMs,
+    'partition.assignment.strategy': 'roundrobin',
+    'allow.auto.create.topics': false,
+    debug: 'cgrp',
+  };
+}
+
+/** The group generation a `cgrp` debug line names, if it does. */
+export function generationIn(line: string): number | undefined {
+  const g = /JoinGroup response: GenerationId (\d+)/.exec(line);
+  return g ? Number(g[1]) : undefined;
+}
+
 interface RdkafkaMessage {
   topic: string;
   partition: number;
@@ -277,10 +307,7 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
   const topic = topicName(names);
   const core = new ConsumerCore(topic, c, options);
   const out = throttledLog(options.log);
-  // librdkafka's cgrp debug lines are the only place it names the group generation.
   let generation: number | undefined;
-  const ASSIGN = -175;
-  const REVOKE = -174;
   /** Bumped by a seek or a (re)assignment of the partition: its messages not handed out yet are stale. */
   const epochs = new Map<number, number>();
   const bump = (p: number) => epochs.set(p, (epochs.get(p) ?? 0) + 1);
@@ -292,18 +319,9 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
   let closing = false;
 
   const config: Record<string, unknown> = {
-    ...rdkafkaConnection(endpoint),
-    'client.id': clientId(names, options.id),
-    'group.id': groupId(names),
-    'session.timeout.ms': c.sessionTimeoutMs,
-    'heartbeat.interval.ms': c.heartbeatIntervalMs,
+    ...groupConfig(endpoint, c, names, options.id),
     'max.poll.interval.ms': c.maxPollIntervalMs ?? 300_000,
-    'enable.auto.commit': false,
     'enable.auto.offset.store': false,
-    'topic.metadata.refresh.interval.ms': c.metadataMaxAgeMs,
-    'partition.assignment.strategy': 'roundrobin',
-    'allow.auto.create.topics': false,
-    debug: 'cgrp',
     log_level: 7,
     rebalance_cb: function (this: RdkafkaConsumer, err: { code: number } | undefined, assignment: { topic: string; partition: number }[]) {
       const parts = assignment.filter((a) => a.topic === topic).map((a) => a.partition);
@@ -336,8 +354,7 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
   const consumer = new KafkaConsumer(config, { 'auto.offset.reset': c.fromBeginning ? 'earliest' : 'latest' });
   consumer.on('event.log', ((m: { severity: number; message: string; fac?: string }) => {
     if (m.severity >= 7) {
-      const g = /JoinGroup response: GenerationId (\d+)/.exec(m.message);
-      if (g) generation = Number(g[1]);
+      generation = generationIn(m.message) ?? generation;
       return;
     }
     out(`librdkafka ${m.severity <= 3 ? 'error' : 'warn'}: ${m.message}`);
