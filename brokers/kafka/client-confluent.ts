@@ -1,12 +1,11 @@
 /**
- * Producer and consumer on @confluentinc/kafka-javascript (librdkafka). The consumer uses its
- * KafkaJS-style promise API (`require('@confluentinc/kafka-javascript').KafkaJS`); the
- * producer its node-rdkafka-style `Producer` with delivery reports (see confluentProducer: the
- * KafkaJS layer's per-send overhead held throughput to about a third of the Java tool's).
+ * Producer and consumer on @confluentinc/kafka-javascript (librdkafka), both on its
+ * node-rdkafka-style API (`Producer` with delivery reports, `KafkaConsumer` with batch
+ * `consume(n)`), not on its KafkaJS-compatible layer: that layer's per-message overhead held the
+ * producer to about a third of the Java tool's rate and the consumer to about 0.4 (see
+ * confluentProducer and confluentConsumer).
  *
- * Every setting is passed as a librdkafka property at the top level of the client config;
- * the consumer's `kafkaJS` block carries only the logger (top-level properties override
- * whatever the block's compatibility mode would set).
+ * Every setting is passed as a librdkafka property at the top level of the client config.
  *
  * Producer: acks, enable.idempotence, max.in.flight.requests.per.connection, retries,
  * linger.ms, batch.size, request.timeout.ms (broker side) and socket.timeout.ms (client side)
@@ -14,12 +13,11 @@
  * murmur2 -> `murmur2_random` (Java-compatible), crc32 -> `consistent_random` (librdkafka's
  * default CRC32). The ack's lane is `p<partition>`.
  *
- * Consumer: eachBatch with manual offset resolution (consumer-core.ts has the semantics), a
- * rebalance_cb that commits the settled prefix before partitions are revoked, eager
- * `roundrobin` assignment like kafkajs's default. max.poll.interval.ms: the KafkaJS layer
- * hands librdkafka twice the value it is given (it uses the first half to expire its message
- * cache), so this adapter gives it half of maxPollIntervalMs: librdkafka then really leaves the
- * group after maxPollIntervalMs without a poll, which is what the setting means.
+ * Consumer: batches from `consume(n)` handed to the core with manual offset commits
+ * (consumer-core.ts has the semantics), a rebalance_cb that commits the settled prefix before
+ * partitions are revoked, eager `roundrobin` assignment like kafkajs's default, and
+ * max.poll.interval.ms as given (librdkafka leaves the group after that long without a
+ * consume call; the adapter stops calling while a batch is not handed out).
  */
 import { createRequire } from 'node:module';
 import {
@@ -33,6 +31,7 @@ import {
   type RunNames,
   type SendAck,
 } from '../../harness/broker/contract.ts';
+import { sleep } from '../../harness/clock.ts';
 import { InfraError } from '../../harness/errors.ts';
 import { ConsumerCore, laneOf, throttledLog } from './consumer-core.ts';
 import { rdkafkaConnection, type KafkaEndpoint } from './endpoint.ts';
@@ -75,29 +74,6 @@ const DEFINITE_CODES = new Set([
 export function isDefiniteRdkafkaError(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
   return typeof code === 'number' && DEFINITE_CODES.has(code);
-}
-
-interface Logger {
-  info(m: string, e?: unknown): void;
-  warn(m: string, e?: unknown): void;
-  error(m: string, e?: unknown): void;
-  debug(m: string, e?: unknown): void;
-  namespace(): Logger;
-  setLogLevel(l: number): void;
-}
-
-/** A KafkaJS-style logger that forwards warnings and errors to the worker's log. */
-function logger(log: (l: string) => void, onDebug?: (m: string) => void): Logger {
-  const out = throttledLog(log);
-  const l: Logger = {
-    info: () => {},
-    warn: (m) => out(`librdkafka warn: ${m}`),
-    error: (m) => out(`librdkafka error: ${m}`),
-    debug: (m) => onDebug?.(m),
-    namespace: () => l,
-    setLogLevel: () => {},
-  };
-  return l;
 }
 
 /** librdkafka debug lines about failed, timed-out and retried requests (the evidence), the first few thousand. */
@@ -248,79 +224,244 @@ export async function confluentProducer(endpoint: KafkaEndpoint, settings: Kafka
   };
 }
 
-export async function confluentConsumer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ConsumerOptions): Promise<ConsumerClient> {
-  const { KafkaJS } = loadConfluent();
-  const c = settings.consumer;
-  const topic = topicName(names);
-  const core = new ConsumerCore(topic, c, options);
-  // librdkafka's cgrp debug lines are the only place it names the group generation.
-  // (a few hundred lines per 20k messages with per-settlement commits: cheap).
-  let generation: number | undefined;
-  const onDebug = (m: string) => {
-    const g = /JoinGroup response: GenerationId (\d+)/.exec(m);
-    if (g) generation = Number(g[1]);
-  };
-  const ASSIGN = -175;
-  const REVOKE = -174;
-  const config: Record<string, unknown> = {
+/** The rebalance_cb codes of an eager assignment and revocation. */
+export const ASSIGN = -175;
+export const REVOKE = -174;
+
+/**
+ * The librdkafka group properties both confluent consumers share: manual commits of the settled
+ * prefix only, eager `roundrobin` like kafkajs, and `cgrp` debug lines, the only place
+ * librdkafka names the group generation (see generationIn).
+ */
+export function groupConfig(endpoint: KafkaEndpoint, c: KafkaSettings['consumer'], names: RunNames, id: string): Record<string, unknown> {
+  return {
     ...rdkafkaConnection(endpoint),
-    'client.id': clientId(names, options.id),
+    'client.id': clientId(names, id),
     'group.id': groupId(names),
     'session.timeout.ms': c.sessionTimeoutMs,
     'heartbeat.interval.ms': c.heartbeatIntervalMs,
-    'max.poll.interval.ms': Math.ceil((c.maxPollIntervalMs ?? 300_000) / 2),
     'enable.auto.commit': false,
-    'auto.offset.reset': c.fromBeginning ? 'earliest' : 'latest',
     'topic.metadata.refresh.interval.ms': c.metadataMaxAgeMs,
     'partition.assignment.strategy': 'roundrobin',
     'allow.auto.create.topics': false,
     debug: 'cgrp',
-    rebalance_cb: async (err: { code: number }, assignment: { topic: string; partition: number }[]) => {
-      const parts = assignment.filter((a) => a.topic === topic).map((a) => a.partition);
-      if (err.code === ASSIGN) core.assign(parts, generation);
-      else if (err.code === REVOKE) {
-        await core.flush();
-        core.revoke(parts, generation);
-      }
-      // Returning nothing lets the KafkaJS layer apply the (eager) assignment as given.
-    },
-    kafkaJS: { logger: logger(options.log, onDebug), logLevel: KafkaJS.logLevel.DEBUG },
   };
-  const consumer = new KafkaJS.Kafka({}).consumer(config as never);
-  core.attach({
-    seek: (partition, offset) => consumer.seek({ topic, partition, offset: String(offset) }),
-    commit: async (offsets) => {
-      await consumer.commitOffsets(offsets.map((o) => ({ topic, partition: o.partition, offset: String(o.offset) })));
+}
+
+/** The group generation a `cgrp` debug line names, if it does. */
+export function generationIn(line: string): number | undefined {
+  const g = /JoinGroup response: GenerationId (\d+)/.exec(line);
+  return g ? Number(g[1]) : undefined;
+}
+
+interface RdkafkaMessage {
+  topic: string;
+  partition: number;
+  offset: number;
+  value: Buffer | null;
+}
+interface RdkafkaConsumer {
+  connect(o: unknown, cb: (err: unknown) => void): void;
+  subscribe(topics: string[]): void;
+  unsubscribe(): void;
+  consume(n: number, cb: (err: { code?: number; message?: string } | null, messages: RdkafkaMessage[]) => void): void;
+  setDefaultConsumeTimeout(ms: number): void;
+  setDefaultIsTimeoutOnlyForFirstMessage(on: boolean): void;
+  assign(parts: { topic: string; partition: number }[]): void;
+  unassign(): void;
+  seek(toppar: { topic: string; partition: number; offset: number }, timeout: number, cb: (err: unknown) => void): void;
+  commitCb(offsets: { topic: string; partition: number; offset: number }[], cb: (err: unknown) => void): void;
+  isConnected(): boolean;
+  disconnect(cb: (err: unknown) => void): void;
+  on(event: string, fn: (...a: never[]) => void): void;
+}
+
+/** Messages asked for per consume call; the call returns what librdkafka has ready once the first came. */
+const CONSUME_BATCH = 1_000;
+/** How long one consume call waits for a first message (also the longest a close waits for it). */
+const CONSUME_WAIT_MS = 200;
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The consumer runs on the library's node-rdkafka-style `KafkaConsumer`, not on its KafkaJS
+ * layer: one loop calls `consume(n)` (librdkafka's own queue, filled by its fetcher threads),
+ * hands the batch to the core partition by partition (each partition's messages in offset
+ * order, one `handOut` after the other; the partitions side by side, the gate deciding how many
+ * are out at once), and calls `consume` again only after every message of the batch was
+ * handed out or dropped. So a handler that blocks its partition stops the polls, and librdkafka
+ * leaves the group after max.poll.interval.ms, as the KafkaJS layer's eachBatch did. Measured
+ * with `npm run bench -- consume` (issue 29), the KafkaJS layer's per-message promises and
+ * batch bookkeeping were most of the consumer's "client" time.
+ *
+ * Seeks (a requeue or release: the core rewinds its ledger and calls `seek`): the partition's
+ * messages not handed out yet are dropped at once (its epoch moves), the librdkafka seek runs
+ * between consume calls, and the partition's messages are dropped until the sought offset
+ * itself arrives (a consume call in flight during the seek still returns the old position's
+ * messages). Rebalances: eager `roundrobin` assignment with our own rebalance_cb; before a
+ * revocation the settled prefix is committed, then the core drops the partitions and the
+ * adapter unassigns them.
+ */
+export async function confluentConsumer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ConsumerOptions): Promise<ConsumerClient> {
+  const { KafkaConsumer } = loadConfluent() as unknown as { KafkaConsumer: new (conf: Record<string, unknown>, topicConf: Record<string, unknown>) => RdkafkaConsumer };
+  const c = settings.consumer;
+  const topic = topicName(names);
+  const core = new ConsumerCore(topic, c, options);
+  const out = throttledLog(options.log);
+  let generation: number | undefined;
+  /** Bumped by a seek or a (re)assignment of the partition: its messages not handed out yet are stale. */
+  const epochs = new Map<number, number>();
+  const bump = (p: number) => epochs.set(p, (epochs.get(p) ?? 0) + 1);
+  /** The offset each partition was sought to and has not delivered yet: until it comes, the partition's messages are from before the seek. */
+  const sought = new Map<number, number>();
+  /** Seeks the loop still has to make (between consume calls). */
+  const seeks = new Map<number, number>();
+  let running = false;
+  let closing = false;
+
+  const config: Record<string, unknown> = {
+    ...groupConfig(endpoint, c, names, options.id),
+    'max.poll.interval.ms': c.maxPollIntervalMs ?? 300_000,
+    'enable.auto.offset.store': false,
+    log_level: 7,
+    rebalance_cb: function (this: RdkafkaConsumer, err: { code: number } | undefined, assignment: { topic: string; partition: number }[]) {
+      const parts = assignment.filter((a) => a.topic === topic).map((a) => a.partition);
+      if (err?.code === ASSIGN) {
+        for (const p of parts) {
+          bump(p);
+          sought.delete(p);
+          seeks.delete(p);
+        }
+        core.assign(parts, generation);
+        try {
+          consumer.assign(assignment);
+        } catch (e) {
+          out(`assign failed: ${(e as Error).message}`);
+        }
+      } else if (err?.code === REVOKE) {
+        void core.flush().then(() => {
+          core.revoke(parts, generation);
+          for (const p of parts) bump(p);
+          try {
+            if (consumer.isConnected()) consumer.unassign();
+          } catch (e) {
+            out(`unassign failed: ${(e as Error).message}`);
+          }
+        });
+      }
     },
+  };
+  // A topic property: given in the global config, the binding's (empty) default topic config would override it.
+  const consumer = new KafkaConsumer(config, { 'auto.offset.reset': c.fromBeginning ? 'earliest' : 'latest' });
+  consumer.on('event.log', ((m: { severity: number; message: string; fac?: string }) => {
+    if (m.severity >= 7) {
+      generation = generationIn(m.message) ?? generation;
+      return;
+    }
+    out(`librdkafka ${m.severity <= 3 ? 'error' : 'warn'}: ${m.message}`);
+  }) as never);
+  consumer.on('event.error', ((err: Error) => out(`librdkafka error: Error: ${err.message}`)) as never);
+
+  core.attach({
+    seek: (partition, offset) => {
+      bump(partition);
+      sought.set(partition, offset);
+      seeks.set(partition, offset);
+    },
+    commit: (offsets) =>
+      new Promise<void>((resolve, reject) =>
+        consumer.commitCb(
+          offsets.map((o) => ({ topic, partition: o.partition, offset: o.offset })),
+          (err) => (err ? reject(err instanceof Error ? err : new Error(String((err as { message?: string }).message ?? err))) : resolve()),
+        ),
+      ),
   });
-  await consumer.connect();
-  await consumer.subscribe({ topics: [topic] });
+  await new Promise<void>((resolve, reject) =>
+    consumer.connect(null, (err) => (err ? reject(err instanceof Error ? err : new Error(String((err as { message?: string }).message ?? err))) : resolve())),
+  );
+  consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
+  consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
+  consumer.subscribe([topic]);
+
+  /** The seeks asked for since the last consume call; one that fails is tried again next time. */
+  const seekNow = async (): Promise<void> => {
+    for (const [partition, offset] of [...seeks]) {
+      seeks.delete(partition);
+      await new Promise<void>((resolve) =>
+        consumer.seek({ topic, partition, offset }, 5_000, (err) => {
+          if (err && core.owns(partition) && !seeks.has(partition)) {
+            out(`seek ${laneOf(partition)}@${offset} failed (trying again): ${(err as Error).message ?? err}`);
+            seeks.set(partition, offset);
+          }
+          resolve();
+        }),
+      );
+    }
+  };
+  const consumeBatch = (): Promise<RdkafkaMessage[]> =>
+    new Promise((resolve) =>
+      consumer.consume(CONSUME_BATCH, (err, messages) => {
+        if (err) {
+          out(`consume: ${err.message ?? String(err)}`);
+          // Not a busy loop on a persistent error.
+          setTimeout(() => resolve([]), 100);
+        } else resolve(messages ?? []);
+      }),
+    );
+  /** Hands one partition's messages of a batch out in order; stops at a seek or revocation. */
+  const drain = async (partition: number, messages: RdkafkaMessage[]): Promise<void> => {
+    const epoch = epochs.get(partition);
+    const stale = () => closing || epochs.get(partition) !== epoch;
+    for (const m of messages) {
+      if (stale()) return;
+      if (!(await core.handOut(partition, m.offset, m.value ?? EMPTY, { stale }))) return;
+    }
+  };
+  let loop: Promise<void> | undefined;
+  const consumeLoop = async (): Promise<void> => {
+    while (running) {
+      if (seeks.size) await seekNow();
+      const batch = await consumeBatch();
+      if (!running) return;
+      const byPartition = new Map<number, RdkafkaMessage[]>();
+      for (const m of batch) {
+        if (m.topic !== topic) continue;
+        const target = sought.get(m.partition);
+        if (target !== undefined) {
+          if (m.offset !== target) continue; // fetched before the seek took effect
+          sought.delete(m.partition);
+        }
+        let list = byPartition.get(m.partition);
+        if (!list) byPartition.set(m.partition, (list = []));
+        list.push(m);
+      }
+      if (byPartition.size === 1) for (const [p, ms] of byPartition) await drain(p, ms);
+      else if (byPartition.size > 1) await Promise.all([...byPartition].map(([p, ms]) => drain(p, ms)));
+    }
+  };
+
   return {
     async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
       core.start(onDelivery);
-      await consumer.run({
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: c.partitionsConsumedConcurrently,
-        eachBatch: async ({ batch, resolveOffset, isRunning, isStale }) => {
-          for (const message of batch.messages) {
-            if (!isRunning() || isStale()) break;
-            const offset = Number(message.offset);
-            const handed = await core.handOut(batch.partition, offset, message.value ?? Buffer.alloc(0), {
-              stale: () => !isRunning() || isStale(),
-            });
-            if (!handed) break;
-            // The fetch position moves on; what gets committed is decided by settlement.
-            resolveOffset(message.offset);
-          }
-        },
-      });
+      running = true;
+      loop = consumeLoop().catch((err: Error) => out(`consume loop stopped: ${err.message}`));
     },
     ready: (timeoutMs) => core.ready(timeoutMs),
     commitsLater: true,
     async close(): Promise<void> {
       await core.flush();
+      closing = true;
       core.close();
-      await consumer.disconnect();
+      running = false;
+      // The consume call in flight returns within CONSUME_WAIT_MS; a handler still running is not waited for.
+      await Promise.race([loop, sleep(CONSUME_WAIT_MS + 5_000)]);
+      await new Promise<void>((resolve) => {
+        try {
+          consumer.unsubscribe();
+          consumer.disconnect(() => resolve());
+        } catch {
+          resolve();
+        }
+      });
     },
   };
 }

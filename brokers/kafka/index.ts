@@ -10,6 +10,7 @@ import { InfraError, InputError } from '../../harness/errors.ts';
 import { sleep } from '../../harness/clock.ts';
 import { kafkaAdmin } from './admin.ts';
 import { confluentConsumer, confluentProducer } from './client-confluent.ts';
+import { confluentLayerConsumer } from './client-confluent-kafkajs-layer.ts';
 import { kafkajsConsumer, kafkajsProducer } from './client-kafkajs.ts';
 import { containerServices, deployContainers } from './containers.ts';
 import { endpointFromExternal, parseEndpoint, toEndpoint } from './endpoint.ts';
@@ -86,7 +87,12 @@ const kafka = brokerModule({
   // kafkajs has none and is evicted after the session timeout); a dead member, the session timeout.
   redeliveryHorizonMs: (s) => Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
   producer: (e, s, names, options) => (s.client === 'confluent' ? confluentProducer(e, s, names, options) : kafkajsProducer(e, s, names, options)),
-  consumer: (e, s, names, options) => (s.client === 'confluent' ? confluentConsumer(e, s, names, options) : kafkajsConsumer(e, s, names, options)),
+  consumer: (e, s, names, options) =>
+    s.client !== 'confluent'
+      ? kafkajsConsumer(e, s, names, options)
+      : s.consumer.api === 'kafkajs-layer'
+        ? confluentLayerConsumer(e, s, names, options)
+        : confluentConsumer(e, s, names, options),
 });
 
 export default kafka;

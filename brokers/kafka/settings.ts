@@ -44,6 +44,8 @@ export interface ConsumerSettings {
   fromBeginning: boolean;
   /** How often the consumer refreshes topic metadata: when it sees new partitions. */
   metadataMaxAgeMs: number;
+  /** confluent only: the library's node-rdkafka-style KafkaConsumer (native) or its KafkaJS-compatible layer. */
+  api?: 'native' | 'kafkajs-layer';
 }
 
 export interface KafkaSettings extends BrokerSettings {
@@ -117,6 +119,10 @@ export const settingsSchema: Record<string, unknown> = {
         partitionsConsumedConcurrently: int(1, 'partitions handled in parallel by one consumer, one message at a time each in partition mode (default 1)', 1000),
         fromBeginning: { type: 'boolean', description: 'a new group starts at the earliest offset (default true)' },
         metadataMaxAgeMs: int(100, 'how often consumers refresh topic metadata, i.e. notice new partitions (default 300000, as the clients)', 86_400_000),
+        api: {
+          enum: ['native', 'kafkajs-layer'],
+          description: "confluent only: the consumer on the library's node-rdkafka-style KafkaConsumer (native, default) or on its KafkaJS-compatible layer (kafkajs-layer: slower; for what only that layer does)",
+        },
       },
     },
     peerLinks: {
@@ -242,7 +248,10 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     fromBeginning: c.fromBeginning ?? true,
     metadataMaxAgeMs: c.metadataMaxAgeMs ?? 300_000,
   };
-  if (confluent) consumer.maxPollIntervalMs = c.maxPollIntervalMs ?? 300_000;
+  if (confluent) {
+    consumer.maxPollIntervalMs = c.maxPollIntervalMs ?? 300_000;
+    consumer.api = c.api ?? 'native';
+  }
   if (consumer.heartbeatIntervalMs >= consumer.sessionTimeoutMs) {
     errors.push('broker.consumer.heartbeatIntervalMs must be lower than sessionTimeoutMs');
   }
@@ -260,6 +269,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
       [p.retryBackoffMs, 'broker.producer.retryBackoffMs: a librdkafka setting; use client: confluent'],
       [p.debug ? true : undefined, 'broker.producer.debug: librdkafka debug contexts; kafkajs has none (set it to "" or use client: confluent)'],
       [c.maxPollIntervalMs, 'broker.consumer.maxPollIntervalMs: kafkajs has no max.poll.interval.ms (a stalled handler is evicted after sessionTimeoutMs); use client: confluent'],
+      [c.api, "broker.consumer.api: chooses between @confluentinc/kafka-javascript's consumer APIs; use client: confluent"],
     ];
     for (const [v, msg] of onlyConfluent) if (v !== undefined) errors.push(msg);
     if (idempotent && maxInFlight > 1) {

@@ -1,4 +1,5 @@
 /** Shared pieces of the Kafka integration tests: each test file starts its own brokers. */
+import { after, before } from 'node:test';
 import { reaperProcess } from '../../harness/runtime/reaper.ts';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +54,21 @@ export async function startKafka(over: Record<string, unknown> = {}): Promise<{ 
       clean();
     },
   };
+}
+
+/** Brokers for the whole test file: started before its first test, stopped after its last; `dep` is set once started. */
+export function kafkaForFile(over: Record<string, unknown> = {}): { dep: Deployment } {
+  const box = {} as { dep: Deployment };
+  let stop: () => Promise<void> = async () => {};
+  before(async () => {
+    const started = await startKafka(over);
+    box.dep = started.dep;
+    stop = started.stop;
+  });
+  after(async () => {
+    await stop();
+  });
+  return box;
 }
 
 let counter = 0;

@@ -35,6 +35,8 @@ test('defaults are filled in and recorded', () => {
   assert.deepEqual(three.topic, { partitions: 3, replicationFactor: 3, minInsyncReplicas: 2 });
   assert.equal(three.producer.lingerMs, 5);
   assert.equal(three.consumer.maxPollIntervalMs, 300_000);
+  assert.equal(three.consumer.api, 'native', "the confluent consumer runs on the library's KafkaConsumer unless told otherwise");
+  assert.equal(s.consumer.api, undefined, 'kafkajs has one consumer API');
   assert.equal(resolveSettings({ kind: 'kafka', producer: { acks: 'all' } }).producer.acks, -1);
 });
 
@@ -53,6 +55,9 @@ test('typos and unknown keys are rejected at every level, naming the path', () =
 test('settings one client cannot honour are refused with the reason', () => {
   rejects({ producer: { partitioner: 'crc32' } }, /crc32: kafkajs has only the Java-compatible murmur2 partitioner; use client: confluent/);
   rejects({ consumer: { maxPollIntervalMs: 10_000 } }, /kafkajs has no max\.poll\.interval\.ms/);
+  rejects({ consumer: { api: 'kafkajs-layer' } }, /broker\.consumer\.api: .*use client: confluent/);
+  rejects({ client: 'confluent', consumer: { api: 'rdkafka' } }, /api/);
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'confluent', consumer: { api: 'kafkajs-layer' } }).consumer.api, 'kafkajs-layer');
   rejects({ producer: { lingerMs: 5 } }, /kafkajs .* no linger/);
   rejects({ producer: { idempotent: true, maxInFlight: 5 } }, /at most 1 is in flight/);
   rejects({ producer: { idempotent: true, acks: 1 } }, /idempotent needs acks -1/);
