@@ -57,7 +57,7 @@ const times = args.includes('--times') ? ['--test-reporter=spec', '--test-report
  * The files to hand node's runner: each test file that needs brokers on its own, as before; the
  * others a folder to one process, through an entry that imports the folder's files one after
  * another, each inside a suite named after its path (its tests, hooks and top-level awaits
- * stay in that suite, and run after the previous file's). A process costs about 0.5 s of CPU
+ * stay in that suite, and its tests run after the previous file's). A process costs about 0.5 s of CPU
  * before its first test (node, tsx, and the harness modules every file imports again), and
  * the unit tier had 75 of them. Files of one folder share the process: a test that changes
  * process-wide state (env, cwd, exit code) puts it back.
@@ -72,8 +72,16 @@ function batches(list, dir) {
   return [...byFolder.values()].map((group) => {
     if (group.length === 1) return group[0];
     const entry = join(dir, `${dirname(group[0]).replaceAll('/', '~')}.test.mjs`);
-    const imports = group.map((f) => `describe(${JSON.stringify(f)}, async () => { await import(${JSON.stringify(join(root, f))}); });`);
-    writeFileSync(entry, [`// ${group.length} test files of ${dirname(group[0])}/, one process (bin/run-tests.js).`, "import { describe } from 'node:test';", ...imports, ''].join('\n'));
+    // One import at a time: a file's tests and hooks join the suite whose import is under way,
+    // so two files loading at once could put one's tests in the other's suite.
+    writeFileSync(entry, [
+      `// ${group.length} test files of ${dirname(group[0])}/, one process (bin/run-tests.js).`,
+      "import { describe } from 'node:test';",
+      `for (const [name, file] of ${JSON.stringify(group.map((f) => [f, join(root, f)]))}) {`,
+      '  await new Promise((loaded) => describe(name, () => import(file).finally(loaded)));',
+      '}',
+      '',
+    ].join('\n'));
     return entry;
   });
 }
