@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // Runs the test suite with node's test runner: every test/**/*.test.ts and every broker's own
 // brokers/<name>/test/**/*.test.ts, one file at a time when any of them starts real brokers (two
-// at once on a 2-core machine would make them flaky), and one file per processor when none does. `--unit` runs only the tests that
+// at once on a 2-core machine would make them flaky), and one process per processor when none does. `--unit` runs only the tests that
 // need no broker; `--list` prints the chosen files instead of running them; `--times` adds each file's wall time. Extra arguments are file filters. No list names brokers or folders: a test
 // needs brokers when it sits in a broker's folder (brokers/<name>/test/ or test/<name>/, a name
 // from brokers/), or in a folder that says so with a NEEDS-BROKERS file (its text says why);
 // a broker that runs inside the test process says so with brokers/<name>/test/IN-PROCESS.
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { availableParallelism } from 'node:os';
+//
+// Tests that need no broker run a folder to a process (see batches() below; `--isolated`: a file
+// to a process, as node's runner does by default).
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { availableParallelism, tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -49,5 +52,45 @@ if (args.includes('--list')) {
 const concurrency = files.some(needsBrokers) ? 1 : availableParallelism();
 // `--times` adds each file's wall time, slowest first, after the usual report.
 const times = args.includes('--times') ? ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(root, 'bin', 'file-times.js')}`, '--test-reporter-destination=stdout'] : [];
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...times, ...files], { cwd: root, stdio: 'inherit' });
+
+/**
+ * The files to hand node's runner: each test file that needs brokers on its own, as before; the
+ * others a folder to one process, through an entry that imports the folder's files one after
+ * another, each inside a suite named after its path (its tests, hooks and top-level awaits
+ * stay in that suite, and its tests run after the previous file's). A process costs about 0.5 s of CPU
+ * before its first test (node, tsx, and the harness modules every file imports again), and
+ * the unit tier had 75 of them. Files of one folder share the process: a test that changes
+ * process-wide state (env, cwd, exit code) puts it back.
+ */
+function batches(list, dir) {
+  if (args.includes('--isolated')) return list;
+  const byFolder = new Map();
+  for (const f of list) {
+    if (needsBrokers(f)) byFolder.set(f, [f]);
+    else byFolder.set(dirname(f), [...(byFolder.get(dirname(f)) ?? []), f]);
+  }
+  return [...byFolder.values()].map((group) => {
+    if (group.length === 1) return group[0];
+    const entry = join(dir, `${dirname(group[0]).replaceAll('/', '~')}.test.mjs`);
+    // One import at a time: a file's tests and hooks join the suite whose import is under way,
+    // so two files loading at once could put one's tests in the other's suite.
+    writeFileSync(entry, [
+      `// ${group.length} test files of ${dirname(group[0])}/, one process (bin/run-tests.js).`,
+      "import { describe } from 'node:test';",
+      `for (const [name, file] of ${JSON.stringify(group.map((f) => [f, join(root, f)]))}) {`,
+      '  await new Promise((loaded) => describe(name, () => import(file).finally(loaded)));',
+      '}',
+      '',
+    ].join('\n'));
+    return entry;
+  });
+}
+
+const batchDir = mkdtempSync(join(tmpdir(), 'convoy-test-batches-'));
+let r;
+try {
+  r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...times, ...batches(files, batchDir)], { cwd: root, stdio: 'inherit' });
+} finally {
+  rmSync(batchDir, { recursive: true, force: true });
+}
 process.exit(r.status ?? 1);

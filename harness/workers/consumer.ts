@@ -75,7 +75,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     history.flush();
     phases.historyMs += performance.now() - t;
   };
-  const faults = WorkerFaults.consumer({ id: init.id, log, flushHistory: flushAll });
+  const faults = WorkerFaults.consumer({ id: init.id, log, flushHistory: flushAll }, undefined, init.scenario.faults.map((f) => f.kind));
   // Dropping and handling together, for the modes that conflate or batch.
   const together = groupedHandling({ consumer: init.id, history, stats, phases, store, poison, handlerTime, effects: () => faults.effects(), log, endGroup: () => group.end() });
   const scheduler = mode.scheduler(spec.concurrency.workers, { settings: spec.concurrency, handling: together.handling });

@@ -4,6 +4,7 @@
  * parent goes away, or after a fatal error (reported over IPC first).
  */
 import { ConvoyError } from '../errors.ts';
+import { settingsCheckedByRunner } from '../broker/settings-check.ts';
 import type { FromWorker, Inbox, ToWorker, WorkerInit } from './protocol.ts';
 
 function send(m: FromWorker): void {
@@ -16,6 +17,8 @@ process.once('message', async (m: ToWorker) => {
   if (m.type !== 'init') return;
   const init: WorkerInit = m.init;
   const inbox: Inbox = (handler) => process.on('message', handler);
+  // The runner resolved and checked every broker setting it hands over (init.settings).
+  settingsCheckedByRunner();
   try {
     if (init.role === 'producer') {
       const { runProducer } = await import('./producer.ts');

@@ -42,7 +42,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
     mark: (name, detail) => history.write({ type: 'mark', at: nowMicros(), name, detail }),
     producer: { name: me.name, index: me.index },
     setClockOffset: (ms) => (clockOffsetMs = ms),
-  });
+  }, undefined, init.scenario.faults.map((f) => f.kind));
   inbox((m) => {
     if (m.type === 'start') startUs = m.startUs;
     if (m.type === 'stop') stopping = true;

@@ -102,3 +102,13 @@ test('the harness finds its modes, default first', () => {
   assert.equal(concurrencyMode('partition').maxInFlight(8), 1);
   assert.equal(concurrencyMode('key').maxInFlight(8), 8);
 });
+
+test("a worker loads only the fault kinds its scenario names; a kind is named after its file", async () => {
+  assert.deepEqual([...(await faultKinds(undefined, ['stall', 'network'])).keys()], ['network', 'stall']);
+  assert.deepEqual([...(await faultKinds(FIXTURE('faults'), ['stall'])).keys()], [], 'a kind the folder does not have');
+  const faults = WorkerFaults.consumer(side, undefined, ['stall']);
+  await faults.loaded;
+  assert.deepEqual(faults.kinds, ['stall']);
+  // Every kind of the harness's own folder is named after its file (faultKinds throws otherwise).
+  for (const [name, kind] of await faultKinds()) assert.equal(kind.kind, name);
+});

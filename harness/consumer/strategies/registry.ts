@@ -49,8 +49,28 @@ export function strategyOptions(spec: string | StrategyOptions): StrategyOptions
 /** The strategy a scenario's consumers run, with its options. */
 export async function chosenStrategy(spec: string | StrategyOptions): Promise<{ strategy: ConsumerStrategy; options: StrategyOptions }> {
   const options = strategyOptions(spec);
+  const named = await strategyFile(options.kind);
+  if (named) return { strategy: named, options };
   const all = await loadStrategies();
   const strategy = all.get(options.kind);
   if (!strategy) throw new InputError(`consumers.strategy: expected one of ${[...all.keys()].join(', ')}; got ${JSON.stringify(options.kind)}`);
   return { strategy, options };
+}
+
+/**
+ * The strategy `name` from its own file (a strategy is named after its file), without loading
+ * the others: a consumer process needs only its own. The folder listed last wins, as in
+ * loadStrategies; undefined when no folder has it (loadStrategies then says what there is).
+ */
+async function strategyFile(name: string): Promise<ConsumerStrategy | undefined> {
+  if (cached?.key === strategyDirs().join(delimiter)) return cached.strategies.get(name);
+  const dirs = strategyDirs();
+  if (dirs.some((d) => !existsSync(d))) return undefined;
+  for (const dir of dirs.reverse()) {
+    const file = join(dir, `${name}.ts`);
+    if ((dir === BUILT_IN && NOT_STRATEGIES.has(`${name}.ts`)) || basename(file) !== `${name}.ts` || !existsSync(file)) continue;
+    const s = ((await import(pathToFileURL(file).href)) as { default?: Partial<ConsumerStrategy> }).default;
+    if (s && s.name === name && typeof s.open === 'function') return s as ConsumerStrategy;
+  }
+  return undefined;
 }

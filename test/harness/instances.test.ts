@@ -11,6 +11,8 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+// Put back after: the other files of this folder run in the same process (bin/run-tests.js).
+const cacheBefore = process.env.CONVOY_CACHE;
 process.env.CONVOY_CACHE = mkdtempSync(join(tmpdir(), 'convoy-instances-'));
 const { listInstances, loadInstance, markStartedBySuite, removeInstance, reusableHere, saveInstance } = await import(
   '../../harness/runtime/instances.ts'
@@ -22,6 +24,8 @@ before(() => {
 });
 after(() => {
   broker.kill('SIGKILL');
+  if (cacheBefore === undefined) delete process.env.CONVOY_CACHE;
+  else process.env.CONVOY_CACHE = cacheBefore;
 });
 
 const record = (key: string, ownerPid?: number) => ({
