@@ -165,7 +165,7 @@ async function defences(out: (l: string) => void, broker?: string, entity = '{ k
   }
 }
 
-const KAFKA = '{ kind: kafka, topic: { partitions: 4 } }';
+const KAFKA = '{ kind: kafka, client: confluent, topic: { partitions: 4 } }';
 
 async function defencesKafka(out: (l: string) => void) {
   await defences(out, KAFKA);
