@@ -4,7 +4,7 @@
  * strategy from a fixture folder joins with no edit), each run live; the data file names runs,
  * seeds and commit; the doc is rendered from it alone; bad input exits 2 before any run.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,13 +32,18 @@ consumers: { processes: 2, handler: { kind: constant, ms: 0 } }
 expect: { wrong-state: any }
 `;
 
-test('convoy defences runs every fitting strategy live per column, fixture strategies included, and renders the doc from its data', async (t) => {
-  const root = mkdtempSync(join(tmpdir(), 'convoy-defences-'));
+/** A temporary folder with a one-column suite (COLUMN) and a docs folder, removed after the test. */
+function tinySuite(t: TestContext, prefix: string) {
+  const root = mkdtempSync(join(tmpdir(), prefix));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   const suite = join(root, 'suite');
   mkdirSync(suite);
   writeFileSync(join(suite, 'tiny.yaml'), COLUMN);
-  const docs = join(root, 'docs');
+  return { root, suite, docs: join(root, 'docs') };
+}
+
+test('convoy defences runs every fitting strategy live per column, fixture strategies included, and renders the doc from its data', async (t) => {
+  const { root, suite, docs } = tinySuite(t, 'convoy-defences-');
   const env = { CONVOY_STRATEGY_DIRS: FIXTURE_STRATEGIES };
   const r = await convoy(['defences', '--suite', suite, '--docs', docs, '--results', join(root, 'results'), '--quiet'], { env, timeoutMs: 300_000 });
   assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -93,12 +98,7 @@ test('convoy defences runs every fitting strategy live per column, fixture strat
 });
 
 test('convoy defences --rows runs only the named rows and leaves the docs alone', async (t) => {
-  const root = mkdtempSync(join(tmpdir(), 'convoy-defences-rows-'));
-  t.after(() => rmSync(root, { recursive: true, force: true }));
-  const suite = join(root, 'suite');
-  mkdirSync(suite);
-  writeFileSync(join(suite, 'tiny.yaml'), COLUMN);
-  const docs = join(root, 'docs');
+  const { root, suite, docs } = tinySuite(t, 'convoy-defences-rows-');
   const mode = DEFENCE_MODES[0]!;
   const r = await convoy(['defences', '--suite', suite, '--docs', docs, '--results', join(root, 'results'), '--rows', mode, '--quiet'], { timeoutMs: 120_000 });
   assert.equal(r.code, 0, r.stdout + r.stderr);
