@@ -42,7 +42,7 @@ export function consumersSection(r: ReportResult): string {
   const v = c.holVictims as HolVictims | undefined;
   const hol = v
     ? `<h3>Head-of-line victims</h3>
-  <p class="hint">Messages of other keys that waited on their lane behind a failing message's retries (poison messages).</p>
+  <p class="hint">Messages of other keys that waited behind a failing message's retries (poison messages): on its lane, or, in key-level modes, for the worker its retries held (an upper bound with several workers).</p>
   <dl class="identity" id="hol-victims">
     ${item('Failing messages', 'blockers', v.blockers, `${formatCount(v.blockers)}, blocking their lanes ${formatCount(v.blockedMs)} ms in all`)}
     ${item('Victims', 'victims', v.victims, `${formatCount(v.victims)} messages of ${formatCount(v.victimKeys)} keys`)}
