@@ -12,6 +12,9 @@
  *                10,000 keys with 1, 4, 16, 64, 256 workers in one consumer
  *   hol          a poison message under each policy (retry, dead-letter, park-key): HOL victims
  *   defences     a hot key under one-at-a-time, conflate and batch: backlog, age, throughput, latency
+ *   defences-kafka  the same three runs on one local Kafka node (a real broker: the pair batch vs
+ *                one at a time measured in one command), then conflate and one at a time on
+ *                orders with whole-state events; not in the default set (each run starts a node)
  */
 import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -110,47 +113,63 @@ async function hol(out: (l: string) => void) {
   }
 }
 
-/** End-to-end latency (handler start - intended), ms, of `key`'s messages intended in [from, to). */
-async function latencies(history: string, key: string, from: number, to: number): Promise<number[]> {
-  const out: number[] = [];
+/** `key`'s commit latency, ms, of its messages intended in [from, to): end - intended, and in the consumer, end - received. */
+async function latencies(history: string, key: string, from: number, to: number): Promise<{ total: number[]; consumer: number[] }> {
+  const total: number[] = [];
+  const consumer: number[] = [];
   for await (const line of createInterface({ input: createReadStream(history), crlfDelay: Infinity })) {
     if (!line.includes('"process"') || !line.includes(`"key":"${key}"`)) continue;
-    const e = JSON.parse(line) as { outcome?: string; intended?: number; end?: number };
+    const e = JSON.parse(line) as { outcome?: string; intended?: number; received?: number; end?: number };
     if (e.outcome !== 'ok' || e.intended === undefined || e.end === undefined || e.intended < from || e.intended >= to) continue;
-    out.push((e.end - e.intended) / 1000);
+    total.push((e.end - e.intended) / 1000);
+    if (e.received !== undefined) consumer.push((e.end - e.received) / 1000);
   }
-  return out.sort((a, b) => a - b);
+  return { total: total.sort((a, b) => a - b), consumer: consumer.sort((a, b) => a - b) };
 }
 const pct = (xs: number[], p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]! : NaN);
 
-async function defences(out: (l: string) => void) {
-  out('== hot-key defences: key k0 gets 80% of the traffic, 40 ms handler (one at a time at most 25 msg/s); 3 s at 10 msg/s (k0 8/s, well under the ceiling), then 3 s at 125 msg/s (k0 100/s, 4x over), wallets with change events, in one run each');
-  for (const [label, mode] of [
-    ['one at a time (key mode)', '{ mode: key, workers: 4 }'],
-    ['batch (max 50, linger 50 ms)', '{ mode: batch, workers: 4, batchMax: 50, batchLingerMs: 50 }'],
-    ['conflate', '{ mode: conflate, workers: 4 }'],
-  ] as const) {
+const HOT_MODES = [
+  ['one at a time (key mode)', '{ mode: key, workers: 4 }'],
+  ['batch (max 50, linger 50 ms)', '{ mode: batch, workers: 4, batchMax: 50, batchLingerMs: 50 }'],
+  ['conflate', '{ mode: conflate, workers: 4 }'],
+] as const;
+
+/**
+ * A hot key under each mode: 3 s under the ceiling (k0's commit latency: what batching adds),
+ * then 3 s at 4x over it (throughput, k0's backlog and oldest unprocessed age).
+ */
+async function defences(out: (l: string) => void, broker?: string, entity = '{ kind: wallet, events: change }', strategy = 'commutative-dedup', modes: readonly (readonly [string, string])[] = HOT_MODES) {
+  out(`== hot-key defences${broker ? ` on ${broker}` : ''}: key k0 gets 80% of the traffic, 40 ms handler (one at a time at most 25 msg/s); 3 s at 10 msg/s (k0 8/s, well under the ceiling), then 3 s at 125 msg/s (k0 100/s, 4x over), ${entity} with strategy ${strategy}, in one run each`);
+  for (const [label, mode] of modes) {
     await run(
       base({
+        broker,
         keys: '{ count: 21, distribution: { kind: hotspot, hotKeys: 1, share: 0.8 } }',
         rate: '{ kind: steps, steps: [{ perSecond: 10, forMs: 3500ms }, { perSecond: 125, forMs: 3s }] }',
         seconds: 6,
-        consumers: `{ processes: 1, handler: { kind: constant, ms: 40 }, concurrency: ${mode}, strategy: commutative-dedup }`,
-        entity: '{ kind: wallet, events: change }',
+        consumers: `{ processes: 1, handler: { kind: constant, ms: 40 }, concurrency: ${mode}, strategy: ${strategy} }`,
+        entity,
       }),
       async (m) => {
         const h = m.consumers.hotKey!;
         const c = m.consumers.costs;
         const split = m.measureStartUs + 3_000_000;
-        const quiet = await latencies(m.history, h.key, m.measureStartUs, split);
+        const { total, consumer } = await latencies(m.history, h.key, m.measureStartUs, split);
         const busy = m.series.processed.slice(4, 6);
         out(
-          `  ${label.padEnd(30)}: under the ceiling k0 commit latency (end - intended) p50 ${pct(quiet, 50).toFixed(0)} ms p99 ${pct(quiet, 99).toFixed(0)} ms; over it all keys processed ${Math.round(busy.reduce((a, b) => a + b, 0) / Math.max(1, busy.length))}/s, ` +
-            `k0 backlog max ${h.backlogMax}, oldest unprocessed max ${h.oldestUnprocessedMsMax} ms; ${c.messagesPerTransaction} messages per transaction, ${c.conflated} conflated  [${load()}]`,
+          `  ${label.padEnd(30)}: under the ceiling k0 commit latency (end - intended) p50 ${pct(total, 50).toFixed(0)} ms p99 ${pct(total, 99).toFixed(0)} ms, in the consumer (end - received) p50 ${pct(consumer, 50).toFixed(0)} ms p99 ${pct(consumer, 99).toFixed(0)} ms; over it all keys processed ${Math.round(busy.reduce((a, b) => a + b, 0) / Math.max(1, busy.length))}/s, ` +
+            `k0 handled ${h.handledPerSecond}/s, backlog +${h.backlogGrowthPerSecond}/s, max ${h.backlogMax}, oldest unprocessed max ${h.oldestUnprocessedMsMax} ms; ${c.messagesPerTransaction} messages per transaction, ${c.conflated} conflated; verdict ${m.status}  [${load()}]`,
         );
       },
     );
   }
+}
+
+const KAFKA = '{ kind: kafka, client: confluent, topic: { partitions: 4 } }';
+
+async function defencesKafka(out: (l: string) => void) {
+  await defences(out, KAFKA);
+  await defences(out, KAFKA, '{ kind: order, events: state }', 'versioned', HOT_MODES.filter(([, m]) => !m.includes('batch')));
 }
 
 export async function hotKeyBench(parts: string[], out: (l: string) => void): Promise<void> {
@@ -160,5 +179,6 @@ export async function hotKeyBench(parts: string[], out: (l: string) => void): Pr
   if (all || parts.includes('concurrency')) await concurrency(out);
   if (all || parts.includes('hol')) await hol(out);
   if (all || parts.includes('defences')) await defences(out);
+  if (parts.includes('defences-kafka')) await defencesKafka(out);
   out(`at end: ${load()}`);
 }

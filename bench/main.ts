@@ -10,7 +10,7 @@
  *                kafka-consumer-perf-test (ConsumerPerformance) on the same preloaded topic
  *   scale        the issue-29 run: 10k msg/s, 100k keys, 2 consumers; backlog and drain
  *   hotkeys      the seeds' hot-key and head-of-line arithmetic, on the memory broker (bench/hotkeys.ts);
- *                `hotkeys ceiling|concurrency|hol|defences` runs one part
+ *                `hotkeys ceiling|concurrency|hol|defences` runs one part; `hotkeys defences-kafka` the defences on a local Kafka node
  * (consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set, nor is hotkeys)
  *
  * `npm run bench -- checker` (or throughput, rate) runs one part.
@@ -46,7 +46,7 @@ try {
     for (const line of await consumerThroughput({ resultsDir: results })) out(line);
   }
   if (want('hotkeys')) {
-    out('== hot keys and head-of-line blocking, the seeds\' arithmetic (memory broker)');
+    out('== hot keys and head-of-line blocking, the seeds\' arithmetic (memory broker; defences-kafka: Kafka)');
     await hotKeyBench(parts.filter((p) => p !== 'hotkeys'), out);
   }
   if (want('scale')) {

@@ -2,9 +2,12 @@
  * The defences table's columns and rows. A column is one scenario file in the suite folder
  * (workloads/defences/): one fault shape that breaks order. Its rows are DISCOVERED: every
  * strategy in the catalogue (harness/consumer/strategies/, plus CONVOY_STRATEGY_DIRS) that fits
- * the column's entity, each run live as the consumers' own strategy. A strategy added to the
- * catalogue joins the table with no edit here. Each column becomes a matrix (harness/matrix/)
- * with one axis, `consumers.strategy`, so runs, seeds, resume and broker reuse are the matrix's.
+ * the column's entity, each run live as the consumers' own strategy; then every concurrency
+ * mode that declares itself a defence (harness/consumer/concurrency/modes/, `defence`), run as
+ * the consumers' mode beside the column's own strategy. A strategy or mode added to its folder
+ * joins the table with no edit here. Each column becomes a matrix (harness/matrix/) with one
+ * linked axis, `defence`, whose value per row sets `consumers.strategy` or
+ * `consumers.concurrency.mode`, so runs, seeds, resume and broker reuse are the matrix's.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -12,9 +15,34 @@ import { parse } from 'yaml';
 import { InputError } from '../errors.ts';
 import { loadScenario, type LoadOptions } from '../scenario/load.ts';
 import { loadStrategies } from '../consumer/strategies/registry.ts';
-import type { MatrixFile } from '../matrix/file.ts';
+import { CONCURRENCY_MODES } from '../consumer/concurrency/registry.ts';
+import type { ConcurrencyMode } from '../consumer/concurrency/contract.ts';
+import type { ConsumerStrategy } from '../consumer/strategies/contract.ts';
+import type { Assignment, MatrixFile } from '../matrix/file.ts';
 
+/** The matrix axis of a column: one value per row (older defences runs used STRATEGY_AXIS). */
+export const DEFENCE_AXIS = 'defence';
 export const STRATEGY_AXIS = 'consumers.strategy';
+export const MODE_PATH = 'consumers.concurrency.mode';
+
+/** A row of the table: a consumer strategy, or a concurrency mode that is a defence. */
+export type Row = { kind: 'strategy'; name: string; strategy: ConsumerStrategy } | { kind: 'mode'; name: string; defence: string };
+
+/** Every row, strategies (catalogue order) then defence modes (by name). */
+export async function discoverRows(modes: readonly ConcurrencyMode[] = CONCURRENCY_MODES): Promise<Row[]> {
+  const rows: Row[] = [...(await loadStrategies())].map(([name, strategy]) => ({ kind: 'strategy' as const, name, strategy }));
+  for (const m of modes) {
+    if (!m.defence) continue;
+    if (rows.some((r) => r.name === m.name)) throw new InputError(`concurrency mode ${m.name}: a strategy has the same name; a defences row needs a name of its own`);
+    rows.push({ kind: 'mode', name: m.name, defence: m.defence });
+  }
+  return rows;
+}
+
+/** What a row sets in the column's scenario. */
+export function rowAssignment(row: Row): Assignment {
+  return row.kind === 'strategy' ? { [STRATEGY_AXIS]: row.name } : { [MODE_PATH]: row.name };
+}
 
 export interface Column {
   /** The scenario's name. */
@@ -24,9 +52,9 @@ export interface Column {
   broker: string;
   entity: { kind: string; events: string };
   faults: string[];
-  /** Fitting strategies, catalogue order: the rows this column runs. */
+  /** Fitting rows (strategies, catalogue order, then defence modes): the rows this column runs. */
   rows: string[];
-  /** Strategies that do not fit, with why. */
+  /** Rows that do not fit, with why. */
   unfit: Record<string, string>;
 }
 
@@ -43,18 +71,19 @@ export function columnFiles(dir: string): string[] {
   return files;
 }
 
-/** Each column with its rows: the strategies that fit its entity. */
-export async function discoverColumns(files: string[], options: Omit<LoadOptions, 'file'>): Promise<Column[]> {
-  const strategies = await loadStrategies();
+/** Each column with its rows: the strategies that fit its entity, and every defence mode. */
+export async function discoverColumns(files: string[], options: Omit<LoadOptions, 'file'>, all?: Row[]): Promise<Column[]> {
+  const candidates = all ?? (await discoverRows());
   const out: Column[] = [];
   for (const file of files) {
     const { scenario } = await loadScenario(file, options);
     const rows: string[] = [];
     const unfit: Record<string, string> = {};
-    for (const [name, s] of strategies) {
-      const why = s.unfit?.(scenario.workload.entity);
-      if (why) unfit[name] = why;
-      else rows.push(name);
+    for (const row of candidates) {
+      // A mode runs beside the column's own strategy, on any entity (its cost shows in the cell).
+      const why = row.kind === 'strategy' ? row.strategy.unfit?.(scenario.workload.entity) : undefined;
+      if (why) unfit[row.name] = why;
+      else rows.push(row.name);
     }
     out.push({
       name: scenario.name, file, description: scenario.description ?? '', broker: scenario.broker.kind,
@@ -65,13 +94,15 @@ export async function discoverColumns(files: string[], options: Omit<LoadOptions
   return out;
 }
 
-/** The column as a matrix file: its scenario, one axis over its rows, `repeats` runs per row. */
-export function columnMatrix(column: Column, repeats: number, seed: number): MatrixFile {
+/** The column as a matrix file: its scenario, one linked axis over its rows (`only`: those of them), `repeats` runs per row. */
+export function columnMatrix(column: Column, rows: Row[], repeats: number, seed: number, only?: string[]): MatrixFile {
   const data = parse(readFileSync(column.file, 'utf8')) as Record<string, unknown>;
   if ('extends' in data) throw new InputError(`${column.file}: extends: a defences column is one self-contained scenario (its cells are built from this file alone)`);
+  const names = column.rows.filter((r) => !only || only.includes(r));
+  const linked = Object.fromEntries(rows.filter((r) => names.includes(r.name)).map((r) => [r.name, rowAssignment(r)]));
   return {
     file: column.file, name: `defences-${basename(column.file).replace(/\.ya?ml$/i, '')}`, description: column.description,
-    scenarioFile: column.file, scenario: data, axes: [{ name: STRATEGY_AXIS, values: column.rows }],
+    scenarioFile: column.file, scenario: data, axes: [{ name: DEFENCE_AXIS, values: names, linked }],
     repeats, seed, exclude: [], overrides: [], expect: [],
   };
 }

@@ -52,6 +52,17 @@ function costRow(d: DefencesData, strategy: string): string[] {
   ];
 }
 
+/** The intro's words for the mode rows, if any. */
+function modeRows(d: DefencesData): string {
+  const names = Object.keys(d.modes ?? {}).filter((m) => d.rows.includes(m));
+  return names.length ? `, then every concurrency mode that is a hot-key defence (${names.map((m) => `\`${m}\``).join(', ')}), run as the consumers' mode beside the column's own strategy, whose final state it is judged by` : '';
+}
+
+function modeList(d: DefencesData): string {
+  const modes = Object.entries(d.modes ?? {}).filter(([m]) => d.rows.includes(m));
+  return modes.length ? `\n${modes.map(([m, what]) => `- **${m}** (concurrency mode): ${what}.`).join('\n')}\n` : '';
+}
+
 export interface Tables {
   wrong: { head: string[]; rows: string[][] };
   cost: { head: string[]; rows: string[][] };
@@ -62,11 +73,11 @@ export function defenceTables(d: DefencesData): Tables {
   const ran = d.rows.filter((s) => d.cells.some((c) => c.strategy === s && c.fits));
   return {
     wrong: {
-      head: ['strategy', ...d.columns.map((c) => c.name)],
+      head: ['defence', ...d.columns.map((c) => c.name)],
       rows: ran.map((s) => [s, ...d.columns.map((c) => { const x = cell(c.name, s); return x ? cellText(x) : 'not run'; })]),
     },
     cost: {
-      head: ['strategy', 'store ms per message', 'messages/s handled', 'store writes per message', ...Object.keys(d.figures).map((f) => `${f} per run`)],
+      head: ['defence', 'store ms per message', 'messages/s handled', 'store writes per message', ...Object.keys(d.figures).map((f) => `${f} per run`)],
       rows: ran.map((s) => costRow(d, s)),
     },
   };
@@ -87,9 +98,9 @@ Commit ${d.commit}, ${d.created}, ${d.repeats} ${d.repeats === 1 ? 'run' : 'runs
 
 Columns are fault shapes that break per-key order (one scenario each in \`workloads/defences/\`); rows
 are every consumer strategy in the catalogue that fits the column's entity, each run **live** as the
-consumers' own strategy (not by replay). A number is the median over a cell's known runs, with the
+consumers' own strategy (not by replay)${modeRows(d)}. A number is the median over a cell's known runs, with the
 range in brackets when runs differ; \`unknown\` runs are listed and never counted.
-
+${modeList(d)}
 ## Wrong final states
 
 Keys whose final state differs from the truth (and their share of the keys), messages the strategy
@@ -129,7 +140,7 @@ function htmlTable(id: string, t: { head: string[]; rows: string[][] }): string 
 export function defencesPage(d: DefencesData): string {
   const t = defenceTables(d);
   const body = `<header><h1>convoy defences</h1>
-  <p class="hint">Commit ${esc(d.commit)}, ${esc(d.created)}, ${d.repeats} per cell, seed ${d.seed}. Rows: every strategy that fits the column's entity, run live by the consumers.</p></header>
+  <p class="hint">Commit ${esc(d.commit)}, ${esc(d.created)}, ${d.repeats} per cell, seed ${d.seed}. Rows: every strategy that fits the column's entity, run live by the consumers, then every concurrency mode that is a defence, beside the column's own strategy.</p></header>
 <section id="wrong"><h2>Wrong final states</h2>${htmlTable('defences-wrong', t.wrong)}</section>
 <section id="cost"><h2>Cost</h2>${htmlTable('defences-cost', t.cost)}</section>
 <section id="columns"><h2>Columns</h2><ul>${d.columns.map((c) => `<li><strong>${esc(c.name)}</strong>: ${esc(c.description)}</li>`).join('')}</ul></section>`;

@@ -14,7 +14,7 @@ import { readPlan } from '../matrix/plan.ts';
 import { readDone } from '../matrix/run-matrix.ts';
 import { spread, type Spread } from '../matrix/stats.ts';
 import type { ConsumerPhases } from '../workers/phases.ts';
-import { STRATEGY_AXIS, columnDir, type Column } from './columns.ts';
+import { DEFENCE_AXIS, STRATEGY_AXIS, columnDir, type Column } from './columns.ts';
 
 export const DEFENCES_SCHEMA = 'convoy.defences.v1';
 
@@ -26,6 +26,7 @@ export interface CellRun {
 
 export interface DefenceCell {
   column: string;
+  /** The row: a strategy, or a concurrency mode (DefencesData.modes). */
   strategy: string;
   /** False when the strategy does not fit the column's entity (nothing ran). */
   fits: boolean;
@@ -52,8 +53,10 @@ export interface DefencesData {
   wallTimeMs: number | null;
   /** Each column, its file relative to the working folder the command ran in. */
   columns: Column[];
-  /** Every strategy of the catalogue, in its order. */
+  /** Every strategy of the catalogue, in its order, then every defence mode. */
   rows: string[];
+  /** The rows that are concurrency modes, each with its `defence` line (absent before modes joined). */
+  modes?: Record<string, string>;
   /** Names of the strategies' own figures (extra columns), with what they count. */
   figures: Record<string, string>;
   cells: DefenceCell[];
@@ -63,11 +66,21 @@ interface RunResult {
   verdict?: { status?: string };
   workload?: { finalState?: Record<string, { primary?: boolean; wrong?: number; keys?: number; effects?: Record<string, number>; figures?: Record<string, number> }> };
   harness?: { consumers?: Record<string, { storeWrites?: number; phases?: ConsumerPhases }> };
+  consumers?: { mode?: string; strategy?: string; costs?: { conflated?: number; messagesPerTransaction?: number } };
 }
 
-/** One run's figures for the strategy it ran live. */
-export function runFigures(r: RunResult, strategy: string) {
+/** A mode row's own figures, from the run's `consumers.costs`. */
+export const MODE_FIGURES: Record<string, string> = {
+  conflated: 'messages dropped unhandled because a newer one of their key superseded them (mode conflate)',
+  'messages per transaction': 'applied messages per store transaction (mode batch: a key\'s queued messages share one)',
+};
+
+/** One run's figures for its row: the strategy it ran live, or the mode it ran (judged by the run's own strategy). */
+export function runFigures(r: RunResult, row: string) {
+  const strategy = r.consumers?.strategy ?? row;
   const s = r.workload?.finalState?.[strategy];
+  const costs = r.consumers?.mode === row ? r.consumers.costs : undefined;
+  const modeFigures = costs ? { conflated: costs.conflated ?? NaN, 'messages per transaction': costs.messagesPerTransaction ?? NaN } : {};
   const consumers = Object.values(r.harness?.consumers ?? {});
   const deliveries = consumers.reduce((n, c) => n + (c.phases?.deliveries ?? 0), 0);
   const storeMs = consumers.reduce((n, c) => n + (c.phases?.storeMs ?? 0), 0);
@@ -81,7 +94,7 @@ export function runFigures(r: RunResult, strategy: string) {
     wrongShare: s && s.keys ? (s.wrong ?? 0) / s.keys : NaN,
     skipped: s?.effects?.skipped ?? NaN,
     rejected: s?.effects?.rejected ?? NaN,
-    figures: s?.figures ?? {},
+    figures: { ...(s?.figures ?? {}), ...modeFigures } as Record<string, number>,
     storeMsPerMessage: deliveries ? storeMs / deliveries : NaN,
     messagesPerSecond: busyS > 0 ? deliveries / busyS : NaN,
     writesPerMessage: deliveries && consumers.some((c) => c.storeWrites !== undefined) ? writes / deliveries : NaN,
@@ -97,7 +110,7 @@ export function columnCells(runDir: string, column: Column, allRows: string[], f
     const base = { column: column.name, strategy };
     const empty = { runs: [], known: 0, keys: null, wrong: null, wrongShare: null, runsWrong: 0, skipped: null, rejected: null, figures: {}, cost: { storeMsPerMessage: null, messagesPerSecond: null, writesPerMessage: null } };
     if (!column.rows.includes(strategy)) return { ...base, fits: false, unfit: column.unfit[strategy], ...empty };
-    const cell = plan?.cells.find((c) => c.values[STRATEGY_AXIS] === strategy);
+    const cell = plan?.cells.find((c) => (c.values[DEFENCE_AXIS] ?? c.values[STRATEGY_AXIS]) === strategy);
     const runs = cell ? done.filter((d) => d.cell === cell.id).sort((a, b) => a.slot - b.slot) : [];
     const loaded = runs.map((d) => {
       const file = join(dir, d.dir, 'result.json');

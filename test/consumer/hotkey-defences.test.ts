@@ -28,6 +28,7 @@ interface Consumers {
 
 const results = new Map<string, Consumers>();
 const runs = new Map<string, Run>();
+const reports = new Map<string, string>();
 
 async function run(name: string): Promise<void> {
   const { result, runDir } = await runHere(join(DIR, `${name}.yaml`));
@@ -35,6 +36,7 @@ async function run(name: string): Promise<void> {
   assert.equal(result.verdict.status, 'pass', `${name}: ${JSON.stringify(result.verdict)}`);
   const res = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8')) as Run;
   runs.set(name, res);
+  reports.set(name, readFileSync(join(out, runId!, 'report.html'), 'utf8'));
   results.set(name, res.consumers);
 }
 
@@ -71,6 +73,16 @@ describe('hot-key defences on the memory broker', () => {
     assert.equal(control.costs.messagesPerTransaction, 1);
     assert.ok(batch.hotKey.handledPerSecond > control.hotKey.handledPerSecond * 1.5, `the hot key handled ${batch.hotKey.handledPerSecond}/s in batches against ${control.hotKey.handledPerSecond}/s one at a time`);
     assert.ok(batch.hotKey.backlogMax * 2 < control.hotKey.backlogMax, `batch backlog max ${batch.hotKey.backlogMax} against ${control.hotKey.backlogMax} one at a time`);
+  });
+
+  test('each run\'s report shows its own consumers section: the defence\'s bounded backlog, the control\'s growing one', () => {
+    for (const name of ['conflate-order', 'one-at-a-time']) {
+      const c = results.get(name)!;
+      const html = reports.get(name)!;
+      assert.match(html, new RegExp(`<tr data-mode="${c.mode}" data-strategy="versioned"><td>${c.mode}</td>`), name);
+      assert.match(html, new RegExp(`data-consumers="backlogMax" data-value="${c.hotKey.backlogMax}">max ${c.hotKey.backlogMax.toLocaleString('en-US')},`), name);
+    }
+    assert.match(reports.get('conflate-order')!, new RegExp(`<td class="num">${results.get('conflate-order')!.costs.conflated.toLocaleString('en-US')}</td>`), 'the conflated count');
   });
 
   test('split keys: per sub-key nothing out of order (the scenario expects it), per entity the events commit out of order', () => {

@@ -4,14 +4,18 @@
  * strategy from a fixture folder joins with no edit), each run live; the data file names runs,
  * seeds and commit; the doc is rendered from it alone; bad input exits 2 before any run.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { convoy } from '../runner/helpers.ts';
 import type { DefencesData } from '../../harness/defences/table.ts';
+import { CONCURRENCY_MODES } from '../../harness/consumer/concurrency/registry.ts';
+
+/** The concurrency modes that declare themselves a defence: rows found in their folder, not listed. */
+const DEFENCE_MODES = CONCURRENCY_MODES.filter((m) => m.defence).map((m) => m.name);
 
 const FIXTURE_STRATEGIES = fileURLToPath(new URL('../consumer/fixture-strategies/', import.meta.url));
 
@@ -28,13 +32,18 @@ consumers: { processes: 2, handler: { kind: constant, ms: 0 } }
 expect: { wrong-state: any }
 `;
 
-test('convoy defences runs every fitting strategy live per column, fixture strategies included, and renders the doc from its data', async (t) => {
-  const root = mkdtempSync(join(tmpdir(), 'convoy-defences-'));
+/** A temporary folder with a one-column suite (COLUMN) and a docs folder, removed after the test. */
+function tinySuite(t: TestContext, prefix: string) {
+  const root = mkdtempSync(join(tmpdir(), prefix));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   const suite = join(root, 'suite');
   mkdirSync(suite);
   writeFileSync(join(suite, 'tiny.yaml'), COLUMN);
-  const docs = join(root, 'docs');
+  return { root, suite, docs: join(root, 'docs') };
+}
+
+test('convoy defences runs every fitting strategy live per column, fixture strategies included, and renders the doc from its data', async (t) => {
+  const { root, suite, docs } = tinySuite(t, 'convoy-defences-');
   const env = { CONVOY_STRATEGY_DIRS: FIXTURE_STRATEGIES };
   const r = await convoy(['defences', '--suite', suite, '--docs', docs, '--results', join(root, 'results'), '--quiet'], { env, timeoutMs: 300_000 });
   assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -42,7 +51,10 @@ test('convoy defences runs every fitting strategy live per column, fixture strat
   assert.equal(data.schema, 'convoy.defences.v1');
   assert.match(data.commit, /^[0-9a-f]{7,}(\+dirty)?$|^unknown$/);
   assert.ok(data.rows.includes('last-writer'), 'the fixture strategy is a row');
-  assert.deepEqual(data.figures, { ties: 'events skipped because their stamp equalled the stored one (two events in the same millisecond)' });
+  assert.ok(DEFENCE_MODES.length >= 2, 'conflate and batch declare a defence');
+  assert.deepEqual(data.rows.slice(-DEFENCE_MODES.length), DEFENCE_MODES, 'the defence modes are rows, after the strategies');
+  assert.deepEqual(Object.keys(data.modes ?? {}), DEFENCE_MODES);
+  assert.deepEqual(Object.keys(data.figures), ['ties', 'conflated', 'messages per transaction']);
   const cells = new Map(data.cells.map((c) => [c.strategy, c]));
   // Counters have no status and whole-state events: the state machine and commutative ones do not fit.
   assert.equal(cells.get('state-machine')?.fits, false);
@@ -59,17 +71,46 @@ test('convoy defences runs every fitting strategy live per column, fixture strat
   }
   assert.ok(cells.get('lww-timestamp')!.figures.ties !== null, "lww-timestamp's own count is in its cell");
   assert.equal(cells.get('naive')!.figures.ties, null, 'a figure a strategy does not keep stays empty');
+  assert.equal(cells.get('naive')!.figures['messages per transaction'], null, 'a strategy row has no mode figures');
+  for (const mode of DEFENCE_MODES) {
+    // Each mode ran as the consumers' mode (its figures come from a run whose consumers.mode is the row), judged by the column's strategy.
+    const c = cells.get(mode)!;
+    assert.equal(c.fits, true, mode);
+    assert.equal(c.known, 1, `${mode}: ${JSON.stringify(c.runs)}`);
+    assert.equal(c.keys?.median, 5, mode);
+    assert.ok(c.figures['messages per transaction'] !== null && c.figures.conflated !== null, `${mode} ran as the consumers' mode`);
+  }
   // The live strategy of each run is the row's (not a replay).
   const md = readFileSync(join(docs, 'defences.md'), 'utf8');
-  assert.match(md, /\| strategy \| tiny-hot-keys \|/);
+  assert.match(md, /\| defence \| tiny-hot-keys \|/);
   assert.match(md, /\| last-writer \| /);
-  assert.match(md, /\| strategy \| store ms per message \| messages\/s handled \| store writes per message \| ties per run \|/);
+  for (const mode of DEFENCE_MODES) {
+    assert.match(md, new RegExp(`\\| ${mode} \\| \\d`), `${mode} has a row`);
+    assert.match(md, new RegExp(`- \\*\\*${mode}\\*\\* \\(concurrency mode\\): `), `${mode}'s defence line`);
+  }
+  assert.match(md, /\| defence \| store ms per message \| messages\/s handled \| store writes per message \| ties per run \| conflated per run \| messages per transaction per run \|/);
   assert.ok(r.stdout.includes(md), 'the doc is what the command printed');
   // Rendered again from the data file alone: the same doc.
   rmSync(join(docs, 'defences.md'));
   const again = await convoy(['defences', '--render', '--docs', docs], { env });
   assert.equal(again.code, 0, again.stderr);
   assert.equal(readFileSync(join(docs, 'defences.md'), 'utf8'), md);
+});
+
+test('convoy defences --rows runs only the named rows and leaves the docs alone', async (t) => {
+  const { root, suite, docs } = tinySuite(t, 'convoy-defences-rows-');
+  const mode = DEFENCE_MODES[0]!;
+  const r = await convoy(['defences', '--suite', suite, '--docs', docs, '--results', join(root, 'results'), '--rows', mode, '--quiet'], { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.equal(existsSync(join(docs, 'defences.json')), false, '--docs left alone');
+  const file = r.stdout.trim().split('\n').find((l) => l.endsWith('defences.json'))!;
+  const data = JSON.parse(readFileSync(file, 'utf8')) as DefencesData;
+  assert.deepEqual(data.rows, [mode]);
+  assert.deepEqual(data.cells.map((c) => [c.strategy, c.known]), [[mode, 1]]);
+  assert.match(r.stdout, new RegExp(`\\| ${mode} \\| `));
+  const bad = await convoy(['defences', '--suite', suite, '--docs', docs, '--rows', 'nosuch']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--rows: no strategy or defence mode named nosuch/);
 });
 
 test('convoy defences refuses bad input with exit 2 before any run', async (t) => {

@@ -41,3 +41,34 @@ test('HOL victims: other keys of the lane written before a poison message gave u
   writeFileSync(file, ev.map((e) => JSON.stringify(e)).join('\n') + '\n');
   assert.deepEqual(await holVictims(file), { blockers: 2, blockedMs: 250, victims: 2, victimKeys: 2, addedMsMean: 225, addedMsMax: 250, addedMsTotal: 450 });
 });
+
+test('HOL victims in key mode: a message of another lane that waited for a worker while a retrying message held one; the blocked key\'s lane itself flows', async () => {
+  // Consumer c1 with 2 workers. k1 (lane p0) fails at 100-150 ms and again at 350-400 ms: between, its
+  // worker sleeps the backoff, so the block holds a worker from 150 to 400 ms. k9 holds the other from 100 to 500 ms.
+  const recv = (key: string, seq: number, lane: string, received: number, start: number, end: number, outcome: 'ok' | 'error' = 'ok') => ({ ...proc(key, seq, lane, start, end, outcome), received });
+  const ev = [
+    ack('k1', 1, 0),
+    recv('k1', 1, 'p0', 90 * ms, 100 * ms, 150 * ms, 'error'),
+    recv('k1', 1, 'p0', 90 * ms, 350 * ms, 400 * ms, 'error'),
+    ack('k9', 1, 0),
+    recv('k9', 1, 'p2', 90 * ms, 100 * ms, 500 * ms),
+    // k2 on lane p1, received at 200 ms, waited for a worker until the block let one go at 400 ms: 200 ms.
+    ack('k2', 1, 190 * ms),
+    recv('k2', 1, 'p1', 200 * ms, 400 * ms, 401 * ms),
+    // k3 on the blocked key's own lane p0, received at 160 ms (the lane flows in key mode), both
+    // workers busy: it waited 160-400 ms for one, a victim behind the worker (240 ms).
+    ack('k3', 1, 155 * ms),
+    recv('k3', 1, 'p0', 160 * ms, 401 * ms, 402 * ms),
+    // k4 on lane p0, on a second consumer c2, waited on its own key's previous message (300-450 ms),
+    // which is no one else's doing: no victim.
+    ack('k4', 1, 0),
+    { ...recv('k4', 1, 'p0', 290 * ms, 300 * ms, 450 * ms), consumer: 'c2' },
+    ack('k4', 2, 200 * ms),
+    { ...recv('k4', 2, 'p0', 210 * ms, 450 * ms, 451 * ms), consumer: 'c2' },
+  ];
+  const file = join(mkdtempSync(join(tmpdir(), 'convoy-hol-key-')), 'h.jsonl');
+  writeFileSync(file, ev.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  // Per lane alone (before), k2 (another lane) was not counted, and k4 (written before the block
+  // ended, started after it, on its lane) was, with 200 ms.
+  assert.deepEqual(await holVictims(file), { blockers: 1, blockedMs: 250, victims: 2, victimKeys: 2, addedMsMean: 220, addedMsMax: 240, addedMsTotal: 440 });
+});

@@ -14,9 +14,8 @@ import { newRunId } from '../../runner/run-id.ts';
 import { runOnce } from '../../runner/run-and-analyze.ts';
 import { onInterrupt } from '../../runtime/cleanup.ts';
 import { SuiteBrokers } from '../../suite/brokers.ts';
-import { loadStrategies } from '../../consumer/strategies/registry.ts';
-import { columnDir, columnFiles, columnMatrix, discoverColumns } from '../../defences/columns.ts';
-import { DEFENCES_SCHEMA, columnCells, type DefencesData } from '../../defences/table.ts';
+import { columnDir, columnFiles, columnMatrix, discoverColumns, discoverRows } from '../../defences/columns.ts';
+import { DEFENCES_SCHEMA, MODE_FIGURES, columnCells, type DefencesData } from '../../defences/table.ts';
 import { DEFENCES_HTML, defencesMarkdown, defencesPage } from '../../defences/render.ts';
 import { checkRuntime } from './run.ts';
 
@@ -27,6 +26,7 @@ interface DefencesFlags {
   results: string;
   docs: string;
   resume?: string;
+  rows?: string;
   render?: boolean;
   runtime: string;
   reuseBrokers: boolean;
@@ -36,12 +36,15 @@ interface DefencesFlags {
 const HELP = `
 Runs the defences suite: one scenario per column (a fault shape that breaks per-key order)
 in --suite, and in each column every consumer strategy of the catalogue that fits the
-column's entity, as the consumers' own live strategy (each column is a matrix over
-consumers.strategy; a strategy added to harness/consumer/strategies/ joins with no edit).
-Writes <results>/defences-<time>/ (the columns' matrix folders, defences.json,
+column's entity, as the consumers' own live strategy, then every concurrency mode that
+declares itself a defence (conflate, batch), as the consumers' mode beside the column's own
+strategy (each column is a matrix over its rows; a strategy added to
+harness/consumer/strategies/ or a mode to harness/consumer/concurrency/modes/ joins with no
+edit). Writes <results>/defences-<time>/ (the columns' matrix folders, defences.json,
 ${DEFENCES_HTML}) and, in --docs, defences.json (every number with its runs, seeds and
 commit) and defences.md rendered from it. --render rewrites defences.md from --docs'
-defences.json without running anything.
+defences.json without running anything. --rows runs only the named rows: the run folder gets
+its defences.json and page, the doc is printed, and --docs is left alone (a partial table).
 `;
 
 function positiveInt(flag: string, text: string): number {
@@ -71,6 +74,7 @@ export function register(program: Command): void {
     .option('--results <dir>', 'parent folder for the defences run folder', 'results')
     .option('--docs <dir>', 'where defences.json and defences.md go', 'docs')
     .option('--resume <dir>', 'continue an interrupted defences run (its folder)')
+    .option('--rows <names>', 'run only these rows (comma-separated strategies or modes); leaves --docs alone')
     .option('--render', 'rewrite defences.md from the docs folder\'s defences.json; run nothing')
     .option('--runtime <kind>', 'where brokers come from: local, containers', 'local')
     .option('--no-reuse-brokers', 'local runtime: let every run start and stop its own brokers')
@@ -98,7 +102,14 @@ async function defencesCommand(o: DefencesFlags): Promise<void> {
   const commit = commitOf();
   const catalogue = await scenarioCatalogue();
   const target = { runtime, allowDestructive: false };
-  const columns = await discoverColumns(columnFiles(resolve(o.suite)), { catalogue, target });
+  const allRows = await discoverRows();
+  const only = o.rows?.split(',').map((r) => r.trim()).filter(Boolean);
+  if (only) {
+    const unknown = only.filter((r) => !allRows.some((x) => x.name === r));
+    if (unknown.length || !only.length) throw new InputError(`--rows: ${unknown.length ? `no strategy or defence mode named ${unknown.join(', ')}` : 'no row named'} (rows: ${allRows.map((r) => r.name).join(', ')})`);
+    if (o.resume) throw new InputError('--rows: a resumed run keeps the rows it was planned with; leave --rows out');
+  }
+  const columns = await discoverColumns(columnFiles(resolve(o.suite)), { catalogue, target }, allRows);
   const dir = o.resume ? resolve(o.resume) : join(resolve(o.results), newRunId('defences'));
   mkdirSync(dir, { recursive: true });
 
@@ -110,7 +121,8 @@ async function defencesCommand(o: DefencesFlags): Promise<void> {
       plans.push({ column, dir: cdir, plan: readPlan(cdir) });
       continue;
     }
-    const matrix = columnMatrix(column, repeats, seed);
+    const matrix = columnMatrix(column, allRows, repeats, seed, only);
+    if (!matrix.axes[0]!.values.length) continue; // --rows: none of them fits this column
     const { cells } = await buildCells(matrix, { catalogue, target });
     mkdirSync(cdir, { recursive: true });
     const plan = makePlan(matrix, cells);
@@ -128,7 +140,7 @@ async function defencesCommand(o: DefencesFlags): Promise<void> {
   try {
     for (const p of plans) {
       if (stopped) break;
-      log(`column ${p.column.name}: ${p.column.rows.join(', ')}`);
+      log(`column ${p.column.name}: ${p.plan.cells.map((c) => c.values.defence ?? c.values['consumers.strategy']).join(', ')}`);
       await runMatrix(p.plan, { dir: p.dir, runtime, allowDestructive: false, keep: false, quiet: Boolean(o.quiet) }, {
         run: runOnce, report: reportAfterRun, log,
         prepare: brokers ? async (s) => ((await loadBroker(s.broker.kind)).testDouble ? undefined : brokers.prepare(s)) : undefined,
@@ -141,15 +153,19 @@ async function defencesCommand(o: DefencesFlags): Promise<void> {
     await brokers?.stopAll();
   }
 
-  const strategies = await loadStrategies();
   const figures: Record<string, string> = {};
-  for (const s of strategies.values()) for (const [name, what] of Object.entries(s.figures ?? {})) figures[name] ??= what;
-  const rows = [...strategies.keys()];
+  const modes: Record<string, string> = {};
+  for (const r of allRows) {
+    if (r.kind === 'strategy') for (const [name, what] of Object.entries(r.strategy.figures ?? {})) figures[name] ??= what;
+    else modes[r.name] = r.defence;
+  }
+  if (Object.keys(modes).length) for (const [name, what] of Object.entries(MODE_FIGURES)) figures[name] ??= what;
+  const rows = allRows.map((r) => r.name).filter((r) => !only || only.includes(r));
   const data: DefencesData = {
     schema: DEFENCES_SCHEMA, created: new Date().toISOString(), commit, repeats, seed,
     wallTimeMs: o.resume ? null : Date.now() - started,
     columns: columns.map((c) => ({ ...c, file: relative(process.cwd(), c.file) })),
-    rows, figures,
+    rows, modes, figures,
     cells: columns.flatMap((c) => columnCells(dir, c, rows, Object.keys(figures))),
   };
   const json = JSON.stringify(data, null, 2) + '\n';
@@ -159,6 +175,10 @@ async function defencesCommand(o: DefencesFlags): Promise<void> {
   if (stopped) {
     log(`interrupted: continue with convoy defences --resume ${dir}`);
     process.exitCode = EXIT.infrastructure;
+    return;
+  }
+  if (only) {
+    process.stdout.write(`${md}\n(--rows: ${docs} left alone)\n${join(dir, 'defences.json')}\n${join(dir, DEFENCES_HTML)}\n`);
     return;
   }
   mkdirSync(docs, { recursive: true });
