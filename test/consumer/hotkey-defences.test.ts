@@ -36,7 +36,7 @@ async function run(name: string): Promise<void> {
   assert.equal(result.verdict.status, 'pass', `${name}: ${JSON.stringify(result.verdict)}`);
   const res = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8')) as Run;
   runs.set(name, res);
-  reports.set(name, readFileSync(join(out, runId!, 'report.html'), 'utf8'));
+  reports.set(name, readFileSync(join(runDir, 'report.html'), 'utf8'));
   results.set(name, res.consumers);
 }
 
