@@ -83,6 +83,11 @@ export class EntityStore {
     return this.store.appliedAt?.();
   }
 
+  /** Whether the strategy may hold messages back (it has a release). */
+  get holds(): boolean {
+    return this.store.release !== undefined;
+  }
+
   /** Held messages that may leave now (none for a strategy that never holds). */
   release(): Promise<Released[]> {
     return this.store.release?.() ?? Promise.resolve([]);
