@@ -146,11 +146,19 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         grouped = groupable();
         t = clock();
         let effect;
+        /** When the apply took effect: stamped before anything else of this process can run (see below). */
+        let appliedAt: number | undefined;
         try {
           if (grouped) effect = group.apply(msg);
           else {
             group.end();
-            effect = await store.apply(msg);
+            const pending = store.apply(msg);
+            // A synchronous apply is stamped at once: after an await, other handlings of this
+            // process (resumed together after a stall, say) apply first and this end would read
+            // later than its commit; an apply that answers later stamps itself, per key.
+            if (typeof pending === 'string') appliedAt = store.appliedAt(msg) ?? nowMicros();
+            effect = await pending;
+            appliedAt ??= store.appliedAt(msg);
           }
         } catch (e) {
           // The strategy could not apply it (its owner did not answer): a handler error, given back.
@@ -174,8 +182,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         ev.effect = effect;
         if (ev.effect !== 'applied') stats.stale++;
         // The strategy's own stamp when it has one for this apply (taken inside its transaction).
-        const at = store.appliedAt();
-        ev.end = at !== undefined && at >= start ? at : nowMicros();
+        ev.end = appliedAt !== undefined && appliedAt >= start ? appliedAt : nowMicros();
         stats.applied++;
         phases.storeMs += clock() - t;
         t = clock();
