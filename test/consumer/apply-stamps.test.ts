@@ -16,26 +16,14 @@ import { join } from 'node:path';
 import { convoy, onlyRunDir } from '../runner/helpers.ts';
 import { openStore } from '../../harness/consumer/store.ts';
 import { loadStrategies } from '../../harness/consumer/strategies/registry.ts';
+import { ordersScenario } from './orders-scenario.ts';
 
-const SCENARIO = `name: memory-resequencer-two-consumers-stall
-seed: 5
-broker: { kind: memory, mode: queue }
-workload:
-  keys: { count: 8 }
-  entity: { kind: order, events: change, cancelShare: 0.25 }
-  rate: { kind: fixed, perSecond: 400 }
-  durationMs: 2s
-  warmupMs: 300ms
-consumers:
-  processes: 2
-  handler: { kind: constant, ms: 0 }
-  concurrency: { mode: key, workers: 20 }
-  strategy: resequencer
-faults:
-  - { name: stall, kind: stall, consumer: c1, atMs: 800ms, durationMs: 700ms }
-expect: { reorder: 0, wrong-state: 0, overlap: any, displaced: any, duplicate: any }
-run: { drainTimeoutMs: 10s, settleMs: 1s }
-`;
+const SCENARIO = ordersScenario({
+  name: 'memory-resequencer-two-consumers-stall', seed: 5, broker: 'mode: queue', keys: 8, perSecond: 400, processes: 2,
+  concurrency: '{ mode: key, workers: 20 }', strategy: 'resequencer',
+  faults: ['{ name: stall, kind: stall, consumer: c1, atMs: 800ms, durationMs: 700ms }'],
+  expect: '{ reorder: 0, wrong-state: 0, overlap: any, displaced: any, duplicate: any }',
+});
 
 test('the resequencer stamps each key\'s apply on its own', async () => {
   const resequencer = (await loadStrategies()).get('resequencer')!;

@@ -13,25 +13,15 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convoy, onlyRunDir } from '../runner/helpers.ts';
+import { ordersScenario } from './orders-scenario.ts';
 
-const scenario = (mode: string) => `name: memory-lost-resequencer-${mode.split(',')[0]}
-seed: 31
-broker: { kind: memory, mode: queue, maxDeliveries: 3 }
-workload:
-  keys: { count: 20 }
-  entity: { kind: order, events: change, cancelShare: 0.25 }
-  rate: { kind: fixed, perSecond: 200 }
-  durationMs: 2s
-  warmupMs: 300ms
-consumers:
-  processes: 1
-  handler: { kind: constant, ms: 0 }
-  concurrency: { mode: ${mode} }
-  poison: { share: 0.01, policy: dead-letter }
-  strategy: { kind: resequencer, maxAgeMs: 300 }
-expect: { abandoned: ">0", gap: any, reorder: 0, wrong-state: 0 }
-run: { drainTimeoutMs: 10s, settleMs: 1s }
-`;
+const scenario = (mode: string) =>
+  ordersScenario({
+    name: `memory-lost-resequencer-${mode.split(',')[0]}`, seed: 31, broker: 'mode: queue, maxDeliveries: 3', keys: 20, perSecond: 200, processes: 1,
+    concurrency: `{ mode: ${mode} }`, strategy: '{ kind: resequencer, maxAgeMs: 300 }',
+    consumerLines: ['  poison: { share: 0.01, policy: dead-letter }'],
+    expect: '{ abandoned: ">0", gap: any, reorder: 0, wrong-state: 0 }',
+  });
 
 interface Costs {
   counts: Record<string, number>;
