@@ -188,7 +188,7 @@ export class ConsumerCore {
     // partitionsConsumedConcurrently partitions are fetched side by side, and each may have one
     // delivery out (the gate's lane rule): partition mode's one in flight becomes one per partition.
     const maxInFlight = Math.max(this.options.maxInFlight, this.settings.partitionsConsumedConcurrently);
-    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight, log: this.options.log, onHandlerError: 'requeue' });
+    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight, log: this.options.log, onHandlerError: 'requeue', onRenewal: this.options.onRenewal });
   }
 
   /** The group gave this member `partitions` (possibly none): it is ready. */

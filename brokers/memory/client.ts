@@ -39,7 +39,7 @@ export class MemoryConsumer implements ConsumerClient {
   async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
     const prefix = this.names.prefix;
     const { id, maxInFlight, log } = this.options;
-    const gate = new DeliveryGate(onDelivery, { id, maxInFlight, log, onHandlerError: 'requeue' });
+    const gate = new DeliveryGate(onDelivery, { id, maxInFlight, log, onHandlerError: 'requeue', onRenewal: this.options.onRenewal });
     this.link.onPush((raw) => {
       const p = raw as Push;
       if (p.type === 'group') {

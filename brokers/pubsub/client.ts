@@ -193,7 +193,7 @@ export class PubsubConsumer implements ConsumerClient {
 
   async start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void> {
     if (this.gate) throw new Error('consumer already started');
-    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError: 'requeue' });
+    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError: 'requeue', onRenewal: this.options.onRenewal });
     const s = this.settings;
     const deadline = Duration.from({ seconds: s.ackDeadlineSeconds });
     const sub = this.client.subscription(this.names.subscription, {

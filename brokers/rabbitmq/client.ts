@@ -305,7 +305,7 @@ export class RabbitConsumer implements ConsumerClient {
   async start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void> {
     if (this.gate) throw new Error('consumer already started');
     const onHandlerError = this.settings.requeueOnError ? 'requeue' : 'dead-letter';
-    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError });
+    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError, onRenewal: this.options.onRenewal });
     void this.connectLoop();
   }
 

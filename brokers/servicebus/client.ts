@@ -102,7 +102,7 @@ export class ServiceBusConsumer implements ConsumerClient {
     // are worked on at once even when the consumer takes one delivery at a time per lane.
     const maxInFlight = Math.max(this.options.maxInFlight, sessions);
     // A handler that throws leaves the message locked: the lock expires and it comes again.
-    const gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight, log: this.options.log, onHandlerError: 'release' });
+    const gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight, log: this.options.log, onHandlerError: 'release', onRenewal: this.options.onRenewal });
     const accept = (d: Delivery) => gate.accept(d);
     this.closeGate = () => gate.close();
     if (!this.settings.sessions) {

@@ -259,7 +259,7 @@ export class SqsConsumer implements ConsumerClient {
   async start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void> {
     if (this.gate) throw new Error('consumer already started');
     const { id, maxInFlight, log } = this.options;
-    this.gate = new DeliveryGate(onDelivery, { id, maxInFlight, log, onHandlerError: 'requeue', onFree: () => this.wakeCapacity() });
+    this.gate = new DeliveryGate(onDelivery, { id, maxInFlight, log, onHandlerError: 'requeue', onFree: () => this.wakeCapacity(), onRenewal: this.options.onRenewal });
     const who = `consumer ${this.options.id}`;
     this.queueUrl = await resolveQueueUrl(this.client, this.queues.main, 60_000, this.options.log, who);
     if (this.queues.deadLetter && this.settings.deadLetter.settle === 'move') {

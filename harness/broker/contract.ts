@@ -216,6 +216,11 @@ export interface ConsumerOptions {
    * settlements (a Kafka offset commit).
    */
   beforeCommit?(): void;
+  /**
+   * Told after each renewal of a delivery's lock or lease by the delivery gate (a held message
+   * is renewed until it is settled): the adapter passes it to its gate, the harness counts.
+   */
+  onRenewal?(ok: boolean): void;
 }
 
 export interface ConsumerClient {

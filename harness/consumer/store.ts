@@ -78,9 +78,14 @@ export class EntityStore {
     return { producer: m.producer, key: e.key, seq: e.seq };
   }
 
-  /** When the last apply took effect, if the strategy says (StrategyStore.appliedAt). */
-  appliedAt(): number | undefined {
-    return this.store.appliedAt?.();
+  /** When the last apply of this message's key took effect, if the strategy says (StrategyStore.appliedAt). */
+  appliedAt(m: Delivered): number | undefined {
+    return this.store.appliedAt?.(this.entityDelivered(m).key);
+  }
+
+  /** Whether the strategy may hold messages back (it has a release). */
+  get holds(): boolean {
+    return this.store.release !== undefined;
   }
 
   /** Held messages that may leave now (none for a strategy that never holds). */

@@ -48,6 +48,10 @@ function costRow(d: DefencesData, strategy: string): string[] {
     spreadText(pool((c) => c.cost.storeMsPerMessage), 3),
     spreadText(pool((c) => c.cost.messagesPerSecond)),
     spreadText(pool((c) => c.cost.writesPerMessage), 2),
+    spreadText(pool((c) => c.cost.heldMessages ?? null)),
+    spreadText(pool((c) => c.cost.peakRssMiB ?? null)),
+    spreadText(pool((c) => c.cost.readsPerMessage ?? null), 3),
+    spreadText(pool((c) => c.cost.addedLatencyP99Ms ?? null)),
     ...Object.keys(d.figures).map((f) => spreadText(pool((c) => c.figures[f] ?? null))),
   ];
 }
@@ -77,7 +81,7 @@ export function defenceTables(d: DefencesData): Tables {
       rows: ran.map((s) => [s, ...d.columns.map((c) => { const x = cell(c.name, s); return x ? cellText(x) : 'not run'; })]),
     },
     cost: {
-      head: ['defence', 'store ms per message', 'messages/s handled', 'store writes per message', ...Object.keys(d.figures).map((f) => `${f} per run`)],
+      head: ['defence', 'store ms per message', 'messages/s handled', 'store writes per message', 'held messages per run', 'peak consumer memory (MiB)', 'owner reads per message', 'added latency p99 (ms)', ...Object.keys(d.figures).map((f) => `${f} per run`)],
       rows: ran.map((s) => costRow(d, s)),
     },
   };
@@ -114,7 +118,11 @@ ${mdTable(t.wrong)}
 Measured in the consumer processes over every run of the strategy: store time per message (what the
 strategy adds to the handler), messages handled per second of the consumers' busy window (the
 workloads send at a fixed rate, so this is the rate they kept up with), SQLite rows written per
-message (\`total_changes\`)${Object.keys(d.figures).length ? ', and the strategies\' own counts per run' : ''}. Median of the cells, range over every run.
+message (\`total_changes\`); from the strategy's own costs (\`finalState.<strategy>.costs\` of each run's
+result): messages it held back per run (the resequencer), the peak resident memory of a consumer
+process, reads of the owner service per message handled (notification; the resequencer's fetches),
+and the p99 of the latency holding added to released messages (— for a strategy that never held one,
+or data from before these were measured)${Object.keys(d.figures).length ? ', and the strategies\' own counts per run' : ''}. Median of the cells, range over every run.
 
 ${mdTable(t.cost)}
 ${Object.keys(d.figures).length ? `\n${Object.entries(d.figures).map(([f, what]) => `- **${f}**: ${what}.`).join('\n')}\n` : ''}

@@ -41,7 +41,26 @@ export interface DefenceCell {
   skipped: Spread | null;
   rejected: Spread | null;
   figures: Record<string, Spread | null>;
-  cost: { storeMsPerMessage: Spread | null; messagesPerSecond: Spread | null; writesPerMessage: Spread | null };
+  cost: DefenceCost;
+}
+
+/**
+ * What a cell's strategy cost. The last four come from the live strategy's own costs (result
+ * `finalState.<live>.costs`, harness/consumer/strategies/costs.ts) and are absent from data
+ * written before they existed.
+ */
+export interface DefenceCost {
+  storeMsPerMessage: Spread | null;
+  messagesPerSecond: Spread | null;
+  writesPerMessage: Spread | null;
+  /** Messages the strategy held back (the resequencer), per run; 0 for one that never holds. */
+  heldMessages?: Spread | null;
+  /** The highest resident memory of a consumer process, MiB. */
+  peakRssMiB?: Spread | null;
+  /** Reads of the owner service per message handled (notification; the resequencer's fetches). */
+  readsPerMessage?: Spread | null;
+  /** p99 of the latency holding added to released messages, ms; absent for a strategy that never held one. */
+  addedLatencyP99Ms?: Spread | null;
 }
 
 export interface DefencesData {
@@ -62,9 +81,15 @@ export interface DefencesData {
   cells: DefenceCell[];
 }
 
+interface RunCosts {
+  counts?: Record<string, number>;
+  peaks?: Record<string, number>;
+  latency?: Record<string, { count?: number; p99?: number }>;
+}
+
 interface RunResult {
   verdict?: { status?: string };
-  workload?: { finalState?: Record<string, { primary?: boolean; wrong?: number; keys?: number; effects?: Record<string, number>; figures?: Record<string, number> }> };
+  workload?: { finalState?: Record<string, { primary?: boolean; wrong?: number; keys?: number; effects?: Record<string, number>; figures?: Record<string, number>; costs?: RunCosts }> };
   harness?: { consumers?: Record<string, { storeWrites?: number; phases?: ConsumerPhases }> };
   consumers?: { mode?: string; strategy?: string; costs?: { conflated?: number; messagesPerTransaction?: number } };
 }
@@ -98,6 +123,18 @@ export function runFigures(r: RunResult, row: string) {
     storeMsPerMessage: deliveries ? storeMs / deliveries : NaN,
     messagesPerSecond: busyS > 0 ? deliveries / busyS : NaN,
     writesPerMessage: deliveries && consumers.some((c) => c.storeWrites !== undefined) ? writes / deliveries : NaN,
+    ...strategyCostFigures(s?.costs, deliveries),
+  };
+}
+
+/** The defences table's figures from a run's strategy costs (NaN: not measured in that run). */
+export function strategyCostFigures(costs: RunCosts | undefined, deliveries: number) {
+  const added = costs?.latency?.addedLatency;
+  return {
+    heldMessages: costs ? (costs.counts?.held ?? 0) : NaN,
+    peakRssMiB: costs?.peaks?.peakRssBytes !== undefined ? costs.peaks.peakRssBytes / 1048576 : NaN,
+    readsPerMessage: costs && deliveries ? (costs.counts?.ownerReads ?? 0) / deliveries : NaN,
+    addedLatencyP99Ms: added?.count && added.p99 !== undefined ? added.p99 / 1000 : NaN,
   };
 }
 
@@ -108,7 +145,7 @@ export function columnCells(runDir: string, column: Column, allRows: string[], f
   const done = plan ? readDone(dir) : [];
   return allRows.map((strategy): DefenceCell => {
     const base = { column: column.name, strategy };
-    const empty = { runs: [], known: 0, keys: null, wrong: null, wrongShare: null, runsWrong: 0, skipped: null, rejected: null, figures: {}, cost: { storeMsPerMessage: null, messagesPerSecond: null, writesPerMessage: null } };
+    const empty = { runs: [], known: 0, keys: null, wrong: null, wrongShare: null, runsWrong: 0, skipped: null, rejected: null, figures: {}, cost: { storeMsPerMessage: null, messagesPerSecond: null, writesPerMessage: null, heldMessages: null, peakRssMiB: null, readsPerMessage: null, addedLatencyP99Ms: null } };
     if (!column.rows.includes(strategy)) return { ...base, fits: false, unfit: column.unfit[strategy], ...empty };
     const cell = plan?.cells.find((c) => (c.values[DEFENCE_AXIS] ?? c.values[STRATEGY_AXIS]) === strategy);
     const runs = cell ? done.filter((d) => d.cell === cell.id).sort((a, b) => a.slot - b.slot) : [];
@@ -127,7 +164,10 @@ export function columnCells(runDir: string, column: Column, allRows: string[], f
       runsWrong: known.filter((f) => f.wrong > 0).length,
       skipped: of((f) => f.skipped), rejected: of((f) => f.rejected),
       figures: Object.fromEntries(figureNames.map((n) => [n, known.some((f) => n in f.figures) ? of((f) => f.figures[n] ?? NaN) : null])),
-      cost: { storeMsPerMessage: of((f) => f.storeMsPerMessage), messagesPerSecond: of((f) => f.messagesPerSecond), writesPerMessage: of((f) => f.writesPerMessage) },
+      cost: {
+        storeMsPerMessage: of((f) => f.storeMsPerMessage), messagesPerSecond: of((f) => f.messagesPerSecond), writesPerMessage: of((f) => f.writesPerMessage),
+        heldMessages: of((f) => f.heldMessages), peakRssMiB: of((f) => f.peakRssMiB), readsPerMessage: of((f) => f.readsPerMessage), addedLatencyP99Ms: of((f) => f.addedLatencyP99Ms),
+      },
     };
   });
 }

@@ -48,6 +48,8 @@ export interface GateOptions {
   keepAliveMs?: number;
   /** Called whenever a delivery stops counting (settled, taken back, dropped): a receive loop may fetch more. */
   onFree?(): void;
+  /** Called after each renewal of a delivery's lock or lease: whether it succeeded (a strategy's costs count them). */
+  onRenewal?(ok: boolean): void;
 }
 
 interface Waiting {
@@ -229,7 +231,15 @@ export class DeliveryGate {
   private tick(): void {
     const waiter = this.waiting.find((w) => w.d.keepAlive);
     if (waiter) void waiter.d.keepAlive!().catch(() => {});
-    for (const d of this.renewing) void d.renew!().catch((e: Error) => this.options.log(`consumer ${this.options.id}: renewing a delivery on ${d.lane ?? ''} failed (${e.message})`));
+    for (const d of this.renewing) {
+      void d.renew!().then(
+        () => this.options.onRenewal?.(true),
+        (e: Error) => {
+          this.options.onRenewal?.(false);
+          this.options.log(`consumer ${this.options.id}: renewing a delivery on ${d.lane ?? ''} failed (${e.message})`);
+        },
+      );
+    }
     this.tickWhileNeeded();
   }
 

@@ -10,7 +10,7 @@ import { PoisonTracker } from '../consumer/poison.ts';
 import { ParkingLot } from '../consumer/parking-lot.ts';
 import { openDatabase } from '../consumer/store.ts';
 import { openStrategyStore } from '../consumer/strategies/open.ts';
-import { COSTS_MARK, type StrategyCosts } from '../consumer/strategies/costs.ts';
+import { CAP_STALL_END_MARK, CAP_STALL_MARK, COSTS_MARK, type StrategyCosts } from '../consumer/strategies/costs.ts';
 import type { Released, StrategyContext } from '../consumer/strategies/contract.ts';
 import { ownerClient } from '../owner/client.ts';
 import { encode, newHistogram, record } from '../metrics/histogram.ts';
@@ -68,6 +68,8 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const lot = lotDb ? new ParkingLot(lotDb) : undefined;
   const mode = concurrencyMode(spec.concurrency.mode);
   const group = new GroupCommit(store, history, phases);
+  /** Lock or lease renewals the delivery gate made (held messages are renewed until settled). */
+  const renewals = { ok: 0, failed: 0 };
   /** Writes the open group, then anything else buffered (the file's order is the handling order). */
   const flushAll = () => {
     group.end();
@@ -99,6 +101,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     },
     log,
     beforeCommit: () => group.end(),
+    onRenewal: (ok) => void (ok ? renewals.ok++ : renewals.failed++),
   });
   // Grouped only while no fault acts in this worker: a fault's hooks (a kill after the apply,
   // a failing handler) see each message's effects written, as they were designed against.
@@ -143,11 +146,19 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         grouped = groupable();
         t = clock();
         let effect;
+        /** When the apply took effect: stamped before anything else of this process can run (see below). */
+        let appliedAt: number | undefined;
         try {
           if (grouped) effect = group.apply(msg);
           else {
             group.end();
-            effect = await store.apply(msg);
+            const pending = store.apply(msg);
+            // A synchronous apply is stamped at once: after an await, other handlings of this
+            // process (resumed together after a stall, say) apply first and this end would read
+            // later than its commit; an apply that answers later stamps itself, per key.
+            if (typeof pending === 'string') appliedAt = store.appliedAt(msg) ?? nowMicros();
+            effect = await pending;
+            appliedAt ??= store.appliedAt(msg);
           }
         } catch (e) {
           // The strategy could not apply it (its owner did not answer): a handler error, given back.
@@ -171,8 +182,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         ev.effect = effect;
         if (ev.effect !== 'applied') stats.stale++;
         // The strategy's own stamp when it has one for this apply (taken inside its transaction).
-        const at = store.appliedAt();
-        ev.end = at !== undefined && at >= start ? at : nowMicros();
+        ev.end = appliedAt !== undefined && appliedAt >= start ? appliedAt : nowMicros();
         stats.applied++;
         phases.storeMs += clock() - t;
         t = clock();
@@ -243,7 +253,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     }
   };
   const releaser = setInterval(() => void releaseTick(), 10);
-  const capStall = capStallMeter(mode.maxInFlight(spec.concurrency.workers));
+  const capStall = capStallMeter(mode.maxInFlight(spec.concurrency.workers, spec.concurrency), context.mark);
 
   await client.start(async (d) => {
     const received = nowMicros();
@@ -271,7 +281,9 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   // The strategy's costs, for the result (costs.ts); held messages still unsettled go back to the broker with the client.
   const costs: StrategyCosts = store.costs();
   const peaks = { ...costs.peaks, peakRssBytes: Math.max(peakRssBytes, process.memoryUsage().rss) };
-  const counts = { ...costs.counts, ...(owner ? readCounts : {}), ...capStall.counts() };
+  // A holding strategy's renewals count even when none was made (the broker's client renews on its own, or has no lock).
+  const renewed = store.holds ? { renewals: renewals.ok, renewalFailures: renewals.failed } : {};
+  const counts = { ...costs.counts, ...(owner ? readCounts : {}), ...capStall.counts(), ...renewed };
   const histograms = owner && ownerReads.totalCount > 0 ? { ...costs.histograms, ownerRead: encode(ownerReads) } : costs.histograms;
   history.write({ type: 'mark', at: nowMicros(), name: COSTS_MARK, detail: { consumer: init.id, strategy: store.strategy.name, counts, peaks, histograms } });
   owner?.close();
@@ -296,9 +308,10 @@ function failedByFault(effects: Iterable<HandlerEffect>): Settlement | undefined
 
 /**
  * When held messages fill the in-flight cap, the consumer gets nothing more: its lanes stall
- * until a release. Counts those stalls and their time (ms), for the strategy's costs.
+ * until a release. Counts those stalls and their time (ms), for the strategy's costs, and marks
+ * each one's start and end in the history (CAP_STALL_MARK), so the result says when.
  */
-function capStallMeter(cap: number) {
+function capStallMeter(cap: number, mark: (name: string, detail: Record<string, unknown>) => void) {
   let since: number | undefined;
   let stalls = 0;
   let stalledMs = 0;
@@ -307,9 +320,12 @@ function capStallMeter(cap: number) {
       if (held >= cap && since === undefined) {
         since = performance.now();
         stalls++;
+        mark(CAP_STALL_MARK, { held, cap });
       } else if (held < cap && since !== undefined) {
-        stalledMs += performance.now() - since;
+        const ms = performance.now() - since;
+        stalledMs += ms;
         since = undefined;
+        mark(CAP_STALL_END_MARK, { ms: Math.round(ms) });
       }
     },
     counts(): Record<string, number> {

@@ -38,7 +38,7 @@ test('a message ahead of the next version is held, and released in order once an
   const c2 = openStore(file, resequencer, ORDERS, { kind: 'resequencer' }, {}, b.ctx);
   assert.equal(await c1.apply(m(1)), 'applied');
   // Stamped inside the apply's transaction, so ends follow commit order across consumers.
-  assert.equal(c1.appliedAt(), a.ctx.now());
+  assert.equal(c1.appliedAt(m(1)), a.ctx.now());
   assert.equal(await c1.apply(m(4)), 'held');
   assert.equal(await c1.apply(m(3)), 'held');
   assert.deepEqual(await c1.release(), [], 'nothing can leave while 2 is missing');

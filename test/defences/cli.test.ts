@@ -88,7 +88,18 @@ test('convoy defences runs every fitting strategy live per column, fixture strat
     assert.match(md, new RegExp(`\\| ${mode} \\| \\d`), `${mode} has a row`);
     assert.match(md, new RegExp(`- \\*\\*${mode}\\*\\* \\(concurrency mode\\): `), `${mode}'s defence line`);
   }
-  assert.match(md, /\| defence \| store ms per message \| messages\/s handled \| store writes per message \| ties per run \| conflated per run \| messages per transaction per run \|/);
+  assert.match(md, /\| defence \| store ms per message \| messages\/s handled \| store writes per message \| held messages per run \| peak consumer memory \(MiB\) \| owner reads per message \| added latency p99 \(ms\) \| ties per run \| conflated per run \| messages per transaction per run \|/);
+  // The cost columns from each run's strategy costs: memory for every row, holding and owner reads only where the strategy does them.
+  for (const name of ['naive', 'versioned']) {
+    const c = cells.get(name)!.cost;
+    assert.ok((c.peakRssMiB?.median ?? 0) > 10, `${name}: a consumer's peak memory (${JSON.stringify(c.peakRssMiB)})`);
+    assert.equal(c.heldMessages?.median, 0, `${name} holds nothing`);
+    assert.equal(c.readsPerMessage?.median, 0, `${name} reads no owner`);
+    assert.equal(c.addedLatencyP99Ms, null, `${name} adds no holding latency`);
+  }
+  const notification = cells.get('notification')!;
+  assert.equal(notification.fits, true);
+  assert.ok((notification.cost.readsPerMessage?.median ?? 0) >= 0.5, `notification reads its owner (${JSON.stringify(notification.cost.readsPerMessage)})`);
   assert.ok(r.stdout.includes(md), 'the doc is what the command printed');
   // Rendered again from the data file alone: the same doc.
   rmSync(join(docs, 'defences.md'));

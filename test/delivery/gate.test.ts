@@ -149,6 +149,26 @@ test('a delivery left unsettled after its handler returned (held back) keeps bei
   gate.close();
 });
 
+test('every renewal is told to onRenewal, a failed one as failed (the resequencer counts them in its costs)', async () => {
+  const told: boolean[] = [];
+  let calls = 0;
+  const seen: Delivery[] = [];
+  const gate = new DeliveryGate(async (d) => void seen.push(d), { ...options, maxInFlight: 2, keepAliveMs: 5, onRenewal: (ok) => void told.push(ok) });
+  // The second renewal fails (an expired lock); the others succeed.
+  const renew = () => (++calls === 2 ? Promise.reject(new Error('lock lost')) : Promise.resolve());
+  void gate.accept(incoming('a', 1, { renew }));
+  void gate.accept(incoming('b', 2, { renew }));
+  while (told.length < 6) await new Promise((r) => setTimeout(r, 5));
+  await Promise.all(seen.map((d) => d.settle('ack')));
+  await new Promise((r) => setTimeout(r, 20));
+  const after = told.length;
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(told.length, after, 'nothing told once both are settled');
+  assert.equal(told.filter((ok) => !ok).length, 1, 'the one failed renewal');
+  assert.equal(told.length, calls, 'every renewal told once');
+  gate.close();
+});
+
 /**
  * The broker hands one process two deliveries of one lane at once (a prefetch, a batch). The gate
  * adds no rule of its own: with a mode that lets them run side by side, the history shows the

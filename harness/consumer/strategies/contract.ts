@@ -66,12 +66,16 @@ export interface StrategyStore {
    */
   apply(m: Delivered): Effect | Held | Promise<Effect | Held>;
   /**
-   * When the last apply took effect (run clock, µs), read inside its transaction. The consumer
-   * records it as the apply's end, so the history's order of ends is the store's commit order
-   * even when the process is descheduled between the commit and a timestamp taken after it
-   * (another consumer can apply the next version in between). Absent: the consumer's clock after apply.
+   * When the last apply of `key` took effect (run clock, µs), read inside its transaction. The
+   * consumer records it as the apply's end, so the history's order of ends is the store's commit
+   * order even when the process is descheduled between the commit and a timestamp taken after it
+   * (another consumer can apply the next version in between). Per key, not one "last": handlings
+   * of other keys in the same process can apply between this apply and the consumer reading it
+   * (several handlings that resume together after a stall, an owner read that answers later), and
+   * one stamp for all of them made their ends equal and later than their commits. Absent: the
+   * consumer's clock right after a synchronous apply.
    */
-  appliedAt?(): number;
+  appliedAt?(key: string): number | undefined;
   /** Holding strategies: the held messages that may leave now, already applied, in order. */
   release?(): Promise<Released[]>;
   /** Cost figures so far (see costs.ts): held messages, peaks, reads, latencies. */

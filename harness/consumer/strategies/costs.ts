@@ -9,6 +9,10 @@
 import { decode, newHistogram, summarize, type LatencySummary } from '../../metrics/histogram.ts';
 
 export const COSTS_MARK = 'strategy-costs';
+/** A consumer's held messages filled its in-flight cap (it gets nothing more until a release)... */
+export const CAP_STALL_MARK = 'in-flight-cap-stalled';
+/** ...and a release ended that stall. */
+export const CAP_STALL_END_MARK = 'in-flight-cap-freed';
 
 /** One consumer's figures. Names are camelCase and say their unit when they have one. */
 export interface StrategyCosts {
@@ -79,10 +83,38 @@ export function heldOverTime(heldAt: readonly number[], releasedAt: readonly num
   return { peakHeldTotal: peak, heldPerSecond: perSecond };
 }
 
+/** A time the in-flight cap stalled one consumer: from (ms after the run's start), for how long (null: until it stopped). */
+export interface CapStall {
+  consumer: string;
+  atMs: number;
+  ms: number | null;
+}
+
+/** The cap stalls in the history, in time order (the first `limit`): when each began and how long it lasted. */
+export function capStallsOf(marks: readonly { name: string; at: number; detail?: unknown }[], fromUs: number, limit = 50): CapStall[] {
+  const open = new Map<string, CapStall>();
+  const out: CapStall[] = [];
+  for (const m of marks) {
+    const consumer = String((m.detail as { consumer?: unknown } | undefined)?.consumer ?? '');
+    if (m.name === CAP_STALL_MARK) {
+      const s: CapStall = { consumer, atMs: Math.round((m.at - fromUs) / 1000), ms: null };
+      open.set(consumer, s);
+      if (out.length < limit) out.push(s);
+    } else if (m.name === CAP_STALL_END_MARK) {
+      const s = open.get(consumer);
+      if (s) s.ms = Math.round((m.at - fromUs) / 1000) - s.atMs;
+      open.delete(consumer);
+    }
+  }
+  return out;
+}
+
 /** The live strategy's costs from a run's marks (and its releases of held messages), or null. */
 export function costsFromHistory(marks: readonly { name: string; at: number; detail?: unknown }[], releasedHeld: readonly number[], fromUs: number, toUs: number): MergedCosts | null {
   const merged = mergeCosts(marks.filter((m) => m.name === COSTS_MARK).map((m) => m.detail as StrategyCosts));
   const heldAt = marks.filter((m) => m.name === 'held').map((m) => m.at);
   if (merged && heldAt.length > 0) merged.derived = heldOverTime(heldAt, releasedHeld, fromUs, toUs);
+  const stalls = capStallsOf(marks, fromUs);
+  if (merged && stalls.length > 0) merged.derived = { ...merged.derived, capStalls: stalls };
   return merged;
 }

@@ -26,9 +26,10 @@ const notification: ConsumerStrategy = {
   open(db, _entity, options, context) {
     const rows = rowTable(db, 'entities_notification');
     const maxWaitMs = Number(options.maxWaitMs ?? 5000);
-    let lastAt = 0;
+    /** When each key's last store took effect, inside its transaction (appliedAt). */
+    const appliedAt = new Map<string, number>();
     const store = rows.atomically((key: string, version: number, state: EntityState): Effect => {
-      lastAt = context?.now() ?? Date.now() * 1000;
+      appliedAt.set(key, context?.now() ?? Date.now() * 1000);
       if ((rows.get(key)?.version ?? 0) >= version) return 'skipped';
       rows.put(key, version, state);
       return 'applied';
@@ -65,7 +66,7 @@ const notification: ConsumerStrategy = {
         const got = await read(key, seq);
         return store(key, got.version, got.state);
       },
-      appliedAt: () => lastAt,
+      appliedAt: (key) => appliedAt.get(key),
       costs: (): StrategyCosts => ({ counts: { ...costs.counts }, peaks: { ...costs.peaks }, histograms: {} }),
       finalStates: () => rows.all(),
     };

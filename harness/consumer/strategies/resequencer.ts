@@ -48,14 +48,14 @@ const resequencer: ConsumerStrategy = {
     const maxAgeUs = unbounded ? Infinity : Number(options.maxAgeMs ?? 30_000) * 1000;
     const now = () => context?.now() ?? Date.now() * 1000;
 
-    /** When the last apply or skip took effect: stamped inside its transaction (appliedAt). */
-    let lastAt = 0;
+    /** When each key's last apply or skip took effect: stamped inside its transaction (appliedAt). */
+    const appliedAt = new Map<string, number>();
     /** The next version applies; older ones are skipped; newer ones wait. One transaction. */
     const step = rows.atomically((key: string, seq: number): Effect | 'held' => {
       const row = rows.get(key);
       const stored = row?.version ?? 0;
       if (seq > stored + 1) return 'held';
-      lastAt = now();
+      appliedAt.set(key, now());
       if (seq <= stored) return 'skipped';
       rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
       return 'applied';
@@ -87,7 +87,7 @@ const resequencer: ConsumerStrategy = {
         if (effect === 'held') break; // cannot happen: versions only rise
         buf.delete(seq);
         heldNow--;
-        const at = lastAt;
+        const at = appliedAt.get(key)!;
         record(added, at - h.at);
         count('released');
         out.push({ ...h.m, effect, start, at });
@@ -149,7 +149,7 @@ const resequencer: ConsumerStrategy = {
       costs(): StrategyCosts {
         return { counts: { ...costs.counts, heldAtEnd: heldNow }, peaks: costs.peaks, histograms: added.totalCount > 0 ? { addedLatency: encode(added) } : ({} as Record<string, string>) };
       },
-      appliedAt: () => lastAt,
+      appliedAt: (key) => appliedAt.get(key),
       finalStates: () => rows.all(),
     };
   },

@@ -11,7 +11,7 @@ export const METRIC_LABELS: Record<string, string> = {
   keyWait: 'key wait (receipt to handler start)',
 };
 
-const STATS: [keyof LatencySummary, string][] = [
+export const STATS: [keyof LatencySummary, string][] = [
   ['p50', 'p50'],
   ['p90', 'p90'],
   ['p99', 'p99'],
@@ -20,7 +20,7 @@ const STATS: [keyof LatencySummary, string][] = [
   ['max', 'max'],
 ];
 
-function cells(metric: string, s: LatencySummary | undefined, scope: string): string {
+export function cells(metric: string, s: LatencySummary | undefined, scope: string): string {
   return STATS.map(([k]) => {
     const v = s && s.count > 0 ? (s[k] as number) : null;
     return `<td class="num"${dataAttrs({ metric, stat: k, scope, us: v })}>${esc(formatDuration(v))}</td>`;
