@@ -46,7 +46,7 @@ test('resend: the control twin removes the option it extends (resend: null)', as
   const s = await loadScenarioFile(`${ROOT}workloads/nightly/kafka-own-resend-control.yaml`, { catalogue: await scenarioCatalogue(), onWarning: () => {} });
   assert.equal(s.workload.producers[0].resend, undefined);
   const failing = await loadScenarioFile(`${ROOT}workloads/nightly/kafka-own-resend.yaml`, { catalogue: await scenarioCatalogue(), onWarning: () => {} });
-  assert.deepEqual(failing.workload.producers[0].resend, { ackTimeoutMs: 500, onUnknown: true, max: 1 });
+  assert.deepEqual(failing.workload.producers[0].resend, { ackTimeoutMs: 2000, onUnknown: true, max: 1 });
 });
 
 test('resend: convoy validate exits 2 with one located line per file and no stack trace (the real CLI)', () => {
