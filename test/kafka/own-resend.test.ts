@@ -34,7 +34,8 @@ test('kafka-own-resend-control: the same late acks, no re-send: nothing written 
   assert.equal(resends(history).length, 0);
   assert.equal(r.workload.resends, undefined);
   assert.equal(r.anomalies.duplicate.count + r.anomalies.regression.count + r.anomalies.reorder.count, 0);
-  // The latency made the acks late all the same (what would have triggered the re-sends).
+  // The latency made acks later than kafka-own-resend's 2 s timer all the same (the window's
+  // phase runs on through the settle time, when acks are quick again: its p90, not its median).
   const phase = r.latency.phases.find((p: any) => p.fault === 'slow-link');
-  assert.ok(phase.during.publish.p50 > 500_000, `publish p50 during the toxic: ${phase.during.publish.p50} us`);
+  assert.ok(phase.during.publish.p90 > 2_000_000, `publish p90 during the toxic: ${phase.during.publish.p90} us`);
 });
