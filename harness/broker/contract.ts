@@ -334,5 +334,10 @@ export interface BrokerCapabilities {
   redriveDeadLetters: Capability;
   /** Broker nodes can be cut off from each other while clients still reach them (isolate). Absent: no. */
   isolate?: Capability;
+  /**
+   * A producer's own re-sends (workload.producers[].resend) can happen: an ack can time out or a
+   * send end unknown while the write may still succeed. Absent: yes.
+   */
+  resend?: Capability;
 }
 

@@ -6,8 +6,8 @@
 const q = JSON.stringify;
 
 /** `{"type":"send","key":…,"producer":…,"seq":…,"at":…,"intended":…,"process":…,"size":…}` */
-export function sendLine(key: string, producer: string, seq: number, at: number, intended: number, process: string, size: number, entity?: string): string {
-  return `{"type":"send","key":${q(key)},"producer":${q(producer)},"seq":${num(seq)},"at":${num(at)},"intended":${num(intended)},"process":${q(process)},"size":${num(size)}${entity === undefined ? '' : `,"entity":${q(entity)}`}}`;
+export function sendLine(key: string, producer: string, seq: number, at: number, intended: number, process: string, size: number, entity?: string, resend?: number): string {
+  return `{"type":"send","key":${q(key)},"producer":${q(producer)},"seq":${num(seq)},"at":${num(at)},"intended":${num(intended)},"process":${q(process)},"size":${num(size)}${entity === undefined ? '' : `,"entity":${q(entity)}`}${resend === undefined ? '' : `,"resend":${num(resend)}`}}`;
 }
 
 /** A written message's ack: `{"type":"ack",…,"ok":true,"lane":…,"offset":…,"sent":…}`; lane and offset may be absent. */

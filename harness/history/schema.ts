@@ -39,6 +39,7 @@ export const SendEvent = Type.Object({
   process: opt(Type.String({ description: 'The producer process that sent it (several may write for one logical producer).' })),
   size: opt(Type.Integer({ minimum: 0 })),
   entity: opt(Type.String({ description: 'Split keys (workload.keys.split): the entity whose event this sub-key message carries; absent when the key is the entity.' })),
+  resend: opt(Type.Integer({ minimum: 1, description: "The producer's own re-send of this message (workload.producers[].resend): 1 for the first. Absent on the first send." })),
 });
 
 export const AckEvent = Type.Object({

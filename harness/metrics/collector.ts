@@ -88,8 +88,10 @@ export class MetricsCollector {
   add(e: HistoryEvent): void {
     switch (e.type) {
       case 'send': {
-        if (e.intended !== undefined) this.sample('publishDelay', e.at - e.intended, e.intended);
         this.series.sent.add(this.bucket(e.at));
+        // A producer's own re-send is not late against the schedule, nor more traffic for its key.
+        if (e.resend !== undefined) break;
+        if (e.intended !== undefined) this.sample('publishDelay', e.at - e.intended, e.intended);
         if ((e.intended ?? e.at) >= this.opts.measureStartUs) this.keyCounts.set(e.key, (this.keyCounts.get(e.key) ?? 0) + 1);
         break;
       }

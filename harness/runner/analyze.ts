@@ -16,6 +16,7 @@ import { laneMoves } from '../metrics/lane-moves.ts';
 import { keyBacklog } from '../metrics/oldest-unprocessed.ts';
 import { hotKeyFigures } from '../metrics/hot-key.ts';
 import { holVictims } from '../metrics/hol-victims.ts';
+import { resendFigures } from '../metrics/resends.ts';
 import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
 import type { ScenarioSource } from '../scenario/source.ts';
@@ -163,6 +164,8 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         laneChanges,
         // Split keys: order per entity, across its sub-keys.
         ...(m.entityOrder ? { entityOrder: m.entityOrder } : {}),
+        // The producers' own re-sends (workload.producers[].resend) and how they were answered.
+        ...(scenario.workload.producers.some((p) => p.resend) ? { resends: await resendFigures(record.historyFile) } : {}),
       },
       // How the consumers handled the load: their mode and strategy, what it cost, the hottest key.
       consumers: {

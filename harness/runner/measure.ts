@@ -47,7 +47,10 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const keyWrites: KeyWrites = new Map();
   const collector = new MetricsCollector({ measureStartUs, windows, settleUs: scenario.run.settleMs * 1000 });
   const sends: { key: string; seq: number; producer: string }[] = [];
-  const failed = new Set<string>();
+  // Definite refusals per message, and re-sends of it: it was never written only when every
+  // send of it (each has at most one ack) was refused, as the checker's ack status says.
+  const refusals = new Map<string, number>();
+  const resent = new Map<string, number>();
   const marks: Measurements['marks'] = [];
   const applies: Apply[] = [];
   const liveEffects = emptyCounts();
@@ -68,14 +71,21 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
       continue; // the checker reports bad lines
     }
     collector.add(e);
-    if (e.type === 'send') {
+    if (e.type === 'send' && e.resend !== undefined) {
+      // A producer's own re-send of a message already listed: not a send of the schedule.
+      const id = `${e.producer}\u0000${e.key}\u0000${e.seq}`;
+      resent.set(id, (resent.get(id) ?? 0) + 1);
+    } else if (e.type === 'send') {
       sends.push({ key: e.key, seq: e.seq, producer: e.producer });
       if ((e.intended ?? e.at) >= measureStartUs) {
         sent++;
         if (e.at > lastSendUs) lastSendUs = e.at;
       }
     } else if (e.type === 'ack') {
-      if (e.ok === false) failed.add(`${e.producer}\u0000${e.key}\u0000${e.seq}`);
+      if (e.ok === false) {
+        const id = `${e.producer}\u0000${e.key}\u0000${e.seq}`;
+        refusals.set(id, (refusals.get(id) ?? 0) + 1);
+      }
       if (e.ok === true && e.at >= measureStartUs) acked++;
       const sentAt = (e as { sent?: number }).sent;
       if (opts.keyWrites && e.ok === true && e.lane != null && sentAt !== undefined) {
@@ -97,6 +107,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
       if (e.held !== undefined) releasedHeld.push(e.end);
     }
   }
+  const failed = new Set([...refusals].filter(([id, n]) => n > (resent.get(id) ?? 0)).map(([id]) => id));
   const t = truth(
     scenario.workload.entity,
     sends.map((s) => ({ ...entityOf(s.key, s.seq, split), ok: failed.has(`${s.producer}\u0000${s.key}\u0000${s.seq}`) ? false : undefined })),

@@ -1,3 +1,4 @@
+import type { ResendFigures } from '../metrics/resends.ts';
 import type { MergedCosts } from '../consumer/strategies/costs.ts';
 import { relative } from 'node:path';
 import type { Result } from './analyze.ts';
@@ -35,6 +36,8 @@ export function printSummary(result: Result, runDir: string): void {
   for (const line of alignColumns(rows)) out.push(`  ${line}`);
   const w = result.workload ?? {};
   out.push(`  sent ${w.sent ?? 0} messages, ${w.achievedRate ?? 0}/s${w.targetRate ? ` (target ${w.targetRate}/s)` : ''}`);
+  const re = (w as { resends?: ResendFigures }).resends;
+  if (re) out.push(`  re-sent ${re.resent} (of ${re.messages} messages): written ${re.acked}, refused ${re.refused}, unknown ${re.unknown}, unanswered ${re.unanswered}`);
   const lat = result.latency?.whole ?? {};
   for (const name of ['publish', 'publishDelay', 'endToEnd']) {
     const s = lat[name];

@@ -137,6 +137,24 @@ const Time = union('A handler time distribution (milliseconds).', [
 /** Broker settings another part overrides: the broker module's, left open here. */
 const BrokerOverride = (description?: string) => Type.Unsafe<Record<string, unknown>>(description ? { type: 'object', description } : { type: 'object' });
 
+/** Application code that sends a message again when its send seems to have failed (seed 000's "your own resends"). */
+const Resend = object(
+  {
+    ackTimeoutMs: optional(
+      dur('Re-send when no ack came within this long (1 ms to 10 min); the first send stays pending and its ack is recorded when it comes. Absent: no timer.'),
+    ),
+    onUnknown: filled(
+      Type.Boolean({ type: 'boolean', default: true, description: 'Re-send when the send fails with an unknown outcome (the client timed out, the connection dropped). Default true.' }),
+    ),
+    max: intOr(1, 'Re-sends per message at most (1..10). Default 1.', { maximum: 10, default: 1 }),
+  },
+  {
+    description:
+      'Re-send a message whose ack timed out or whose send ended unknown, as application code that calls send() again does: by then later messages of its key have gone out. Each re-send is a send of the same (key, producer, seq), recorded with `resend: n`.',
+    additionalProperties: false,
+  },
+);
+
 const Producer = object(
   {
     name: name("The logical writer (history `producer`); numbers its keys' messages. Keys are spread over producers by a stable hash."),
@@ -152,6 +170,8 @@ const Producer = object(
     processBroker: optional(
       list(BrokerOverride(), {}, { description: "Per process, in order: broker settings overriding the producer's (e.g. one process with another partitioner)." }),
     ),
+    // Issue 23, item 5 (seed 000: "your own resends"); harness/workers/resend.ts.
+    resend: optional(Resend),
   },
   { additionalProperties: false },
 );
@@ -376,7 +396,7 @@ export const ScenarioFile = Type.Object(
 );
 
 /** The sections, for types.ts. */
-export const Sections = { Distribution, Rate, Size, Time, Producer, Workload, Poison, Consumers, Fault, Expectation, StateExpectation, Run, Broker };
+export const Sections = { Distribution, Rate, Size, Time, Resend, Producer, Workload, Poison, Consumers, Fault, Expectation, StateExpectation, Run, Broker };
 
 export const scenarioSchema = {
   ...ScenarioFile,

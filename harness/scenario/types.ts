@@ -21,6 +21,7 @@ export type SizeSpec = Resolved<S['Size']>;
 export type TimeDistribution = Resolved<S['Time']>;
 export type WorkloadSpec = Resolved<S['Workload']>;
 export type ProducerSpec = Resolved<S['Producer']>;
+export type ResendSpec = Resolved<S['Resend']>;
 export type PoisonSpec = Resolved<S['Poison']>;
 export type ConsumerSpec = Resolved<S['Consumers']>;
 /** A fault: name, kind, atMs, durationMs, and its kind's own fields (target consumer, link...). */

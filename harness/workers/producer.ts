@@ -9,6 +9,7 @@ import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerSt
 import { eventAt } from '../workload/entity.ts';
 import { loopLagMeter } from './loop-lag.ts';
 import { WorkerFaults } from './fault-hooks.ts';
+import { ResendPolicy } from './resend.ts';
 
 /**
  * A producer process: walks its share of the seeded message plan and sends each message at
@@ -69,18 +70,25 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
     stats.inFlight--;
     if (drainWaiters.length > 0 && stats.inFlight <= lowWater) drainWaiters.splice(0).forEach((w) => w());
   };
-  const sendOne = (m: PlannedMessage, intended: number) => {
-    const payload = encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.entity, m.version), stampMs: wallAt(intended) }, m.size);
+  // The producer's own re-sends (workload.producers[].resend), when the scenario asks for them.
+  const resends = new ResendPolicy(scenario.workload.producers.find((p) => p.name === me.name)?.resend);
+  /** Sends m (its `attempt`-th re-send; 0: the first send, with the payload made then). */
+  const sendOne = (m: PlannedMessage, intended: number, attempt = 0, made?: Buffer) => {
+    const payload = made ?? encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.entity, m.version), stampMs: wallAt(intended) }, m.size);
     const at = nowMicros();
     // The two hot events go as prepared JSON text (the same lines JSON.stringify would write).
-    history.writeLine(sendLine(m.key, m.producer, m.seq, at, intended, init.id, payload.length, m.entity === m.key ? undefined : m.entity));
-    stats.sent++;
+    history.writeLine(sendLine(m.key, m.producer, m.seq, at, intended, init.id, payload.length, m.entity === m.key ? undefined : m.entity, attempt > 0 ? attempt : undefined));
+    if (attempt === 0) {
+      stats.sent++;
+      stats.behindMs = (at - intended) / 1000;
+    }
     stats.inFlight++;
-    stats.behindMs = (at - intended) / 1000;
+    const watch = resends.watch(attempt, () => sendOne(m, intended, attempt + 1, payload));
     client.send({ key: m.key, payload }).then(
       (ack) => {
         stats.acked++;
         history.writeLine(ackLine(m.key, m.producer, m.seq, nowMicros(), ack.lane, ack.offset, at));
+        watch?.answered('ok');
         settled();
       },
       (err: unknown) => {
@@ -88,6 +96,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
         if (definite) stats.failed++;
         else stats.unknown++;
         history.write({ type: 'ack', key: m.key, producer: m.producer, seq: m.seq, at: nowMicros(), ok: definite ? false : null, error: (err as Error).message, sent: at });
+        watch?.answered(definite ? 'refused' : 'unknown');
         settled();
       },
     );
@@ -122,6 +131,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   stats.finished = true;
   report();
   while (!stopping) await new Promise<void>((r) => (wake = r));
+  resends.stop();
   clearInterval(timer);
   faults.endAll();
   await client.close().catch(() => {});
