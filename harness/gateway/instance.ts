@@ -1,0 +1,73 @@
+/**
+ * One instance of the order service: `POST /orders/{id}/events` with `{"event": name}` writes
+ * the change into the shared store the way its mode says, then (unless an outbox relay does)
+ * publishes the event and answers 201 once the broker acked it (503 when the send failed).
+ * Every request's latency goes into its own HdrHistogram (http-latency.ts).
+ */
+import { createServer } from 'node:http';
+import { loadBroker } from '../broker/registry.ts';
+import type { ProducerClient } from '../broker/contract.ts';
+import { nowMicros } from '../clock.ts';
+import { HistoryWriter } from '../history/writer.ts';
+import { emptyStats, type FromWorker, type Inbox, type WorkerInit } from '../workers/protocol.ts';
+import { loopLagMeter } from '../workers/loop-lag.ts';
+import { gatewayMode } from './registry.ts';
+import { OrderStore, laneOf } from './store.ts';
+import { publisher } from './publish.ts';
+import { httpLatency, listen, readBody } from './http-latency.ts';
+
+const PATH = /^\/orders\/([^/]+)\/events$/;
+
+export async function runInstance(init: WorkerInit, inbox: Inbox, send: (m: FromWorker) => void): Promise<void> {
+  const g = init.gateway!;
+  const mode = gatewayMode(init.scenario.workload.gateway!.mode);
+  const history = new HistoryWriter(init.historyFile);
+  const log = (line: string) => send({ type: 'log', line });
+  const stats = emptyStats();
+  const lag = loopLagMeter();
+  const store = new OrderStore(g.storeFile);
+  const client: ProducerClient | undefined = mode.relay ? undefined : await (await loadBroker(init.brokerKind)).producer(init.endpoint, init.settings, init.names, { id: init.id, log });
+  const publish = client && publisher(init.id, init.scenario, client, history, stats);
+  const latency = httpLatency();
+
+  const server = createServer(async (req, res) => {
+    latency.watch(req, res);
+    const answer = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    const m = req.method === 'POST' ? PATH.exec(req.url ?? '') : null;
+    if (!m) return answer(404, { error: 'POST /orders/{id}/events' });
+    const arrived = nowMicros();
+    try {
+      const key = decodeURIComponent(m[1]!);
+      const { event } = JSON.parse(await readBody(req)) as { event?: unknown };
+      if (typeof event !== 'string') return answer(400, { error: 'expected {"event": "<name>"}' });
+      const written = await mode.write(store, { key, event }, laneOf(key, g.lanes));
+      if (written && publish && !(await publish(written, arrived))) return answer(503, { error: 'the broker did not take the event', id: written.id });
+      answer(201, written ? { id: written.id, version: written.version } : { queued: true });
+    } catch (err) {
+      log(`request failed: ${(err as Error).message}`);
+      answer(500, { error: (err as Error).message });
+    }
+  });
+  const url = await listen(server);
+  const report = () => send({ type: 'stats', stats: { ...stats, loopLagMs: lag() } });
+  const timer = setInterval(report, 500);
+  let stop!: () => void;
+  const stopped = new Promise<void>((r) => (stop = r));
+  inbox((msg) => {
+    if (msg.type === 'stop') stop();
+  });
+  send({ type: 'ready', detail: { url } });
+  await stopped;
+  clearInterval(timer);
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+  latency.writeTo(history, init.id, 'instance');
+  await client?.close().catch(() => {});
+  store.close();
+  history.close();
+  stats.finished = true;
+  send({ type: 'stopped', stats });
+}
