@@ -330,7 +330,7 @@ export const GatewaySection = Type.Object({
   ]),
   requests: Type.Object({
     asked: Type.Number({ description: 'workload.rate: requests per second asked of autocannon.' }),
-    achieved: Type.Union([Type.Number(), Type.Null()], { description: 'Requests per second autocannon reached over its run (its total / its duration).' }),
+    achieved: Type.Union([Type.Number(), Type.Null()], { description: "Requests per second autocannon held: the median of its per-second answer counts (its total over its duration would count the last, partial second as whole)." }),
     sent: Type.Number(),
     ok: Type.Number(),
     failed: Type.Number(),

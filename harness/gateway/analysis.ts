@@ -22,9 +22,11 @@ export async function gatewayFigures(
   const { scenario } = record;
   const g = scenario.workload.gateway!;
   const store = storeTruth(record.gateway?.storeFile ?? join(record.runDir, 'orders.sqlite'), scenario);
-  const summary = autocannonSummary(marks) as { requests?: { total: number }; durationS?: number } | null;
+  const summary = autocannonSummary(marks) as { requestsPerSecond?: { p50?: number } } | null;
   const asked = scenario.workload.rate.kind === 'fixed' ? scenario.workload.rate.perSecond : 0;
-  const achieved = summary?.requests && summary.durationS ? Math.round(summary.requests.total / summary.durationS) : null;
+  // autocannon counts answers per whole second of its run: the median second is the rate it
+  // held (its total over its duration counts the last, partial second as a whole one).
+  const achieved = summary?.requestsPerSecond?.p50 ?? null;
   const reqs = record.gateway?.driver.requests ?? { sent: 0, ok: 0, failed: 0 };
   if (record.startUs > 0 && !record.gaveUp) {
     if (achieved === null) incomplete.push('the load driver recorded no autocannon summary');
