@@ -1,7 +1,7 @@
 /**
  * One instance of the order service: `POST /orders/{id}/events` with `{"event": name}` writes
- * the change into the shared store the way its mode says, then (unless an outbox relay does)
- * publishes the event and answers 201 once the broker acked it (503 when the send failed).
+ * the change into the shared store the way its mode says, answers 202 once it committed, and
+ * (unless an outbox relay does) publishes the event right after the commit.
  * Every request's latency goes into its own HdrHistogram (http-latency.ts).
  */
 import { createServer } from 'node:http';
@@ -44,8 +44,12 @@ export async function runInstance(init: WorkerInit, inbox: Inbox, send: (m: From
       const { event } = JSON.parse(await readBody(req)) as { event?: unknown };
       if (typeof event !== 'string') return answer(400, { error: 'expected {"event": "<name>"}' });
       const written = await mode.write(store, { key, event }, laneOf(key, g.lanes));
-      if (written && publish && !(await publish(written, arrived))) return answer(503, { error: 'the broker did not take the event', id: written.id });
-      answer(201, written ? { id: written.id, version: written.version } : { queued: true });
+      // Published right after the commit, in this instance's commit order; the answer does not
+      // wait for the broker's ack (the change is committed: 202), so the HTTP latency is the
+      // service's own. A send that fails leaves a committed change without its event: the
+      // store's truth then differs from what the consumers saw (wrong-state).
+      if (written && publish) void publish(written, arrived);
+      answer(202, written ? { id: written.id, version: written.version } : { queued: true });
     } catch (err) {
       log(`request failed: ${(err as Error).message}`);
       answer(500, { error: (err as Error).message });
@@ -64,6 +68,7 @@ export async function runInstance(init: WorkerInit, inbox: Inbox, send: (m: From
   clearInterval(timer);
   server.closeAllConnections();
   await new Promise<void>((r) => server.close(() => r()));
+  for (const until = Date.now() + 10_000; stats.inFlight > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
   latency.writeTo(history, init.id, 'instance');
   await client?.close().catch(() => {});
   store.close();
