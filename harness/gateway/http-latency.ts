@@ -7,6 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nowMicros } from '../clock.ts';
 import type { HistoryWriter } from '../history/writer.ts';
+import type { FromWorker, Inbox, WorkerStats } from '../workers/protocol.ts';
+import { loopLagMeter } from '../workers/loop-lag.ts';
 import { encode, newHistogram, record } from '../metrics/histogram.ts';
 
 import { HTTP_MARK } from './contract.ts';
@@ -51,4 +53,33 @@ export async function listen(server: import('node:http').Server): Promise<string
   await new Promise<void>((ok, fail) => server.once('error', fail).listen(0, '127.0.0.1', () => ok()));
   const { port } = server.address() as import('node:net').AddressInfo;
   return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * The life of an HTTP worker (instance, router): listen, report stats every 500 ms, say ready
+ * with the URL, and when told to stop, close the server, run `closing` (flush what is left),
+ * write the latency histogram and say stopped.
+ */
+export async function serveUntilStopped(
+  server: import('node:http').Server,
+  w: { id: string; role: 'instance' | 'router'; inbox: Inbox; send: (m: FromWorker) => void; stats: WorkerStats; history: HistoryWriter; latency: HttpLatency },
+  closing: () => Promise<void>,
+): Promise<void> {
+  const lag = loopLagMeter();
+  const url = await listen(server);
+  const timer = setInterval(() => w.send({ type: 'stats', stats: { ...w.stats, loopLagMs: lag() } }), 500);
+  await new Promise<void>((stopped) => {
+    w.inbox((msg) => {
+      if (msg.type === 'stop') stopped();
+    });
+    w.send({ type: 'ready', detail: { url } });
+  });
+  clearInterval(timer);
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+  await closing();
+  w.latency.writeTo(w.history, w.id, w.role);
+  w.history.close();
+  w.stats.finished = true;
+  w.send({ type: 'stopped', stats: w.stats });
 }

@@ -10,11 +10,10 @@ import type { ProducerClient } from '../broker/contract.ts';
 import { nowMicros } from '../clock.ts';
 import { HistoryWriter } from '../history/writer.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit } from '../workers/protocol.ts';
-import { loopLagMeter } from '../workers/loop-lag.ts';
 import { gatewayMode } from './registry.ts';
 import { OrderStore, laneOf } from './store.ts';
 import { publisher } from './publish.ts';
-import { httpLatency, listen, readBody } from './http-latency.ts';
+import { httpLatency, readBody, serveUntilStopped } from './http-latency.ts';
 
 const PATH = /^\/orders\/([^/]+)\/events$/;
 
@@ -24,7 +23,6 @@ export async function runInstance(init: WorkerInit, inbox: Inbox, send: (m: From
   const history = new HistoryWriter(init.historyFile);
   const log = (line: string) => send({ type: 'log', line });
   const stats = emptyStats();
-  const lag = loopLagMeter();
   const store = new OrderStore(g.storeFile);
   const client: ProducerClient | undefined = mode.relay ? undefined : await (await loadBroker(init.brokerKind)).producer(init.endpoint, init.settings, init.names, { id: init.id, log });
   const publish = client && publisher(init.id, init.scenario, client, history, stats);
@@ -55,24 +53,9 @@ export async function runInstance(init: WorkerInit, inbox: Inbox, send: (m: From
       answer(500, { error: (err as Error).message });
     }
   });
-  const url = await listen(server);
-  const report = () => send({ type: 'stats', stats: { ...stats, loopLagMs: lag() } });
-  const timer = setInterval(report, 500);
-  let stop!: () => void;
-  const stopped = new Promise<void>((r) => (stop = r));
-  inbox((msg) => {
-    if (msg.type === 'stop') stop();
+  await serveUntilStopped(server, { id: init.id, role: 'instance', inbox, send, stats, history, latency }, async () => {
+    for (const until = Date.now() + 10_000; stats.inFlight > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    await client?.close().catch(() => {});
+    store.close();
   });
-  send({ type: 'ready', detail: { url } });
-  await stopped;
-  clearInterval(timer);
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-  for (const until = Date.now() + 10_000; stats.inFlight > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
-  latency.writeTo(history, init.id, 'instance');
-  await client?.close().catch(() => {});
-  store.close();
-  history.close();
-  stats.finished = true;
-  send({ type: 'stopped', stats });
 }

@@ -6,9 +6,8 @@
 import { createServer, request, Agent } from 'node:http';
 import { HistoryWriter } from '../history/writer.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit } from '../workers/protocol.ts';
-import { loopLagMeter } from '../workers/loop-lag.ts';
 import { laneOf } from './store.ts';
-import { httpLatency, listen } from './http-latency.ts';
+import { httpLatency, serveUntilStopped } from './http-latency.ts';
 
 const ORDER = /^\/orders\/([^/]+)\//;
 
@@ -16,7 +15,6 @@ export async function runRouter(init: WorkerInit, inbox: Inbox, send: (m: FromWo
   const targets = init.gateway!.instanceUrls!.map((u) => new URL(u));
   const history = new HistoryWriter(init.historyFile);
   const stats = emptyStats();
-  const lag = loopLagMeter();
   const latency = httpLatency();
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const server = createServer((req, res) => {
@@ -36,21 +34,5 @@ export async function runRouter(init: WorkerInit, inbox: Inbox, send: (m: FromWo
     });
     req.pipe(up);
   });
-  const url = await listen(server);
-  const timer = setInterval(() => send({ type: 'stats', stats: { ...stats, loopLagMs: lag() } }), 500);
-  let stop!: () => void;
-  const stopped = new Promise<void>((r) => (stop = r));
-  inbox((msg) => {
-    if (msg.type === 'stop') stop();
-  });
-  send({ type: 'ready', detail: { url } });
-  await stopped;
-  clearInterval(timer);
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-  agent.destroy();
-  latency.writeTo(history, init.id, 'router');
-  history.close();
-  stats.finished = true;
-  send({ type: 'stopped', stats });
+  await serveUntilStopped(server, { id: init.id, role: 'router', inbox, send, stats, history, latency }, async () => agent.destroy());
 }
