@@ -85,6 +85,8 @@ export interface FaultScope {
   producers: string[];
   /** Each logical producer's process count. */
   producerProcesses: Record<string, number>;
+  /** Order-service runs with an outbox: its relays, relay-1..relay-L (absent or empty otherwise). */
+  relays?: string[];
 }
 
 // Merged into the FaultKind interface above (kept in its own block).

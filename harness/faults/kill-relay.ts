@@ -18,6 +18,12 @@ const killRelay: FaultKind = {
       when: { enum: ['now', 'after-publish'], description: 'now: kill -9 at once; after-publish (default): after its next acked batch, before marking it sent.' },
     },
   },
+  check(spec, scope) {
+    const relays = scope.relays ?? [];
+    if (relays.length === 0) return [`${scope.path}: kill-relay needs an order service with an outbox (workload.gateway.mode: outbox); this scenario has no relay`];
+    const name = spec.relay ?? 'relay-1';
+    return relays.includes(String(name)) ? [] : [`${scope.path}.relay: no relay ${JSON.stringify(name)} in this scenario; expected one of ${relays.join(', ')} (one per lane)`];
+  },
   async start(spec, ctx) {
     if (!ctx.gateway) throw new Error('kill-relay needs an order service with an outbox (workload.gateway.mode: outbox)');
     const id = typeof spec.relay === 'string' ? spec.relay : 'relay-1';

@@ -37,6 +37,20 @@ for (const [name, broker, workload, message] of BAD) {
   });
 }
 
+test('kill-relay is refused without an outbox, and for a relay the lanes do not give', async () => {
+  const write = (name: string, mode: string, relay: string) => {
+    const file = join(dir, `${name}.yaml`);
+    writeFileSync(file, `broker: ${KAFKA}\nworkload: { keys: { count: 10 }, rate: { kind: fixed, perSecond: 100 }, durationMs: 5s, gateway: { mode: ${mode} } }\nfaults: [ { name: k, kind: kill-relay, relay: ${relay}, atMs: 1s } ]\n`);
+    return file;
+  };
+  const noOutbox = await convoy(['validate', write('kill-relay-direct', 'direct', 'relay-1')], { timeoutMs: 60_000 });
+  assert.equal(noOutbox.code, 2, noOutbox.stdout + noOutbox.stderr);
+  assert.match(noOutbox.stdout + noOutbox.stderr, /faults\[0\]: kill-relay needs an order service with an outbox/);
+  const noSuchRelay = await convoy(['validate', write('kill-relay-4', 'outbox', 'relay-4')], { timeoutMs: 60_000 });
+  assert.equal(noSuchRelay.code, 2, noSuchRelay.stdout + noSuchRelay.stderr);
+  assert.match(noSuchRelay.stdout + noSuchRelay.stderr, /faults\[0\]\.relay: no relay "relay-4" in this scenario; expected one of relay-1, relay-2, relay-3 \(one per lane\)/);
+});
+
 test('a steps rate is refused with workload.gateway: autocannon holds one overall rate', async () => {
   const file = join(dir, 'steps.yaml');
   writeFileSync(file, `broker: ${KAFKA}\nworkload: { keys: { count: 10 }, rate: { kind: steps, steps: [ { perSecond: 100, forMs: 5s } ] }, durationMs: 5s, gateway: { mode: direct } }\n`);
