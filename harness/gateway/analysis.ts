@@ -22,7 +22,7 @@ export async function gatewayFigures(
   const { scenario } = record;
   const g = scenario.workload.gateway!;
   const store = storeTruth(record.gateway?.storeFile ?? join(record.runDir, 'orders.sqlite'), scenario);
-  const summary = autocannonSummary(marks) as { requestsPerSecond?: { p50?: number } } | null;
+  const summary = autocannonSummary(marks) as { requestsPerSecond?: { p50?: number }; errors?: number; timeouts?: number } | null;
   const asked = scenario.workload.rate.kind === 'fixed' ? scenario.workload.rate.perSecond : 0;
   // autocannon counts answers per whole second of its run: the median second is the rate it
   // held (its total over its duration counts the last, partial second as a whole one).
@@ -31,6 +31,7 @@ export async function gatewayFigures(
   if (record.startUs > 0 && !record.gaveUp) {
     if (achieved === null) incomplete.push('the load driver recorded no autocannon summary');
     else if (achieved < asked * MIN_REQUEST_RATE_SHARE) incomplete.push(`the load driver could not keep the target rate: reached ${achieved} requests/s of ${asked}/s`);
+    if (summary?.errors || summary?.timeouts) incomplete.push(`autocannon saw ${summary.errors ?? 0} connection errors and ${summary.timeouts ?? 0} timeouts`);
     if (reqs.failed > 0) incomplete.push(`${reqs.failed} of ${reqs.sent} requests to the order service failed (non-2xx or no answer)`);
   }
   const mode = gatewayMode(g.mode);
