@@ -313,6 +313,33 @@ export const WorkloadSection = Type.Object({
   finalState: Type.Optional(Type.Union([Type.Record(Type.String(), FinalState), Type.Null()])),
 });
 
+/** Order-service runs (workload.gateway, issue 23): harness/gateway/figures.ts. */
+export const GatewaySection = Type.Object({
+  mode: Type.String(),
+  instances: Type.Number(),
+  connections: Type.Number(),
+  relays: Type.Number({ description: 'Outbox relays (0 in other modes).' }),
+  duplicateVersions: Type.Union([
+    Type.Object({
+      count: Type.Number({ description: 'Events numbered with a version another event of their order already had.' }),
+      keys: Type.Number(),
+      events: Type.Number({ description: 'Distinct events the service published (a relay resend counts once).' }),
+      examples: Type.Array(Type.Object({ key: Type.String(), version: Type.Number(), events: Type.Array(Type.Number()) })),
+    }),
+    Type.Null(),
+  ]),
+  requests: Type.Object({
+    asked: Type.Number({ description: 'workload.rate: requests per second asked of autocannon.' }),
+    achieved: Type.Union([Type.Number(), Type.Null()], { description: "Requests per second autocannon held: the median of its per-second answer counts (its total over its duration would count the last, partial second as whole)." }),
+    sent: Type.Number(),
+    ok: Type.Number(),
+    failed: Type.Number(),
+  }),
+  http: Type.Record(Type.String(), Type.Unknown(), { description: "convoy's own HTTP latency (µs) per role (router, instance): arrival to response, HdrHistogram." }),
+  autocannon: Type.Object({ summary: Type.Union([Type.Unknown(), Type.Null()]), limits: Type.Array(Type.String()) }),
+  store: Type.Union([Type.Object({ orders: Type.Number(), events: Type.Number() }), Type.Null()], { description: "The service's store at the end: the truth of the final state." }),
+});
+
 export const EnvironmentSection = Type.Object({
   runtime: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   broker: Type.Optional(Type.String()),
@@ -393,6 +420,7 @@ export const ResultSchema = Type.Object(
     ),
     workload: Type.Optional(WorkloadSection),
     consumers: Type.Optional(ConsumersSection),
+    gateway: Type.Optional(GatewaySection),
     latency: Type.Optional(LatencySection),
     timeline: Type.Optional(TimelineSection),
     environment: Type.Optional(EnvironmentSection),
@@ -405,7 +433,7 @@ export const resultSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: schemaId('result', 1),
   title: 'convoy result, version 1',
-  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source. Added in v1.3: consumers.",
+  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source. Added in v1.3: consumers. Added in v1.4: gateway (order-service runs).",
   ...ResultSchema,
 };
 
@@ -421,4 +449,5 @@ export type CurvePoint = Static<typeof CurvePoint>;
 export type EnvironmentSection = Static<typeof EnvironmentSection>;
 export type HarnessSection = Static<typeof HarnessSection>;
 export type ConsumersSection = Static<typeof ConsumersSection>;
+export type GatewaySection = Static<typeof GatewaySection>;
 export type SourceSection = Static<typeof SourceSection>;

@@ -21,6 +21,8 @@ export interface FaultContext {
   owner?: OwnerControl;
   /** Starts a fresh process for a consumer that was killed (same consumer name). */
   restartConsumer(id: string): Promise<void>;
+  /** Order-service runs (workload.gateway): its outbox relays, and a fresh one for a killed relay. */
+  gateway?: { relays(): WorkerHandle[]; restartRelay(id: string): Promise<void> };
   log(line: string): void;
 }
 
@@ -83,6 +85,8 @@ export interface FaultScope {
   producers: string[];
   /** Each logical producer's process count. */
   producerProcesses: Record<string, number>;
+  /** Order-service runs with an outbox: its relays, relay-1..relay-L (absent or empty otherwise). */
+  relays?: string[];
 }
 
 // Merged into the FaultKind interface above (kept in its own block).
@@ -150,6 +154,22 @@ export interface ProducerSide {
 export interface WorkerHooks {
   consumer?(args: Record<string, unknown>, side: ConsumerSide): HandlerEffect;
   producer?(args: Record<string, unknown>, side: ProducerSide): { end?(): void } | void;
+  /** An outbox relay of the order service (harness/gateway/relay.ts). */
+  relay?(args: Record<string, unknown>, side: RelaySide): RelayEffect;
+}
+
+/** What an outbox relay lets a fault see and do. */
+export interface RelaySide {
+  id: string;
+  log(line: string): void;
+  /** Writes the buffered history to its file now (before a self-inflicted kill). */
+  flushHistory(): void;
+}
+
+/** A fault's effect on a relay: after a batch is published and acked, before it is marked sent. */
+export interface RelayEffect {
+  afterPublish?(): void;
+  end?(): void;
 }
 
 // Merged into the FaultKind interface above.

@@ -40,6 +40,14 @@ export const SendEvent = Type.Object({
   size: opt(Type.Integer({ minimum: 0 })),
   entity: opt(Type.String({ description: 'Split keys (workload.keys.split): the entity whose event this sub-key message carries; absent when the key is the entity.' })),
   resend: opt(Type.Integer({ minimum: 1, description: "The producer's own re-send of this message (workload.producers[].resend): 1 for the first. Absent on the first send." })),
+  version: opt(
+    Type.Integer({
+      minimum: 1,
+      description:
+        "Order-service runs (workload.gateway): the version the service numbered the event with. `seq` is then the event's place in its order's commit order (the service's truth, which order is judged by), and two events may share a version (duplicate versions).",
+    }),
+  ),
+  event: opt(Type.Integer({ minimum: 1, description: "Order-service runs: the event's own id in the service's store (a relay that sends a row again sends the same id)." })),
 });
 
 export const AckEvent = Type.Object({

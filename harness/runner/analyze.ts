@@ -17,12 +17,13 @@ import { keyBacklog } from '../metrics/oldest-unprocessed.ts';
 import { hotKeyFigures } from '../metrics/hot-key.ts';
 import { holVictims } from '../metrics/hol-victims.ts';
 import { resendFigures } from '../metrics/resends.ts';
-import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
+import { DUPLICATE_VERSIONS_EXPECTATION, FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
 import type { ScenarioSource } from '../scenario/source.ts';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { RunRecord } from './run.ts';
 import { BROKERS_DIR, loadBroker } from '../broker/registry.ts';
+import { gatewayFigures, judgeDuplicateVersions } from '../gateway/analysis.ts';
 
 /** Beyond these the harness did not keep its own schedule: the verdict is `unknown`. */
 const MAX_PUBLISH_DELAY_P99_US = 1_000_000;
@@ -74,11 +75,13 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   const hotKey = hot === undefined ? null : hotKeyFigures(hot, perKey.backlog[hot]!, oldest[hot]!, perKey.written[hot]!, sendingS);
   const unreachable = new Set<string>();
   for (const o of outcome.occurrences.list()) if ((o.type === 'lost' || o.type === 'unseen' || o.type === 'abandoned') && o.key !== null) unreachable.add(o.key);
+  // Order-service runs: the service's store at the end is the truth of the final state.
+  const gateway = scenario.workload.gateway ? await gatewayFigures(record, m.marks, incomplete) : null;
   const finalState = await scoreStrategies({
     entity: scenario.workload.entity,
     live: scenario.consumers.strategy,
     storeFile: record.storeFile,
-    truth: m.truth,
+    truth: gateway?.truth ?? m.truth,
     unreachable,
     applies: m.applies,
     liveEffects: m.liveEffects,
@@ -117,13 +120,14 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   }
   if (!record.drain.drained && record.drain.reason === 'interrupted') incomplete.push('the drain was interrupted');
 
-  const { [FINAL_STATE_EXPECTATION]: stateSpec, ...anomalySpecs } = scenario.expect;
+  const { [FINAL_STATE_EXPECTATION]: stateSpec, [DUPLICATE_VERSIONS_EXPECTATION]: duplicateSpec, ...anomalySpecs } = scenario.expect;
   const { expectations, verdict } = evaluateExpectations(
     { anomalies: outcome.anomalies, occurrences: outcome.occurrences, faults: outcome.faults, input: outcome.input, remaining: outcome.remaining },
     parseExpectations(anomalySpecs),
     { incomplete },
   );
   judgeFinalState(stateSpec, finalState, strategyOptions(scenario.consumers.strategy).kind, expectations, verdict);
+  judgeDuplicateVersions(duplicateSpec, gateway?.section.duplicateVersions ?? null, expectations, verdict);
   // A run that did not complete cannot fail an expectation either: an interrupted run "loses"
   // what it never waited for. Its findings stay in the reasons; the verdict is unknown.
   if (incomplete.length > 0) verdict.status = 'unknown';
@@ -176,6 +180,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         // Every run with poison messages: who waited behind them.
         ...(scenario.consumers.poison ? { holVictims: { policy: scenario.consumers.poison.policy, ...(await holVictims(record.historyFile)) } } : {}),
       },
+      ...(gateway ? { gateway: gateway.section } : {}),
       latency: m.latency,
       timeline: {
         startUs: record.startUs,

@@ -25,6 +25,8 @@ import { historyHeader } from '../history/schema.ts';
 import { drain, drainPlan, notReached, type DrainOutcome } from './drain.ts';
 import { GiveUpWatch } from './give-up.ts';
 import type { RemainingEvent } from '../history/events.ts';
+import { startGateway, type GatewayRun } from '../gateway/start.ts';
+import { relayCount } from '../gateway/check.ts';
 
 export interface RunOptions {
   runtime: RuntimeKind;
@@ -66,6 +68,8 @@ export interface RunRecord {
   /** CPU use of the host and of each worker while the producers sent. */
   cpu?: CpuFigures;
   drain: DrainOutcome;
+  /** Order-service runs: the load driver's and router's last stats, and the service's store. */
+  gateway?: { driver: WorkerStats; services: Record<string, WorkerStats>; storeFile: string };
   /** Set when the run stopped sending early because its verdict was already unknown. */
   gaveUp: { atMs: number; reason: string } | null;
   interrupted: boolean;
@@ -122,6 +126,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
   let admin: BrokerAdmin | undefined;
   let timeline: FaultTimeline | undefined;
   let owner: OwnerService | undefined;
+  let gateway: GatewayRun | undefined;
   const producers: WorkerHandle[] = [];
   const consumers: WorkerHandle[] = [];
   /** Consumer processes replaced after a kill: their counts still count. */
@@ -129,7 +134,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
   const consumerGeneration = new Map<string, number>();
   const undoDeploy = onCleanup('stop brokers', async () => deployment?.stop());
 
-  const workerInit = (role: 'producer' | 'consumer', id: string, extra: Partial<WorkerInit> = {}): WorkerInit => ({
+  const workerInit = (role: WorkerInit['role'], id: string, extra: Partial<WorkerInit> = {}): WorkerInit => ({
     role, id, brokerKind: broker.name, endpoint: deployment!.endpoint, settings, names, scenario,
     historyFile: join(histDir, `${id}.jsonl`), storeFile: record.storeFile, ...(owner ? { ownerUrl: owner.url } : {}), ...extra,
   });
@@ -185,7 +190,14 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
 
     // 3. Producers, then the shared start instant.
     stage = 'producers';
-    for (const p of scenario.workload.producers) {
+    // An order service under HTTP load (workload.gateway) instead of producers: its instances
+    // and relays publish, its load driver decides when the sending is over.
+    if (scenario.workload.gateway) {
+      const lanes = relayCount(scenario, broker.capabilities?.(settings, opts.runtime));
+      gateway = await startGateway(scenario, { runDir, histDir, lanes, makeInit: workerInit, log, host: deployment.host });
+      for (const w of gateway.all()) mark('worker-started', { id: w.id, role: w.init.role, pid: w.pid });
+    }
+    for (const p of gateway ? [] : scenario.workload.producers) {
       for (let i = 1; i <= p.processes; i++) {
         const id = `p-${p.name}-${i}`;
         const forProducer = p.broker ? broker.resolveSettings(deepMerge(settings, p.broker)) : settings;
@@ -209,8 +221,11 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     record.measureStartUs = startUs + scenario.workload.warmupMs * 1000;
     runnerHistory.write({ type: 'mark', at: startUs, name: 'start' });
     runnerHistory.write({ type: 'mark', at: record.measureStartUs, name: 'measure' });
-    for (const p of producers) p.send({ type: 'start', startUs });
+    const drivers = gateway ? [gateway.driver] : producers;
+    for (const p of drivers) p.send({ type: 'start', startUs });
     owner?.begin(startUs);
+    /** What publishes: the producers, or the order service's instances and relays (a restarted relay included). */
+    const publishers = () => (gateway ? gateway.publishers() : producers);
 
     // 4. Faults.
     timeline = new FaultTimeline(scenario.faults, kinds, {
@@ -218,8 +233,9 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       allowDestructive: opts.allowDestructive,
       deployment,
       admin,
-      producers: () => producers,
+      producers: () => publishers(),
       consumers: () => consumers,
+      ...(gateway ? { gateway: { relays: gateway.relays, restartRelay: gateway.restartRelay } } : {}),
       ...(owner ? { owner: owner.control } : {}),
       restartConsumer: async (id) => {
         const idx = consumers.findIndex((c) => c.id === id);
@@ -239,6 +255,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     let lastApplied = 0;
     let lastTick = Date.now();
     const tick = (phase: string) => {
+      const producers = publishers();
       const sent = sum(producers, 'sent');
       const applied = sum([...consumers, ...retired], 'applied');
       const dt = Math.max(0.001, (Date.now() - lastTick) / 1000);
@@ -250,8 +267,9 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       lastSent = sent;
       lastApplied = applied;
       lastTick = Date.now();
-      record.worstLoopLagMs = Math.max(record.worstLoopLagMs, ...[...producers, ...consumers].map((w) => w.stats.loopLagMs));
-      for (const w of [...producers, ...consumers]) {
+      const watched = [...producers, ...consumers, ...(gateway?.all() ?? [])];
+      record.worstLoopLagMs = Math.max(record.worstLoopLagMs, ...watched.map((w) => w.stats.loopLagMs));
+      for (const w of watched) {
         if (w.exited && w.exitCode !== 0 && !w.killedByFault) {
           throw new InfraError(`worker ${w.id} died (exit ${w.exitCode}); see ${w.logFile}`);
         }
@@ -269,18 +287,21 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       inFault: (t) =>
         faultRecords.some((r) => Math.min(r.plannedStartUs, r.startUs ?? Infinity) <= t && t <= Math.max(r.plannedEndUs, r.endUs ?? (r.startUs !== undefined ? Infinity : 0)) + settleUs),
     });
-    while (!abort.signal.aborted && !producers.every((p) => p.stats.finished || p.exited)) {
+    while (!abort.signal.aborted && !drivers.every((p) => p.stats.finished || p.exited)) {
       await sleep(500, abort.signal);
       tick('produce');
-      cpuWatch.sample([...producers, ...consumers]);
-      const reason = record.gaveUp ? null : giveUp.sample({ atUs: nowMicros(), sent: sum(producers, 'sent'), behindMs: Math.max(0, ...producers.map((p) => p.stats.behindMs)) });
+      cpuWatch.sample([...publishers(), ...consumers, ...(gateway ? [gateway.driver] : [])]);
+      const reason = record.gaveUp ? null : giveUp.sample({ atUs: nowMicros(), sent: sum(publishers(), 'sent'), behindMs: Math.max(0, ...publishers().map((p) => p.stats.behindMs)) });
       if (reason) {
         record.gaveUp = { atMs: Math.round((nowMicros() - startUs) / 1000), reason };
         record.incomplete.push(reason);
         log(reason);
-        for (const p of producers) p.send({ type: 'stop' });
+        for (const p of drivers) p.send({ type: 'stop' });
       }
     }
+    // The service publishes what it accepted: wait (bounded) for its last sends and its outbox.
+    const unsettled = gateway && !record.gaveUp ? await gateway.settle(abort.signal) : null;
+    if (unsettled) record.incomplete.push(unsettled);
     record.cpu = cpuWatch.figures();
     mark('producers-finished');
 
@@ -297,7 +318,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     const drainFor = record.gaveUp ? { ...plan, capMs: Math.min(plan.capMs ?? Infinity, 5_000) } : plan;
     record.drain = await drain(
       {
-        acked: () => sum(producers, 'acked'),
+        acked: () => sum(publishers(), 'acked'),
         applied: () => sum(all(), 'applied'),
         errors: () => sum(all(), 'errors'),
         inFlight: () => sum(all(), 'inFlight'),
@@ -326,8 +347,17 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     await timeline?.stop().catch((e: Error) => log(`undoing faults: ${e.message}`));
     record.faults = timeline?.records ?? [];
     for (const f of timeline?.failures() ?? []) record.incomplete.push(`fault ${f.name}: ${f.error}`);
-    await Promise.all([...producers, ...consumers].map((w) => w.stop(10_000)));
-    for (const p of producers) record.producerStats[p.id] = p.stats;
+    await Promise.all([...producers, ...consumers, ...(gateway?.all() ?? [])].map((w) => w.stop(10_000)));
+    // A restarted relay keeps its name: its earlier processes are counted as <id>.1, <id>.2, ...
+    for (const p of gateway ? gateway.publishers() : producers) {
+      let id = p.id;
+      for (let n = 1; id in record.producerStats; n++) id = `${p.id}.${n}`;
+      record.producerStats[id] = p.stats;
+    }
+    if (gateway) {
+      const services = Object.fromEntries(gateway.all().filter((w) => w !== gateway!.driver).map((w) => [w.id, w.stats]));
+      record.gateway = { driver: gateway.driver.stats, services, storeFile: gateway.storeFile };
+    }
     for (const c of [...retired, ...consumers]) record.consumerStats[c.id] = c.stats;
     if (owner) {
       runnerHistory.write({ type: 'mark', at: nowMicros(), name: 'owner-served', detail: { byStatus: owner.served } });

@@ -5,7 +5,7 @@
  */
 import { basename, extname } from 'node:path';
 import type { ExpectationSpec } from './types.ts';
-import { ANOMALY_TYPES, DEFAULT_EXPECT_ZERO, DURATION_COMMENT, FINAL_STATE_EXPECTATION } from './schema.ts';
+import { ANOMALY_TYPES, DEFAULT_EXPECT_ZERO, DURATION_COMMENT, FINAL_STATE_EXPECTATION, DUPLICATE_VERSIONS_EXPECTATION } from './schema.ts';
 import { deref, isObject, type SchemaObject } from './values.ts';
 
 /** Milliseconds from a number (already ms) or a string "250ms", "30s", "2m", "1h", "500us". */
@@ -80,6 +80,9 @@ export function resolveExpectations(given: Record<string, ExpectationSpec | Expe
   }
   const state = given[FINAL_STATE_EXPECTATION];
   out[FINAL_STATE_EXPECTATION] = state === undefined ? 'any' : Array.isArray(state) ? state.map(one) : one(state);
+  // Order-service runs only, and only when given: ordinary scenarios resolve as before.
+  const dup = given[DUPLICATE_VERSIONS_EXPECTATION];
+  if (dup !== undefined) out[DUPLICATE_VERSIONS_EXPECTATION] = one(dup as ExpectationSpec);
   return out;
 }
 

@@ -17,6 +17,7 @@ import { defaultName, fillDefaults, resolveExpectations } from './defaults.ts';
 import { crossChecks, producerSettingsProblems } from './cross-checks.ts';
 import { faultProblems, type Target } from './static-check.ts';
 import { resendProblems } from './resend-check.ts';
+import { gatewayBrokerProblems, gatewayProblems } from '../gateway/check.ts';
 import { durationWarnings, windowsInsideRun } from './suite-rules.ts';
 import { scenarioSchema } from './schema.ts';
 import type { Scenario } from './types.ts';
@@ -119,7 +120,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   });
   resolved.expect = resolveExpectations(resolved.expect ?? {});
   const scenario = resolved as Scenario;
-  errors.push(...crossChecks(scenario, raw, warnings, catalogue.strategies));
+  errors.push(...crossChecks(scenario, raw, warnings, catalogue.strategies), ...gatewayProblems(scenario, raw));
   if (errors.length) throw fail(errors);
 
   // The broker's own defaults; a producer's overrides must make valid settings too.
@@ -135,7 +136,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   // Faults against what the broker can do here and what the scenario has.
   const target: Target = { runtime: options.target?.runtime ?? 'local', allowDestructive: options.target?.allowDestructive ?? false };
   const capabilities = brokerModule?.capabilities?.(scenario.broker, target.runtime);
-  const faultErrors = [...faultProblems(scenario, target, capabilities, kinds), ...resendProblems(scenario, raw, capabilities)];
+  const faultErrors = [...faultProblems(scenario, target, capabilities, kinds), ...resendProblems(scenario, raw, capabilities), ...gatewayBrokerProblems(scenario, capabilities)];
   if (faultErrors.length) throw fail(faultErrors);
   // The suite's rules on time.
   const horizonMs = brokerModule?.resolveSettings && brokerModule.redeliveryHorizonMs ? brokerModule.redeliveryHorizonMs(scenario.broker as BrokerSettings) : 0;

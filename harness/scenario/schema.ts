@@ -19,7 +19,10 @@ import { concurrencySchema } from '../consumer/concurrency/registry.ts';
 // Issue 21: the strategies contribute `consumers.strategy` and wrong-state's `strategy` (see below).
 import { STRATEGIES, strategyFieldSchema, strategyNameSchema, type StrategySchemaPart } from '../consumer/strategies/schema.ts';
 import type { StrategyOptions } from '../consumer/strategies/contract.ts';
+import type { GatewaySpec } from '../gateway/contract.ts';
 import { schemaId } from '../schemas/id.ts';
+// Issue 23: the order service's modes contribute `workload.gateway.mode` (harness/gateway/modes/).
+import { gatewaySchema } from '../gateway/registry.ts';
 import {
   constant,
   durationRef,
@@ -57,6 +60,8 @@ export { ANOMALY_TYPES };
 
 /** Keys whose final state differs from the truth under the consumers' strategy. */
 export const FINAL_STATE_EXPECTATION = 'wrong-state';
+/** Order-service runs (workload.gateway): events given a version another event of their key already had. */
+export const DUPLICATE_VERSIONS_EXPECTATION = 'duplicate-versions';
 
 export const DEFAULT_EXPECT_ZERO = ['lost', 'abandoned', 'reorder', 'gap', 'overlap', 'split', 'phantom', 'ghost'] as const;
 
@@ -233,6 +238,8 @@ const Workload = object(
     producers: filled(
       list(ref('producer', Producer), { minItems: 1 }, { default: [{ name: 'producer' }], description: 'Logical producers. Default one, named "producer", with one process.' }),
     ),
+    // Issue 23: an order service under HTTP load instead of producers (harness/gateway/).
+    gateway: optional(Type.Unsafe<GatewaySpec>(gatewaySchema())),
   },
   { description: 'What is sent. Give durationMs, messages, or both (whichever comes first).', additionalProperties: false },
 );
@@ -330,7 +337,12 @@ const expectationList = (t: string) => {
 };
 /** Expectations by anomaly type; the types are the checker's list, so this is typed as a record by type name. */
 const Expect = Type.Unsafe<Record<string, ExpectationValue | ExpectationValue[]>>(
-  object(Object.fromEntries([...ANOMALY_TYPES, FINAL_STATE_EXPECTATION].map((t) => [t, expectationList(t)])), {
+  object({
+    ...Object.fromEntries([...ANOMALY_TYPES, FINAL_STATE_EXPECTATION].map((t) => [t, expectationList(t)])),
+    [DUPLICATE_VERSIONS_EXPECTATION]: optional(
+      Type.Unsafe<ExpectationValue>({ ...ExpectValue, description: 'Order-service runs (workload.gateway): events numbered with a version another event of their order already had (0, ">0" or "any"; the whole run). Default any.' }),
+    ),
+  }, {
     description: `Expectations per anomaly type. Types left out: ${DEFAULT_EXPECT_ZERO.join(', ')} expect 0; the others any, but unseen left out bears on lost: lost 0 with unseen messages (acked, undelivered, still on the broker) is unknown, not a pass.`,
     additionalProperties: false,
   }),

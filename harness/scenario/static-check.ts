@@ -7,6 +7,8 @@
 import type { BrokerCapabilities, RuntimeKind } from '../broker/contract.ts';
 import type { FaultKind, FaultScope } from '../faults/contract.ts';
 import type { Scenario } from './types.ts';
+import { relayCount } from '../gateway/check.ts';
+import { gatewayMode } from '../gateway/registry.ts';
 
 /** Where the scenario is meant to run. */
 export interface Target {
@@ -26,6 +28,8 @@ export function faultProblems(
   const consumers = Array.from({ length: s.consumers.processes }, (_, i) => `c${i + 1}`);
   const producers = s.workload.producers.map((p) => p.name);
   const producerProcesses = Object.fromEntries(s.workload.producers.map((p) => [p.name, p.processes]));
+  const g = s.workload.gateway;
+  const relays = g && gatewayMode(g.mode).relay ? Array.from({ length: relayCount(s, capabilities) }, (_, i) => `relay-${i + 1}`) : [];
   return s.faults.flatMap((f, i) => {
     const kind = kinds.get(f.kind);
     if (!kind) return [];
@@ -33,7 +37,7 @@ export function faultProblems(
     if (kind.destructive && target.runtime === 'external' && !target.allowDestructive) {
       return [`${path}: ${f.kind} (${f.name}) changes or hurts the target broker: refused on the external runtime without --allow-destructive`];
     }
-    const scope: FaultScope = { path, runtime: target.runtime, broker: s.broker.kind, capabilities, consumers, producers, producerProcesses };
+    const scope: FaultScope = { path, runtime: target.runtime, broker: s.broker.kind, capabilities, consumers, producers, producerProcesses, relays };
     return kind.check?.(f, scope) ?? [];
   });
 }

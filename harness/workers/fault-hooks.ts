@@ -4,7 +4,7 @@
  * fault kinds; a `fault` message from the runner starts or ends it. The worker asks for the
  * active effects and never names a fault.
  */
-import type { ConsumerSide, FaultKind, HandlerEffect, ProducerSide } from '../faults/contract.ts';
+import type { ConsumerSide, FaultKind, HandlerEffect, ProducerSide, RelayEffect, RelaySide } from '../faults/contract.ts';
 import { faultKinds } from '../faults/registry.ts';
 import type { ToWorker } from './protocol.ts';
 
@@ -39,6 +39,11 @@ export class WorkerFaults<E extends Started> {
 
   static producer(side: ProducerSide, dir?: string, kinds?: Iterable<string>): WorkerFaults<Started> {
     const load = faultKinds(dir, kinds).then((kinds) => starters(kinds, (k) => k.worker?.producer && ((args) => k.worker!.producer!(args, side) ?? {})));
+    return new WorkerFaults(load, side.log);
+  }
+
+  static relay(side: RelaySide, dir?: string): WorkerFaults<RelayEffect> {
+    const load = faultKinds(dir).then((kinds) => starters(kinds, (k) => k.worker?.relay && ((args) => k.worker!.relay!(args, side))));
     return new WorkerFaults(load, side.log);
   }
 

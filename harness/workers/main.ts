@@ -7,6 +7,18 @@ import { ConvoyError } from '../errors.ts';
 import { settingsCheckedByRunner } from '../broker/settings-check.ts';
 import type { FromWorker, Inbox, ToWorker, WorkerInit } from './protocol.ts';
 
+type Run = (init: WorkerInit, inbox: Inbox, send: (m: FromWorker) => void) => Promise<void>;
+
+/** Each role's entry point, loaded only in its own process. */
+const ROLES: Record<WorkerInit['role'], () => Promise<Run>> = {
+  producer: async () => (await import('./producer.ts')).runProducer,
+  consumer: async () => (await import('./consumer.ts')).runConsumer,
+  instance: async () => (await import('../gateway/instance.ts')).runInstance,
+  router: async () => (await import('../gateway/router.ts')).runRouter,
+  relay: async () => (await import('../gateway/relay.ts')).runRelay,
+  load: async () => (await import('../gateway/load.ts')).runLoad,
+};
+
 function send(m: FromWorker): void {
   if (process.connected) process.send!(m);
 }
@@ -20,13 +32,7 @@ process.once('message', async (m: ToWorker) => {
   // The runner resolved and checked every broker setting it hands over (init.settings).
   settingsCheckedByRunner();
   try {
-    if (init.role === 'producer') {
-      const { runProducer } = await import('./producer.ts');
-      await runProducer(init, inbox, send);
-    } else {
-      const { runConsumer } = await import('./consumer.ts');
-      await runConsumer(init, inbox, send);
-    }
+    await (await ROLES[init.role]())(init, inbox, send);
     process.exit(0);
   } catch (err) {
     const e = err as Error;

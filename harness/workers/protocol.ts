@@ -7,8 +7,11 @@ import type { BrokerSettings, Endpoint, RunNames } from '../broker/contract.ts';
 import type { Scenario } from '../scenario/types.ts';
 import type { ConsumerPhases } from './phases.ts';
 
+/** The order service's processes (harness/gateway/): instances, the key-affine router, outbox relays, the load driver. */
+export type GatewayRole = 'instance' | 'router' | 'relay' | 'load';
+
 export interface WorkerInit {
-  role: 'producer' | 'consumer';
+  role: 'producer' | 'consumer' | GatewayRole;
   /** Process name: p-orders-1, c1, ... */
   id: string;
   brokerKind: string;
@@ -24,6 +27,21 @@ export interface WorkerInit {
   ownerUrl?: string;
   /** Producer only: which logical producer and which of its processes this is. */
   producer?: { name: string; index: number; of: number };
+  /** The order service's processes (workload.gateway). */
+  gateway?: GatewayInit;
+}
+
+export interface GatewayInit {
+  /** The service's SQLite store, shared by its instances and relays. */
+  storeFile: string;
+  /** Outbox lanes (relays); an instance writes each order to laneOf(key, lanes). */
+  lanes: number;
+  /** A relay: its lane. */
+  lane?: number;
+  /** The router: the instances' base URLs, in order. */
+  instanceUrls?: string[];
+  /** The load driver: where requests go (the router or the instances). */
+  targetUrls?: string[];
 }
 
 export type ToWorker =
@@ -63,6 +81,8 @@ export interface WorkerStats {
   cpuPercent: number;
   /** Producers: every planned message has been sent (and settled). */
   finished: boolean;
+  /** The load driver: HTTP requests answered, by status (2xx counted together). */
+  requests?: { sent: number; ok: number; failed: number };
   /** Consumers: rows this process's strategy wrote to the shared store (SQLite total_changes). */
   storeWrites?: number;
   /** Consumers: where the handling time went (see phases.ts). */

@@ -31,3 +31,25 @@ test('checker equals the oracle where most acked messages are undelivered (ack l
     { numRuns: 400 },
   );
 });
+
+// Issue 23: an order service's send events carry the version it numbered and the event's id
+// beside seq (its commit index). The checker judges order by seq alone, so the new fields,
+// whatever their values (duplicate versions included), change nothing it finds.
+test('send events with version and event id (order-service runs): the checker still equals the oracle, and finds the same', () => {
+  fc.assert(
+    fc.property(historyArb({ maxEvents: 60 }), fc.infiniteStream(fc.integer({ min: 1, max: 3 })), (events, versions) => {
+      const withVersions = events.map((e, i) => (e.type === 'send' ? { ...e, version: versions.next().value, event: i + 1 } : e));
+      const plain = checkEvents(events);
+      const numbered = checkEvents(withVersions);
+      assertMatchesOracle(withVersions, numbered);
+      assertMatchesOracle(withVersions, checkText(toJsonl(withVersions)));
+      for (const [type, entry] of Object.entries(plain.anomalies)) {
+        if (typeof entry === 'object' && entry && 'count' in entry) {
+          const other = (numbered.anomalies as Record<string, { count: number }>)[type]!;
+          if (other.count !== (entry as { count: number }).count) throw new Error(`${type}: ${(entry as { count: number }).count} without versions, ${other.count} with`);
+        }
+      }
+    }),
+    { numRuns: 200 },
+  );
+});

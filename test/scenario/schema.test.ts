@@ -42,7 +42,7 @@ test('every object is closed except the broker section and a fault (checked by t
   for (const u of ['distribution', 'rate', 'size', 'time'] as const) {
     for (const b of scenarioSchema.$defs[u].oneOf) assert.equal(b.additionalProperties, false);
   }
-  assert.deepEqual(Object.keys(scenarioSchema.$defs.expect.properties), [...ANOMALY_TYPES, 'wrong-state']);
+  assert.deepEqual(Object.keys(scenarioSchema.$defs.expect.properties), [...ANOMALY_TYPES, 'wrong-state', 'duplicate-versions']);
 });
 
 test('every workload file names the published schema for editors (yaml-language-server), by a path that exists', async () => {
