@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runHere } from '../../brokers/memory/test/run-here.ts';
+import { renderReport } from '../../harness/report/render.ts';
 
 const DIR = new URL('./hotkeys/', import.meta.url).pathname;
 
@@ -36,7 +37,8 @@ async function run(name: string): Promise<void> {
   assert.equal(result.verdict.status, 'pass', `${name}: ${JSON.stringify(result.verdict)}`);
   const res = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8')) as Run;
   runs.set(name, res);
-  reports.set(name, readFileSync(join(runDir, 'report.html'), 'utf8'));
+  // The report `convoy run` writes, rendered from this run's files.
+  reports.set(name, renderReport(res as never, join(runDir, 'history.jsonl')));
   results.set(name, res.consumers);
 }
 
