@@ -25,6 +25,8 @@ function spreadText(s: Spread | null, digits = 0, scale = 1): string {
 export function cellText(c: DefenceCell): string {
   if (!c.fits) return `— (${c.unfit ?? 'does not fit'})`;
   if (c.known === 0) return c.runs.length ? `unknown (${c.runs.length} ${c.runs.length === 1 ? 'run' : 'runs'})` : 'not run';
+  // Every key's messages still held or undelivered at the end: nothing to judge, which is not "0 wrong".
+  if (c.keys && c.keys.max === 0) return `no key judged: no key's final state was reached (${c.known === 1 ? 'the run' : `${c.known} runs`} ended with the messages held or undelivered)`;
   const parts = [`${spreadText(c.wrong)}/${spreadText(c.keys)} keys (${spreadText(c.wrongShare, 0, 100)}%)`, `skipped ${spreadText(c.skipped)}`, `rejected ${spreadText(c.rejected)}`];
   for (const [name, s] of Object.entries(c.figures)) if (s) parts.push(`${name} ${spreadText(s)}`);
   const runs = `${c.runsWrong}/${c.known} ${c.known === 1 ? 'run' : 'runs'} wrong${c.runs.length > c.known ? `, ${c.runs.length - c.known} unknown` : ''}`;
