@@ -84,18 +84,7 @@ export async function confluentLayerConsumer(endpoint: KafkaEndpoint, settings: 
       await consumer.run({
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: c.partitionsConsumedConcurrently,
-        eachBatch: async ({ batch, resolveOffset, isRunning, isStale }) => {
-          for (const message of batch.messages) {
-            if (!isRunning() || isStale()) break;
-            const offset = Number(message.offset);
-            const handed = await core.handOut(batch.partition, offset, message.value ?? Buffer.alloc(0), {
-              stale: () => !isRunning() || isStale(),
-            });
-            if (!handed) break;
-            // The fetch position moves on; what gets committed is decided by settlement.
-            resolveOffset(message.offset);
-          }
-        },
+        eachBatch: (payload) => core.handOutBatch({ ...payload, heartbeat: undefined }),
       });
     },
     ready: (timeoutMs) => core.ready(timeoutMs),

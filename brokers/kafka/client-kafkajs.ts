@@ -280,19 +280,7 @@ export async function kafkajsConsumer(endpoint: KafkaEndpoint, settings: KafkaSe
         autoCommit: false,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: c.partitionsConsumedConcurrently,
-        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-          for (const message of batch.messages) {
-            if (!isRunning() || isStale()) break;
-            const offset = Number(message.offset);
-            const handed = await core.handOut(batch.partition, offset, message.value ?? Buffer.alloc(0), {
-              stale: () => !isRunning() || isStale(),
-              heartbeat,
-            });
-            if (!handed) break;
-            // The fetch position moves on; what gets committed is decided by settlement.
-            resolveOffset(message.offset);
-          }
-        },
+        eachBatch: (payload) => core.handOutBatch(payload),
       });
     },
     ready: (timeoutMs) => core.ready(timeoutMs),

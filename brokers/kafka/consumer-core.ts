@@ -145,6 +145,15 @@ export interface ConsumerDriver {
   commit(offsets: { partition: number; offset: number }[]): Promise<void>;
 }
 
+/** The part of a KafkaJS `eachBatch` payload handOutBatch reads. */
+export interface KafkaJsBatchPayload {
+  batch: { partition: number; messages: { offset: string; value: Buffer | null }[] };
+  resolveOffset(offset: string): void;
+  heartbeat?: () => Promise<void>;
+  isRunning(): boolean;
+  isStale(): boolean;
+}
+
 export class ConsumerCore {
   private ledgers = new Map<number, PartitionLedger>();
   /** Deliveries per offset by this consumer, per partition, kept across rebalances. */
@@ -234,6 +243,21 @@ export class ConsumerCore {
 
   owns(partition: number): boolean {
     return this.ledgers.has(partition);
+  }
+
+  /**
+   * An `eachBatch` of the KafkaJS consumer API (kafkajs, and the librdkafka client's KafkaJS
+   * layer): hands the batch's messages out in offset order until the batch goes stale. The fetch
+   * position moves on with each one handed out; what gets committed is decided by settlement.
+   */
+  async handOutBatch(b: KafkaJsBatchPayload): Promise<void> {
+    const stale = () => !b.isRunning() || b.isStale();
+    for (const message of b.batch.messages) {
+      if (stale()) break;
+      const handed = await this.handOut(b.batch.partition, Number(message.offset), message.value ?? Buffer.alloc(0), { stale, heartbeat: b.heartbeat });
+      if (!handed) break;
+      b.resolveOffset(message.offset);
+    }
   }
 
   /**
