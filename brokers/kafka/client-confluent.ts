@@ -35,6 +35,7 @@ import { sleep } from '../../harness/clock.ts';
 import { InfraError } from '../../harness/errors.ts';
 import { ConsumerCore, laneOf, throttledLog } from './consumer-core.ts';
 import { rdkafkaConnection, type KafkaEndpoint } from './endpoint.ts';
+import { GenerationWait } from './generation-wait.ts';
 import { clientId, groupId, topicName } from './names.ts';
 import type { KafkaSettings } from './settings.ts';
 
@@ -307,7 +308,7 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
   const topic = topicName(names);
   const core = new ConsumerCore(topic, c, options);
   const out = throttledLog(options.log);
-  let generation: number | undefined;
+  const generations = new GenerationWait();
   /** Bumped by a seek or a (re)assignment of the partition: its messages not handed out yet are stale. */
   const epochs = new Map<number, number>();
   const bump = (p: number) => epochs.set(p, (epochs.get(p) ?? 0) + 1);
@@ -331,15 +332,16 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
           sought.delete(p);
           seeks.delete(p);
         }
-        core.assign(parts, generation);
+        generations.assign((generation) => core.assign(parts, generation));
         try {
           consumer.assign(assignment);
         } catch (e) {
           out(`assign failed: ${(e as Error).message}`);
         }
       } else if (err?.code === REVOKE) {
+        generations.settle();
         void core.flush().then(() => {
-          core.revoke(parts, generation);
+          core.revoke(parts, generations.generation);
           for (const p of parts) bump(p);
           try {
             if (consumer.isConnected()) consumer.unassign();
@@ -354,7 +356,8 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
   const consumer = new KafkaConsumer(config, { 'auto.offset.reset': c.fromBeginning ? 'earliest' : 'latest' });
   consumer.on('event.log', ((m: { severity: number; message: string; fac?: string }) => {
     if (m.severity >= 7) {
-      generation = generationIn(m.message) ?? generation;
+      const joined = generationIn(m.message);
+      if (joined !== undefined) generations.joined(joined);
       return;
     }
     out(`librdkafka ${m.severity <= 3 ? 'error' : 'warn'}: ${m.message}`);
@@ -421,6 +424,8 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
     while (running) {
       if (seeks.size) await seekNow();
       const batch = await consumeBatch();
+      // An assignment waiting for its generation is recorded before its partitions' messages.
+      if (generations.waiting) await generations.settled;
       if (!running) return;
       const byPartition = new Map<number, RdkafkaMessage[]>();
       for (const m of batch) {
