@@ -87,12 +87,6 @@ export async function confluentLayerConsumer(endpoint: KafkaEndpoint, settings: 
         eachBatch: (payload) => core.handOutBatch({ ...payload, heartbeat: undefined }),
       });
     },
-    ready: (timeoutMs) => core.ready(timeoutMs),
-    commitsLater: true,
-    async close(): Promise<void> {
-      await core.flush();
-      core.close();
-      await consumer.disconnect();
-    },
+    ...core.lifecycle(() => consumer.disconnect()),
   };
 }

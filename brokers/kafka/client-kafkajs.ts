@@ -283,12 +283,6 @@ export async function kafkajsConsumer(endpoint: KafkaEndpoint, settings: KafkaSe
         eachBatch: (payload) => core.handOutBatch(payload),
       });
     },
-    ready: (timeoutMs) => core.ready(timeoutMs),
-    commitsLater: true,
-    async close(): Promise<void> {
-      await core.flush();
-      core.close();
-      await consumer.disconnect();
-    },
+    ...core.lifecycle(() => consumer.disconnect()),
   };
 }

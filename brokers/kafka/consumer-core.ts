@@ -30,7 +30,7 @@
  *     from before it are stale, their settlement changes nothing, and the new owner starts
  *     from the committed offset.
  */
-import type { ConsumerGroupEvent, ConsumerOptions, Delivery, Settlement } from '../../harness/broker/contract.ts';
+import type { ConsumerClient, ConsumerGroupEvent, ConsumerOptions, Delivery, Settlement } from '../../harness/broker/contract.ts';
 import { InfraError } from '../../harness/errors.ts';
 import { DeliveryGate, type Incoming } from '../../harness/delivery/gate.ts';
 import type { ConsumerSettings } from './settings.ts';
@@ -243,6 +243,22 @@ export class ConsumerCore {
 
   owns(partition: number): boolean {
     return this.ledgers.has(partition);
+  }
+
+  /**
+   * The client members the KafkaJS-API adapters share: ready once assigned, commits after the
+   * harness's writes, and on close the settled prefix committed before the client disconnects.
+   */
+  lifecycle(disconnect: () => Promise<void>): Pick<ConsumerClient, 'ready' | 'commitsLater' | 'close'> {
+    return {
+      ready: (timeoutMs) => this.ready(timeoutMs),
+      commitsLater: true,
+      close: async () => {
+        await this.flush();
+        this.close();
+        await disconnect();
+      },
+    };
   }
 
   /**
