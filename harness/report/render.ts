@@ -12,6 +12,7 @@ import { page } from './page.ts';
 import { consumersSection } from './sections/consumers.ts';
 import { costsSection } from './sections/costs.ts';
 import { environmentSection } from './sections/environment.ts';
+import { gatewaySection } from './sections/gateway.ts';
 import { headerSection } from './sections/header.ts';
 import { keysSection } from './sections/keys.ts';
 import { latencySection } from './sections/latency.ts';
@@ -36,6 +37,7 @@ export function renderReport(result: ReportResult, historyFile?: string): string
     verdictSection(r),
     timelineSection(r),
     latencySection(r),
+    gatewaySection(r),
     skewSection(r),
     keysSection(keys),
     strategiesSection(r),
@@ -46,7 +48,7 @@ export function renderReport(result: ReportResult, historyFile?: string): string
   ].join('\n');
   return page({
     title: `convoy: ${scenarioName(r)} — ${r.verdict.status} (${r.runId})`,
-    nav: [['#verdict', 'Verdict'], ['#timeline', 'Timeline'], ['#latency', 'Latency'], ['#skew', 'Key skew'], ['#keys', 'Worst keys'], ['#consumers', 'Consumers'], ['#environment', 'Scenario']],
+    nav: [['#verdict', 'Verdict'], ['#timeline', 'Timeline'], ['#latency', 'Latency'], ...(r.gateway ? [['#gateway', 'Order service'] as [string, string]] : []), ['#skew', 'Key skew'], ['#keys', 'Worst keys'], ['#consumers', 'Consumers'], ['#environment', 'Scenario']],
     body,
     data,
     scripts: ['report.js'],
