@@ -27,6 +27,8 @@
  *                until the queue's RedrivePolicy moves it after maxReceiveCount receives;
  *                move: SendMessage to the DLQ, then DeleteMessage;
  *                without a DLQ: DeleteMessage (dropped, as SQS has nowhere to put it)
+ * With receive.extendVisibility, a message handled or held unsettled longer than half its
+ * visibility timeout has it extended to the whole timeout again (renewed through the gate).
  * FIFO with receive.returnGroupOnFailure (default): requeue, release and dead-letter
  * (exhaust-receives) also give back the later messages of the group received in the same
  * batch and not handed out yet (visibility 0, or left to expire for release), so the failed
@@ -345,6 +347,7 @@ export class SqsConsumer implements ConsumerClient {
       lane,
       ...(offset === undefined ? {} : { offset }),
       ...(Number.isFinite(count) && count > 0 ? { deliveryCount: count } : {}),
+      ...(this.settings.receive.extendVisibility ? { renew: this.visibilityExtender(msg) } : {}),
       settle: async (how: Settlement): Promise<void> => {
         if (settled) throw new Error(`delivery on ${lane} settled twice`);
         settled = true;
@@ -360,6 +363,23 @@ export class SqsConsumer implements ConsumerClient {
           await Promise.allSettled(rest.map((i) => this.changeVisibility(i.msg, 0)));
         }
       },
+    };
+  }
+
+  /**
+   * The gate asks about once a second; the visibility is extended only once half of it has
+   * passed since the receive or the last extension, so a held message costs one call per half
+   * timeout. Resolves false when nothing was due.
+   */
+  private visibilityExtender(msg: Message): () => Promise<boolean> {
+    const seconds = this.settings.visibilityTimeoutSeconds;
+    let since = Date.now();
+    return async () => {
+      if (Date.now() - since < (seconds * 1000) / 2) return false;
+      const at = Date.now();
+      await this.changeVisibility(msg, seconds);
+      since = at;
+      return true;
     };
   }
 

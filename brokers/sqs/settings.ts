@@ -53,6 +53,14 @@ export interface SqsSettings extends BrokerSettings {
      * a group's order on failure). Off: they are handled, so the group's order breaks.
      */
     returnGroupOnFailure: boolean;
+    /**
+     * Extend a received message's visibility (ChangeMessageVisibility back to
+     * visibilityTimeoutSeconds once half of it has passed) while the harness handles it or holds
+     * it unsettled (a resequencer's held message), as a consumer's visibility heartbeat does.
+     * Off (the SDK's own behaviour): a message handled or held longer than the visibility
+     * timeout is received again, by this consumer or another.
+     */
+    extendVisibility: boolean;
   };
   producer: {
     /**
@@ -110,6 +118,7 @@ export const settingsSchema: Record<string, unknown> = {
         maxMessages: { ...positiveInt, maximum: 10 },
         pollers: { ...positiveInt, maximum: 50 },
         returnGroupOnFailure: { type: 'boolean' },
+        extendVisibility: { type: 'boolean', description: 'extend visibility while a message is handled or held (default false)' },
       },
     },
     producer: {
@@ -162,7 +171,7 @@ export function resolveSettings(input: BrokerSettings): SqsSettings {
     deduplication,
     visibilityTimeoutSeconds: s.visibilityTimeoutSeconds ?? 30,
     deadLetter,
-    receive: { waitTimeSeconds: 1, maxMessages: 10, pollers: 1, returnGroupOnFailure: true, ...s.receive },
+    receive: { waitTimeSeconds: 1, maxMessages: 10, pollers: 1, returnGroupOnFailure: true, extendVisibility: false, ...s.receive },
     producer: { serializePerKey: true, batchSize: 1, lingerMs: 5, ...s.producer },
     client: { maxAttempts: 3, requestTimeoutMs: 10_000, connectTimeoutMs: 3_000, maxSockets: 50, ...s.client },
   };

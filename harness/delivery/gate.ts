@@ -33,8 +33,11 @@ export interface Incoming extends Delivery {
   claim?(): boolean;
   /** Keeps the client's session alive while this delivery waits for its turn. */
   keepAlive?(): Promise<void>;
-  /** Renews the delivery's lock or lease while its handler runs. */
-  renew?(): Promise<void>;
+  /**
+   * Renews the delivery's lock or lease while its handler runs and while it is held unsettled;
+   * asked every `keepAliveMs`. Resolves false when no renewal was due (not counted).
+   */
+  renew?(): Promise<boolean | void>;
 }
 
 export interface GateOptions {
@@ -233,7 +236,9 @@ export class DeliveryGate {
     if (waiter) void waiter.d.keepAlive!().catch(() => {});
     for (const d of this.renewing) {
       void d.renew!().then(
-        () => this.options.onRenewal?.(true),
+        (renewed) => {
+          if (renewed !== false) this.options.onRenewal?.(true);
+        },
         (e: Error) => {
           this.options.onRenewal?.(false);
           this.options.log(`consumer ${this.options.id}: renewing a delivery on ${d.lane ?? ''} failed (${e.message})`);

@@ -201,3 +201,18 @@ test('an overlap the broker causes inside one process is still reported (and par
   assert.ok((await overlapOfOneLane('unordered')) > 0);
   assert.equal(await overlapOfOneLane('partition'), 0);
 });
+
+test('a renewal that was not due (renew resolves false) is not counted; one that ran is', async () => {
+  const counted: boolean[] = [];
+  let asked = 0;
+  const seen: Delivery[] = [];
+  const gate = new DeliveryGate(async (d) => void seen.push(d), { ...options, maxInFlight: 2, keepAliveMs: 5, onRenewal: (ok) => counted.push(ok) });
+  // Due every third time asked, as SQS extends visibility only once half of it has passed.
+  void gate.accept(incoming('a', 1, { renew: async () => ++asked % 3 === 0 }));
+  while (asked < 9) await new Promise((r) => setTimeout(r, 5));
+  await seen[0]!.settle('ack');
+  await tick();
+  assert.ok(counted.length >= 3 && counted.length <= Math.ceil(asked / 3), `counted ${counted.length} of ${asked} asked`);
+  assert.ok(counted.every((ok) => ok));
+  gate.close();
+});

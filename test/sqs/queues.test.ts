@@ -99,6 +99,31 @@ describe('sqs on ElasticMQ', () => {
     await waitFor(() => r.logs.some((l) => /consumer c1: ack on g failed.*ReceiptHandleIsInvalid/.test(l)), 5_000, 'c1 delete refused');
   });
 
+  test('FIFO, receive.extendVisibility: a slow handler and a message held unsettled after it keep their visibility; no second receive', async () => {
+    const r = await run({ queueType: 'fifo', visibilityTimeoutSeconds: 2, receive: { extendVisibility: true } }, 'extend');
+    await r.sendAll(await r.producer(), ['slow', 'held'], 2);
+    let heldSettled = false;
+    const handler = async (h: { key: string; seq: number }, d: { settle(how: 'ack'): Promise<void> }) => {
+      if (h.key === 'slow' && h.seq === 1) await sleep(5_000); // 2.5 visibility timeouts
+      if (h.key === 'held' && h.seq === 1) {
+        // Held unsettled after the handler returned, as a resequencer holds a message.
+        setTimeout(() => void d.settle('ack').then(() => (heldSettled = true)), 5_000);
+        return 'none' as const;
+      }
+      return 'ack' as const;
+    };
+    await r.consumer('c1', handler, { maxInFlight: 4, early: true });
+    await r.consumer('c2', handler, { maxInFlight: 4, early: true });
+    await waitFor(() => heldSettled && r.of('slow').some((h) => h.seq === 1 && h.settled === 'ack'), 15_000, 'slow#1 acked and held#1 settled');
+    await waitFor(() => acked(r) === 3 && r.of('held').length >= 2, 10_000, 'held#2 handled after held#1 settled');
+    await sleep(2_500); // a receive that was wrongly let through would show within one more timeout
+    assert.deepEqual(r.of('slow').map((h) => h.seq), [1, 2], 'slow#1 received once');
+    assert.deepEqual(r.of('held').map((h) => h.seq), [1, 2], 'held#1 received once');
+    assert.deepEqual(r.overlaps(true), []);
+    assert.equal(r.logs.filter((l) => /failed/.test(l)).length, 0, `no refused delete or extension: ${r.logs.join(' | ')}`);
+    assert.deepEqual(await r.admin.depth('main'), { visible: 0, inFlight: 0 });
+  });
+
   test('FIFO + DLQ: a message that exhausts maxReceiveCount goes to the DLQ and its group moves on; redrive puts it back behind newer ones', async () => {
     const r = await run({ queueType: 'fifo', deadLetter: { enabled: true, maxReceiveCount: 2 } }, 'dlq');
     let poisoned = true;

@@ -20,7 +20,7 @@ test('defaults: FIFO, explicit dedup, 30 s visibility, no DLQ, 1 s long polls of
   assert.equal(s.contentBasedDeduplication, false);
   assert.equal(s.visibilityTimeoutSeconds, 30);
   assert.deepEqual(s.deadLetter, { enabled: false, maxReceiveCount: 3, settle: 'exhaust-receives' });
-  assert.deepEqual(s.receive, { waitTimeSeconds: 1, maxMessages: 10, pollers: 1, returnGroupOnFailure: true });
+  assert.deepEqual(s.receive, { waitTimeSeconds: 1, maxMessages: 10, pollers: 1, returnGroupOnFailure: true, extendVisibility: false });
   assert.equal(s.producer.serializePerKey, true);
   // Resolving twice gives the same (the runner passes resolved settings to workers).
   assert.deepEqual(resolveSettings(s), s);
