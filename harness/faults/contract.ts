@@ -187,3 +187,29 @@ export function startInWorker(w: WorkerHandle, kind: string, args: Record<string
 export function endInWorker(w: WorkerHandle, kind: string): void {
   w.send({ type: 'fault', kind, phase: 'end' });
 }
+
+/**
+ * kill -9 a worker process: at once, or (`byItself`) by the process itself at fault `kind`'s
+ * worker hook (selfKill), with a kill from outside if that does not come within 10 s. Marks it
+ * killed by a fault and waits for its exit; returns the evidence of the kill.
+ */
+export async function killWorker(w: WorkerHandle, kind: string, byItself: boolean): Promise<{ pid: number | undefined; state: string }> {
+  const pid = w.pid;
+  w.killedByFault = true;
+  if (byItself) {
+    startInWorker(w, kind);
+    if (!(await w.waitExit(10_000))) w.signal('SIGKILL');
+  } else {
+    w.signal('SIGKILL');
+  }
+  await w.waitExit(5_000);
+  return { pid, state: procState(pid) };
+}
+
+/** A worker hook that kills its own process with -9, its history written to its file first. */
+export function selfKill(side: { flushHistory(): void }): () => void {
+  return () => {
+    side.flushHistory();
+    process.kill(process.pid, 'SIGKILL');
+  };
+}

@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { checkConsumerName, consumerNamed, procState, startInWorker } from './contract.ts';
+import { checkConsumerName, consumerNamed, killWorker, selfKill } from './contract.ts';
 
 /**
  * kill -9 a consumer process; a fresh one with the same name starts at the window's end.
@@ -22,18 +22,10 @@ const killConsumer: FaultKind = {
   check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
-    const pid = w.pid;
-    w.killedByFault = true;
-    if (spec.when === 'after-apply') {
-      startInWorker(w, 'kill-consumer');
-      if (!(await w.waitExit(10_000))) w.signal('SIGKILL');
-    } else {
-      w.signal('SIGKILL');
-    }
-    await w.waitExit(5_000);
+    const killed = await killWorker(w, 'kill-consumer', spec.when === 'after-apply');
     let ended = false;
     return {
-      evidence: { consumer: w.id, pid, state: procState(pid) },
+      evidence: { consumer: w.id, ...killed },
       async end() {
         if (ended || spec.restart === false) return undefined;
         ended = true;
@@ -45,12 +37,7 @@ const killConsumer: FaultKind = {
   },
   worker: {
     // when: after-apply. The history reaches its file first: the apply happened.
-    consumer: (_args, side) => ({
-      afterApply() {
-        side.flushHistory();
-        process.kill(process.pid, 'SIGKILL');
-      },
-    }),
+    consumer: (_args, side) => ({ afterApply: selfKill(side) }),
   },
 };
 export default killConsumer;

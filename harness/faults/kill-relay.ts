@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { procState, startInWorker } from './contract.ts';
+import { killWorker, selfKill } from './contract.ts';
 
 /**
  * Kills an outbox relay of the order service (workload.gateway, mode outbox) with -9; a fresh
@@ -29,17 +29,10 @@ const killRelay: FaultKind = {
     const id = typeof spec.relay === 'string' ? spec.relay : 'relay-1';
     const w = ctx.gateway.relays().find((r) => r.id === id);
     if (!w) throw new Error(`no relay named "${id}" (have ${ctx.gateway.relays().map((r) => r.id).join(', ') || 'none'})`);
-    const pid = w.pid;
-    w.killedByFault = true;
-    if (spec.when === 'now') w.signal('SIGKILL');
-    else {
-      startInWorker(w, 'kill-relay');
-      if (!(await w.waitExit(10_000))) w.signal('SIGKILL');
-    }
-    await w.waitExit(5_000);
+    const killed = await killWorker(w, 'kill-relay', spec.when !== 'now');
     let ended = false;
     return {
-      evidence: { relay: id, pid, state: procState(pid) },
+      evidence: { relay: id, ...killed },
       async end() {
         if (ended) return undefined;
         ended = true;
@@ -49,12 +42,7 @@ const killRelay: FaultKind = {
     };
   },
   worker: {
-    relay: (_args, side) => ({
-      afterPublish() {
-        side.flushHistory();
-        process.kill(process.pid, 'SIGKILL');
-      },
-    }),
+    relay: (_args, side) => ({ afterPublish: selfKill(side) }),
   },
 };
 export default killRelay;
