@@ -24,9 +24,12 @@ export function publisher(process: string, scenario: Scenario, client: ProducerC
   const size = scenario.workload.size.kind === 'fixed' ? scenario.workload.size.bytes : 256;
   return async (e, intendedUs) => {
     // The payload is numbered by commit order, the service's truth: consumers' strategies and
-    // the checker see the order the service committed; the version rides in the history.
+    // the checker see the order the service committed; the version rides in the history. Its
+    // stamp is the change's commit time (the updated_at a service sets in its transaction),
+    // not the publish time: an outbox relay publishes a batch within one millisecond, and
+    // stamping then would make every event of the batch tie for lww-timestamp.
     const payload = encodeMessage(
-      { producer: GATEWAY_PRODUCER, key: e.key, seq: e.commitIndex, intendedUs, poison: false, entity: entity.kind, event: eventAt(entity, e.key, e.commitIndex), stampMs: Date.now() },
+      { producer: GATEWAY_PRODUCER, key: e.key, seq: e.commitIndex, intendedUs, poison: false, entity: entity.kind, event: eventAt(entity, e.key, e.commitIndex), stampMs: Math.floor(e.at / 1000) },
       size,
     );
     const at = nowMicros();

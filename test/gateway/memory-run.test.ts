@@ -86,3 +86,17 @@ test('direct on the memory broker: duplicate versions in the result are exactly 
   assert.equal(result.gateway.store?.events, events);
   assert.equal(result.gateway.requests.ok, events);
 });
+
+test("outbox on the memory broker: each event's stamp is its change's commit time from the store, not the relay's publish time", async () => {
+  const { runDir } = await run('outbox', '{ reorder: 0, duplicate-versions: 0 }');
+  const db = new Database(join(runDir, 'orders.sqlite'), { readonly: true });
+  const committed = new Map((db.prepare('SELECT key, commit_index AS seq, at FROM events').all() as { key: string; seq: number; at: number }[]).map((r) => [`${r.key}#${r.seq}`, r.at]));
+  db.close();
+  const processed = readHistory(runDir).filter((e) => e.type === 'process') as { key: string; seq: number; stamp?: number }[];
+  assert.ok(processed.length > 100, `${processed.length} processed`);
+  for (const p of processed) {
+    const at = committed.get(`${p.key}#${p.seq}`);
+    assert.ok(at !== undefined, `${p.key}#${p.seq} is in the store`);
+    assert.equal(p.stamp, Math.floor(at / 1000), `${p.key}#${p.seq}: stamped with its commit millisecond`);
+  }
+});
