@@ -52,8 +52,10 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
         record(ownerReads, us);
       })
     : undefined;
+  const mode = concurrencyMode(spec.concurrency.mode);
   const context: StrategyContext = {
     now: nowMicros,
+    inFlightCap: mode.maxInFlight(spec.concurrency.workers, spec.concurrency),
     mark: (name, detail) => history.write({ type: 'mark', at: nowMicros(), name, detail: { consumer: init.id, ...detail } }),
     ...(owner ? { fetchOwner: (key: string) => owner.fetch(key) } : {}),
   };
@@ -66,7 +68,6 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   // The park-key policy's lot, beside the entities in the run's store file (it outlives the run).
   const lotDb = spec.poison?.policy === 'park-key' ? openDatabase(init.storeFile) : undefined;
   const lot = lotDb ? new ParkingLot(lotDb) : undefined;
-  const mode = concurrencyMode(spec.concurrency.mode);
   const group = new GroupCommit(store, history, phases);
   /** Lock or lease renewals the delivery gate made (held messages are renewed until settled). */
   const renewals = { ok: 0, failed: 0 };

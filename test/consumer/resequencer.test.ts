@@ -100,3 +100,40 @@ test('the count bound acts when a key holds more than maxHeld', async () => {
   assert.equal(store.finalStates().get('k1')!.version, 9);
   store.close();
 });
+
+test("the in-flight cap bound: when held messages fill the consumer's cap for fullWaitMs, the key that waited longest is settled from its owner, one key per wait", async () => {
+  const c = context(6);
+  c.ctx.inFlightCap = 4;
+  const store = openStore(':memory:', resequencer, ORDERS, { kind: 'resequencer', fullWaitMs: 1000 }, {}, c.ctx);
+  for (const key of ['a', 'b']) await store.apply(m(1, key));
+  // a: 2 is lost (dead-lettered, redriven behind everything); b: 2 is lost too.
+  await store.apply(m(3, 'a'));
+  c.advance(10);
+  await store.apply(m(4, 'a'));
+  await store.apply(m(3, 'b'));
+  assert.deepEqual(await store.release(), [], 'three held, below the cap of four');
+  c.advance(5_000);
+  assert.deepEqual(await store.release(), [], 'below the cap nothing but the age bound (30 s) acts');
+  await store.apply(m(5, 'b')); // the cap is full: nothing more would be delivered
+  assert.deepEqual(await store.release(), [], 'full from now');
+  c.advance(999);
+  assert.deepEqual(await store.release(), [], 'not yet full for 1000 ms');
+  c.advance(1);
+  const released = await store.release();
+  assert.deepEqual(released.map((r) => [r.key, r.seq, r.effect]), [['a', 3, 'skipped'], ['a', 4, 'skipped']], "a waited longest: the owner's v6 covers its held 3 and 4");
+  assert.deepEqual(c.marks.map((x) => [x.name, x.detail.key, x.detail.bound]), [['resequencer-alert', 'a', 'in-flight cap'], ['resequencer-fetched', 'a', undefined]]);
+  c.advance(5_000);
+  assert.deepEqual(await store.release(), [], 'two held now, below the cap: b waits for its gap or the age bound');
+  assert.equal(store.costs().counts.heldAtEnd, 2);
+  store.close();
+
+  // Without a cap (the context does not say), the same holds wait for the age bound.
+  const u = context(6);
+  const uncapped = openStore(':memory:', resequencer, ORDERS, { kind: 'resequencer' }, {}, u.ctx);
+  await uncapped.apply(m(1));
+  for (const s of [3, 4, 5, 6]) await uncapped.apply(m(s));
+  u.advance(10_000);
+  assert.deepEqual(await uncapped.release(), []);
+  assert.equal(u.marks.length, 0);
+  uncapped.close();
+});

@@ -55,6 +55,12 @@ export interface StrategyContext {
   mark(name: string, detail: Record<string, unknown>): void;
   /** The owner's current state of `key`; null when the owner has none yet. Throws when it cannot answer. */
   fetchOwner?(key: string): Promise<VersionedState | null>;
+  /**
+   * How many deliveries this consumer can hold unsettled at once (its in-flight cap). A held
+   * message counts toward it: once held messages fill it, no delivery arrives that could fill a
+   * gap.
+   */
+  inFlightCap?: number;
 }
 
 /** A strategy's tables in one SQLite database, opened for applying and reading. */

@@ -8,7 +8,11 @@
  *
  * Bounds, per key: `maxHeld` messages and `maxAgeMs` for the oldest (seed 000: 1,000 or 30 s).
  * At a bound it records an alert, fetches the entity's current state from its owner, stores it
- * (if newer), releases what that state covers as skipped, and goes on from there. `unbounded`
+ * (if newer), releases what that state covers as skipped, and goes on from there. A third bound
+ * is the consumer's own: held messages stay unsettled and count toward its in-flight cap, so
+ * once they fill it nothing more is delivered and a gap that is queued behind them (a
+ * dead-lettered message redriven to the tail) never arrives. When the cap has stayed full of
+ * held messages for `fullWaitMs`, the bound acts on the key that has waited longest. `unbounded`
  * is seed 003's buffer as written: a lost message then holds its key's successors until the
  * run ends (they stay unacknowledged; the broker still holds them).
  *
@@ -36,6 +40,7 @@ const resequencer: ConsumerStrategy = {
   options: {
     maxHeld: { type: 'integer', minimum: 1, default: 1000, description: 'Held messages per key before the bound acts. Default 1000.' },
     maxAgeMs: { type: 'integer', minimum: 1, default: 30_000, description: 'Age of the oldest held message of a key before the bound acts, ms. Default 30000.' },
+    fullWaitMs: { type: 'integer', minimum: 0, default: 5000, description: "How long held messages may fill the consumer's in-flight cap (nothing more is delivered, so no gap can fill) before the bound acts on the key that waited longest, ms. Default 5000: longer than a competing consumer's usual stall, shorter than maxAgeMs." },
     unbounded: { type: 'boolean', default: false, description: 'No bound: hold until the gap fills, however long (seed 003 as written). Default false.' },
   },
   pure: false,
@@ -46,6 +51,10 @@ const resequencer: ConsumerStrategy = {
     const unbounded = options.unbounded === true;
     const maxHeld = unbounded ? Infinity : Number(options.maxHeld ?? 1000);
     const maxAgeUs = unbounded ? Infinity : Number(options.maxAgeMs ?? 30_000) * 1000;
+    const fullWaitUs = unbounded ? Infinity : Number(options.fullWaitMs ?? 5000) * 1000;
+    const cap = context?.inFlightCap;
+    /** Since when held messages have filled the in-flight cap (µs), or null. */
+    let fullSince: number | null = null;
     const now = () => context?.now() ?? Date.now() * 1000;
 
     /** When each key's last apply or skip took effect: stamped inside its transaction (appliedAt). */
@@ -96,9 +105,9 @@ const resequencer: ConsumerStrategy = {
     };
 
     /** At the bound: alert, fetch the owner's state, store it if newer. */
-    const atBound = async (key: string, buf: Map<number, HeldMessage>, t: number): Promise<void> => {
+    const atBound = async (key: string, buf: Map<number, HeldMessage>, t: number, full = false): Promise<void> => {
       const oldest = Math.min(...[...buf.values()].map((h) => h.since));
-      const why = buf.size > maxHeld ? 'count' : 'age';
+      const why = buf.size > maxHeld ? 'count' : full ? 'in-flight cap' : 'age';
       count('alerts');
       context?.mark('resequencer-alert', { key, held: buf.size, waitedMs: Math.round((t - oldest) / 1000), bound: why, expected: (rows.get(key)?.version ?? 0) + 1 });
       if (!context?.fetchOwner) return;
@@ -132,17 +141,28 @@ const resequencer: ConsumerStrategy = {
       },
       async release() {
         const out: Released[] = [];
+        const settle = async (key: string, buf: Map<number, HeldMessage>, t: number, full = false) => {
+          await atBound(key, buf, t, full);
+          drain(key, buf, out);
+          // What the owner's state did not cover waits again, from now.
+          for (const h of buf.values()) h.since = t;
+        };
         for (const [key, buf] of [...buffers]) {
           drain(key, buf, out);
           if (buf.size === 0) continue;
           const t = now();
           const oldest = Math.min(...[...buf.values()].map((h) => h.since));
-          if (buf.size > maxHeld || t - oldest > maxAgeUs) {
-            await atBound(key, buf, t);
-            drain(key, buf, out);
-            // What the owner's state did not cover waits again, from now.
-            for (const h of buf.values()) h.since = t;
-          }
+          if (buf.size > maxHeld || t - oldest > maxAgeUs) await settle(key, buf, t);
+        }
+        const t = now();
+        if (cap === undefined || heldNow < cap) fullSince = null;
+        else if (fullSince === null) fullSince = t;
+        else if (t - fullSince >= fullWaitUs) {
+          const waited = [...buffers].map(([key, buf]) => ({ key, buf, since: Math.min(...[...buf.values()].map((h) => h.since)) }));
+          const longest = waited.reduce((a, b) => (b.since < a.since ? b : a));
+          await settle(longest.key, longest.buf, t, true);
+          // Still full: the next key that waited longest gets its turn after another wait.
+          fullSince = heldNow < cap ? null : t;
         }
         return out;
       },
