@@ -124,9 +124,9 @@ function letAllGo(): void {
   }
 }
 
-/** Idle workers now (tests). */
-export function idleWorkers(): number {
-  return idle.length;
+/** The pids of the idle workers now (tests). */
+export function idleWorkers(): number[] {
+  return idle.map((w) => w.child.pid!);
 }
 
 function letGo(child: ChildProcess): void {
