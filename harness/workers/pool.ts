@@ -13,7 +13,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ownProcessGroup } from '../runtime/cleanup.ts';
+import { beforeHarnessExit, ownProcessGroup } from '../runtime/cleanup.ts';
 import { OWNER_ENV, ensureReaper, ownerTag, watchGroup } from '../runtime/reaper.ts';
 
 const WORKER_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -102,26 +102,35 @@ export function keepIdle(child: ChildProcess, key: string | undefined): void {
     letGo(child);
   }, IDLE_MS);
   timer.unref();
-  // An idle worker must not keep the runner alive: when nothing else does, they are let go
-  // and waited for (so their exit is the runner's, CPU accounts included); a runner that calls
-  // process.exit kills them in its clean-up (runtime/cleanup.ts).
+  // An idle worker must not keep the runner alive: when nothing else does, or the CLI's command
+  // is done, they are let go and waited for (their exit is the runner's, CPU accounts included);
+  // a runner that exits otherwise kills them in its clean-up (runtime/cleanup.ts).
   holdOpen(child, false);
   idle.push({ child, key, timer });
-  if (!draining) {
-    draining = true;
-    process.once('beforeExit', letAllGo);
-  }
+  if (!process.listeners('beforeExit').includes(onBeforeExit)) process.once('beforeExit', onBeforeExit);
+  beforeHarnessExit(letAllGo);
 }
 
-let draining = false;
+const onBeforeExit = () => void letAllGo();
 
-function letAllGo(): void {
-  draining = false;
-  for (const w of idle.splice(0)) {
+/** Lets every idle worker go and waits (at most 5 s) until they have exited. */
+function letAllGo(): Promise<void> {
+  const going = idle.splice(0).map((w) => {
     clearTimeout(w.timer);
     holdOpen(w.child, true);
+    const gone = new Promise<void>((resolve) => {
+      if (!live(w.child)) return resolve();
+      const t = setTimeout(resolve, 5_000);
+      t.unref();
+      w.child.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
     letGo(w.child);
-  }
+    return gone;
+  });
+  return Promise.all(going).then(() => {});
 }
 
 /** The pids of the idle workers now (tests). */
