@@ -6,7 +6,8 @@
  * the report's view (harness/report/view.ts) and the run summary read these types, not casts.
  * Sections stay open (later issues add fields); older results may lack newer fields.
  */
-import { Type, type SchemaOptions, type Static, type TSchema, type TUnion } from '@sinclair/typebox';
+import { Type } from '../typebox.ts';
+import type { SchemaOptions, Static, TSchema, TUnion } from '@sinclair/typebox';
 import { schemaId } from '../schemas/id.ts';
 
 /** JSON Schema `oneOf` (TypeBox's Union writes anyOf): exactly one branch, typed as their union. */

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConvoyError, EXIT } from '../errors.ts';
-import { runCleanup } from '../runtime/cleanup.ts';
+import { finishBeforeExit, runCleanup } from '../runtime/cleanup.ts';
 import { debugDetail, setVerbose, verbose } from '../verbosity.ts';
 
 /** Each file in commands/ adds one command: `export function register(program)`. */
@@ -48,8 +48,10 @@ export async function main(argv: string[]): Promise<number> {
   const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
+    await finishBeforeExit();
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {
+    await finishBeforeExit();
     if (err instanceof CommanderError) {
       // --help and --version end here with code 0; usage errors were already printed.
       return err.exitCode === 0 ? EXIT.ok : EXIT.badInput;

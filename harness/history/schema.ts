@@ -8,7 +8,8 @@
  * the first with a header; a history without one (written before it) has the same events and
  * reads as version 1 too. `convoy check` refuses a version it does not know.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type } from '../typebox.ts';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { schemaId } from '../schemas/id.ts';
 
 export const HISTORY_FORMAT = 'convoy.history';

@@ -24,6 +24,7 @@ import { deepMerge } from '../scenario/deep-merge.ts';
 import { historyHeader } from '../history/schema.ts';
 import { drain, drainPlan, notReached, type DrainOutcome } from './drain.ts';
 import { GiveUpWatch } from './give-up.ts';
+import { RunnerStallWatch, unexercisedWindows } from './runner-stall.ts';
 import type { RemainingEvent } from '../history/events.ts';
 import { startGateway, type GatewayRun } from '../gateway/start.ts';
 import { relayCount } from '../gateway/check.ts';
@@ -133,6 +134,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
   const retired: WorkerHandle[] = [];
   const consumerGeneration = new Map<string, number>();
   const undoDeploy = onCleanup('stop brokers', async () => deployment?.stop());
+  const runnerStalls = new RunnerStallWatch();
 
   const workerInit = (role: WorkerInit['role'], id: string, extra: Partial<WorkerInit> = {}): WorkerInit => ({
     role, id, brokerKind: broker.name, endpoint: deployment!.endpoint, settings, names, scenario,
@@ -347,6 +349,9 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     await timeline?.stop().catch((e: Error) => log(`undoing faults: ${e.message}`));
     record.faults = timeline?.records ?? [];
     for (const f of timeline?.failures() ?? []) record.incomplete.push(`fault ${f.name}: ${f.error}`);
+    // A broker or owner inside this process stood still whenever it did (runner-stall.ts).
+    const stalls = runnerStalls.stop();
+    if (deployment?.host || owner) record.incomplete.push(...unexercisedWindows(record.faults, stalls, record.endUs));
     await Promise.all([...producers, ...consumers, ...(gateway?.all() ?? [])].map((w) => w.stop(10_000)));
     // A restarted relay keeps its name: its earlier processes are counted as <id>.1, <id>.2, ...
     for (const p of gateway ? gateway.publishers() : producers) {

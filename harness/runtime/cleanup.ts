@@ -82,3 +82,18 @@ export function onInterrupt(listener: (sig: string) => void): () => void {
   interruptListeners.add(listener);
   return () => interruptListeners.delete(listener);
 }
+
+const beforeExit = new Set<() => Promise<void>>();
+/**
+ * Work to finish before the harness exits on its own, after its command is done (idle worker
+ * processes let go and waited for: harness/workers/pool.ts). Returns the function that removes it.
+ */
+export function beforeHarnessExit(finish: () => Promise<void>): () => void {
+  beforeExit.add(finish);
+  return () => beforeExit.delete(finish);
+}
+
+/** Runs what beforeHarnessExit registered (the CLI, before it exits). */
+export async function finishBeforeExit(): Promise<void> {
+  await Promise.all([...beforeExit].map((f) => f().catch(() => {})));
+}

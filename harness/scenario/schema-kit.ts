@@ -11,19 +11,8 @@
  * appends `type`, `required` and `properties` after the options it is given, unless the options
  * name them first), so the published file is unchanged by being generated from TypeBox.
  */
-import {
-  Type,
-  type ArrayOptions,
-  type SchemaOptions,
-  type Static,
-  type TArray,
-  type TObject,
-  type TOptional,
-  type TProperties,
-  type TSchema,
-  type TUnion,
-  type TUnsafe,
-} from '@sinclair/typebox';
+import { Type } from '../typebox.ts';
+import type { ArrayOptions, SchemaOptions, Static, TArray, TObject, TOptional, TProperties, TSchema, TUnion, TUnsafe } from '@sinclair/typebox';
 
 declare const FILLED: unique symbol;
 declare const DURATION: unique symbol;

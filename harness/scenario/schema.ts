@@ -12,7 +12,8 @@
  * is a number of milliseconds or a string with a unit; fields that take one refer to
  * #/$defs/duration (recognised by its $comment).
  */
-import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { Type } from '../typebox.ts';
+import type { Static, TSchema, TUnsafe } from '@sinclair/typebox';
 import { ANOMALY_TYPES } from '../checker/types.ts';
 import { fileURLToPath } from 'node:url';
 import { concurrencySchema } from '../consumer/concurrency/registry.ts';

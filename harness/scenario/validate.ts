@@ -3,20 +3,30 @@
  * and modes), the broker section against its module's settingsSchema, each fault against its
  * kind's schema merged with the common fault fields. Returns problem lines (wording.ts).
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { scenarioSchema, scenarioSchemaFor } from './schema.ts';
 import type { ScenarioCatalogue } from './catalogue.ts';
 import { formatErrors } from './wording.ts';
 import { isObject, type SchemaObject } from './values.ts';
+import { compileCached } from './compiled.ts';
 
-function newAjv(strict: boolean): Ajv2020 {
-  return new Ajv2020({ allErrors: true, verbose: true, strict, strictRequired: false, allowUnionTypes: true, discriminator: true });
+const require = createRequire(import.meta.url);
+
+/** ajv's options; `code.source` lets compiled.ts write a validator's code to its cache. */
+const options = (strict: boolean) => ({ allErrors: true, verbose: true, strict, strictRequired: false, allowUnionTypes: true, discriminator: true, code: { source: true } });
+
+/** Compiles through the cache (compiled.ts); ajv itself is loaded on the first miss only. */
+function compiler(strict: boolean): (schema: object) => ValidateFunction {
+  let ajv: Ajv2020 | undefined;
+  const make = () => (ajv ??= new (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020(options(strict)));
+  return (schema) => compileCached(make, options(strict), schema);
 }
 
-const ajv = newAjv(true);
+const ajv = { compile: compiler(true) };
 /** Other modules' schemas: compiled leniently (their keywords are theirs). */
-const foreignAjv = newAjv(false);
+const foreignAjv = { compile: compiler(false) };
 
 /** Compiled once per set of plug-ins (and per broker or fault schema). */
 const compiledScenario = new Map<string, ValidateFunction>();

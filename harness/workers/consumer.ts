@@ -278,7 +278,9 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   clearInterval(timer);
   clearInterval(releaser);
   faults.endAll();
-  await Promise.race([scheduler.idle(), sleep(5_000)]);
+  const idleWait = new AbortController();
+  await Promise.race([scheduler.idle(), sleep(5_000, idleWait.signal)]);
+  idleWait.abort(); // no timer left behind (a reused process: pool.ts)
   // The strategy's costs, for the result (costs.ts); held messages still unsettled go back to the broker with the client.
   const costs: StrategyCosts = store.costs();
   const peaks = { ...costs.peaks, peakRssBytes: Math.max(peakRssBytes, process.memoryUsage().rss) };

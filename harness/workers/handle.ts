@@ -1,71 +1,81 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { InfraError } from '../errors.ts';
 import type { BrokerHost, PeerSession } from '../broker/in-process.ts';
-import { ownProcessGroup } from '../runtime/cleanup.ts';
-import { OWNER_ENV, ensureReaper, ownerTag, watchGroup } from '../runtime/reaper.ts';
 import { tailFile } from '../runtime/process.ts';
 import { sendToChild } from './ipc-send.ts';
+import { keepIdle, reuseAllowed, workerProcess } from './pool.ts';
 import { emptyStats, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
 
-const WORKER_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-/** tsx's loader, by absolute URL so workers start from any working directory. */
-const TSX_LOADER = import.meta.resolve('tsx');
-
 /**
- * The runner's side of one worker process: its own process group (so a kill -9 fault and the
- * final clean-up reach it and anything it started), IPC, the latest stats, and a log file.
+ * The runner's side of one worker of one run: its process (pool.ts: its own process group,
+ * watched by the reaper; an idle one of an earlier run when the run's broker is in-process),
+ * IPC, the latest stats, and a log file. The worker is done (`exited`) when its process exits
+ * or, reused, when it reports itself idle.
  */
 export class WorkerHandle {
-  readonly child: ChildProcess;
+  private readonly proc: ChildProcess;
+  private readonly startKey: string;
   stats: WorkerStats = emptyStats();
   exited = false;
   exitCode: number | null = null;
   /** Set by a fault that kills this worker on purpose: its death is not a harness failure. */
   killedByFault = false;
+  /** A fault signalled the process (froze, killed it): it is never reused. */
+  private signalled = false;
   private listeners = new Set<(m: FromWorker) => void>();
-  private releaseGroup: () => void;
+  private doneWaiters = new Set<() => void>();
   private fatal?: FromWorker & { type: 'fatal' };
+  private readonly detach: (idle: boolean) => void;
 
   /** Links of this worker's clients to an in-process broker, by link number. */
   private readonly brokerSessions = new Map<number, PeerSession>();
 
   constructor(readonly init: WorkerInit, readonly logFile: string, private readonly log: (line: string) => void, private readonly host?: BrokerHost) {
-    ensureReaper();
-    const out = openSync(logFile, 'a');
-    try {
-      this.child = fork(WORKER_MAIN, [], {
-        env: { ...process.env, [OWNER_ENV]: ownerTag() },
-        // CONVOY_WORKER_NODE_ARGS adds node flags to every worker, e.g. "--cpu-prof" to profile.
-        execArgv: ['--import', TSX_LOADER, ...(process.env.CONVOY_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)],
-        stdio: ['ignore', out, out, 'ipc'],
-        detached: true,
-        serialization: 'advanced',
-      });
-    } finally {
-      closeSync(out);
-    }
-    this.releaseGroup = this.child.pid ? ownProcessGroup(this.child.pid) : () => {};
-    const unwatch = this.child.pid ? watchGroup(this.child.pid, `worker ${init.id}`) : () => {};
-    this.child.on('message', (m: FromWorker) => {
+    const reusable = reuseAllowed(host !== undefined);
+    const { child, key } = workerProcess(init.id, logFile, reusable);
+    this.proc = child;
+    this.startKey = key;
+    const onMessage = (m: FromWorker) => {
       if (m.type === 'stats' || m.type === 'stopped') this.stats = m.stats;
       if (m.type === 'log') this.log(`${init.id}: ${m.line}`);
       if (m.type === 'fatal') this.fatal = m;
       if (m.type === 'broker-open' || m.type === 'broker-call' || m.type === 'broker-close') this.serveBroker(m);
       this.listeners.forEach((l) => l(m));
-    });
-    this.child.on('exit', (code, signal) => {
-      this.exited = true;
-      this.exitCode = code ?? (signal ? 128 : null);
-      this.releaseGroup();
-      // A dead worker's clients are gone: the broker gives their deliveries to others.
-      for (const session of this.brokerSessions.values()) session.closed();
-      this.brokerSessions.clear();
-      unwatch();
-      this.listeners.forEach((l) => l({ type: 'fatal', message: `exited (${signal ?? code})` }));
-    });
-    this.send({ type: 'init', init });
+      if (m.type === 'idle') this.done(0, '0', true);
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => this.done(code ?? (signal ? 128 : null), String(signal ?? code), false);
+    // A reused process's output comes through pipes: this run's lines go to this run's log.
+    const onOutput = (chunk: Buffer) => appendFileSync(logFile, chunk);
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+    child.stdout?.on('data', onOutput);
+    child.stderr?.on('data', onOutput);
+    // An exited process's last output may come after its exit: its pipes end by themselves.
+    this.detach = (idle) => {
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      if (!idle) return;
+      child.stdout?.off('data', onOutput);
+      child.stderr?.off('data', onOutput);
+    };
+    this.send({ type: 'init', init, ...(reusable ? { reusable: true } : {}) });
+  }
+
+  /** The run is over for this worker: its process exited, or (idle) waits in the pool for another run. */
+  private done(code: number | null, how: string, idle: boolean): void {
+    if (this.exited) return;
+    this.exited = true;
+    this.exitCode = code;
+    this.detach(idle);
+    // A dead worker's clients are gone: the broker gives their deliveries to others.
+    for (const session of this.brokerSessions.values()) session.closed();
+    this.brokerSessions.clear();
+    // A process a fault froze or meant to kill is not trusted with another run.
+    if (idle) keepIdle(this.proc, this.signalled || this.killedByFault ? undefined : this.startKey);
+    this.listeners.forEach((l) => l({ type: 'fatal', message: `exited (${how})` }));
+    this.doneWaiters.forEach((w) => w());
+    this.doneWaiters.clear();
   }
 
   private serveBroker(m: Extract<FromWorker, { type: 'broker-open' | 'broker-call' | 'broker-close' }>): void {
@@ -90,12 +100,17 @@ export class WorkerHandle {
     return this.init.id;
   }
 
+  /** The worker's process (while this run has it). */
+  get child(): ChildProcess {
+    return this.proc;
+  }
+
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.proc.pid;
   }
 
   send(msg: ToWorker): void {
-    if (!this.exited) sendToChild(this.child, msg);
+    if (!this.exited) sendToChild(this.proc, msg);
   }
 
   onMessage(l: (m: FromWorker) => void): () => void {
@@ -129,31 +144,41 @@ export class WorkerHandle {
     });
   }
 
-  /** Signals the worker's process group. */
+  /** Signals the worker's process group (a fault's doing: the process is not reused after). */
   signal(sig: NodeJS.Signals): void {
-    if (!this.child.pid || this.exited) return;
+    this.signalled = true;
+    this.signalGroup(sig);
+  }
+
+  private signalGroup(sig: NodeJS.Signals): void {
+    if (!this.proc.pid || this.exited) return;
     try {
-      process.kill(-this.child.pid, sig);
+      process.kill(-this.proc.pid, sig);
     } catch {
       /* gone */
     }
   }
 
+  /** Waits until the worker is done (exited, or idle); false after `timeoutMs`. */
   waitExit(timeoutMs: number): Promise<boolean> {
     if (this.exited) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const t = setTimeout(() => resolve(false), timeoutMs);
-      this.child.once('exit', () => {
+      const done = () => {
         clearTimeout(t);
         resolve(true);
-      });
+      };
+      const t = setTimeout(() => {
+        this.doneWaiters.delete(done);
+        resolve(false);
+      }, timeoutMs);
+      this.doneWaiters.add(done);
     });
   }
 
   /** Asks the worker to stop cleanly; kills it when it does not within the grace period. */
   async stop(graceMs = 15_000): Promise<void> {
     if (this.exited) return;
-    this.signal('SIGCONT'); // a frozen worker cannot stop itself
+    this.signalGroup('SIGCONT'); // a frozen worker cannot stop itself
     this.send({ type: 'stop' });
     if (!(await this.waitExit(graceMs))) {
       this.log(`${this.id}: did not stop within ${graceMs} ms, killing it`);

@@ -1,10 +1,14 @@
 /**
  * A worker process: a producer or a consumer of one run. Started by WorkerHandle with IPC;
- * everything it does goes to its own history file, and it exits when told to stop, when its
- * parent goes away, or after a fatal error (reported over IPC first).
+ * everything it does goes to its own history file, and it exits when its run ends, when its
+ * parent goes away, or after a fatal error (reported over IPC first). A process the runner
+ * marked reusable (pool.ts) whose run left nothing alive (leftovers.ts) reports `idle` instead
+ * of exiting and takes the next run's init.
  */
 import { ConvoyError } from '../errors.ts';
 import { settingsCheckedByRunner } from '../broker/settings-check.ts';
+import { leftovers, processSnapshot } from './leftovers.ts';
+import { stopLoopLagMeters } from './loop-lag.ts';
 import type { FromWorker, Inbox, ToWorker, WorkerInit } from './protocol.ts';
 
 type Run = (init: WorkerInit, inbox: Inbox, send: (m: FromWorker) => void) => Promise<void>;
@@ -25,15 +29,29 @@ function send(m: FromWorker): void {
 
 process.on('disconnect', () => process.exit(0)); // the runner is gone: never linger
 
-process.once('message', async (m: ToWorker) => {
-  if (m.type !== 'init') return;
-  const init: WorkerInit = m.init;
-  const inbox: Inbox = (handler) => process.on('message', handler);
+let busy = false;
+const onInit = (m: ToWorker) => {
+  if (m.type !== 'init' || busy) return;
+  busy = true;
+  void runOne(m.init, m.reusable === true).then((idle) => {
+    busy = !idle;
+  });
+};
+process.on('message', onInit);
+
+/** One run's role; true when the process stays for another (idle), else it is exiting. */
+async function runOne(init: WorkerInit, reusable: boolean): Promise<boolean> {
+  const before = reusable ? processSnapshot() : undefined;
+  // The role's own message handlers, removed when it is done: the next run must not hear them.
+  const handlers: ((m: ToWorker) => void)[] = [];
+  const inbox: Inbox = (handler) => {
+    handlers.push(handler);
+    process.on('message', handler);
+  };
   // The runner resolved and checked every broker setting it hands over (init.settings).
   settingsCheckedByRunner();
   try {
     await (await ROLES[init.role]())(init, inbox, send);
-    process.exit(0);
   } catch (err) {
     const e = err as Error;
     send({
@@ -44,5 +62,15 @@ process.once('message', async (m: ToWorker) => {
     });
     process.stderr.write(`${init.id}: fatal: ${e.stack ?? e.message}\n`);
     setTimeout(() => process.exit(3), 100);
+    return false;
   }
-});
+  for (const h of handlers) process.off('message', h);
+  stopLoopLagMeters();
+  const left = before ? await leftovers(before) : [];
+  if (before && left.length === 0) {
+    send({ type: 'idle' });
+    return true;
+  }
+  if (before) send({ type: 'log', line: `not reused: its run left ${left.join(', ')}` });
+  process.exit(0);
+}

@@ -45,7 +45,8 @@ export interface GatewayInit {
 }
 
 export type ToWorker =
-  | { type: 'init'; init: WorkerInit }
+  /** `reusable`: when the run ends and left nothing alive, report `idle` and wait for the next init (pool.ts). */
+  | { type: 'init'; init: WorkerInit; reusable?: boolean }
   /** Producers: begin the open-loop schedule at this instant (run clock, µs). */
   | { type: 'start'; startUs: number }
   /** Stop sending / consuming, flush the history, close the client, exit. */
@@ -103,6 +104,8 @@ export type FromWorker =
   | { type: 'log'; line: string }
   | { type: 'fatal'; message: string; detail?: string[]; exitCode?: number }
   | { type: 'stopped'; stats: WorkerStats }
+  /** A reusable worker's run is over and left nothing alive: the process waits for another init. */
+  | { type: 'idle' }
   /** A client of an in-process broker: open a link, call on it, close it. */
   | { type: 'broker-open'; link: number }
   | { type: 'broker-call'; link: number; call: number; method: string; args: unknown }

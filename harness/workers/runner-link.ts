@@ -5,6 +5,7 @@
  */
 import type { PeerLink } from '../broker/in-process.ts';
 import type { FromWorker, ToWorker } from './protocol.ts';
+import { processWide, reportLeftovers } from './leftovers.ts';
 
 let nextLink = 0;
 let nextCall = 0;
@@ -15,7 +16,7 @@ let listening = false;
 function listen(): void {
   if (listening) return;
   listening = true;
-  process.on('message', (m: ToWorker) => {
+  const onMessage = (m: ToWorker) => {
     if (m.type === 'broker-reply') {
       const p = pending.get(m.call);
       pending.delete(m.call);
@@ -24,11 +25,21 @@ function listen(): void {
     } else if (m.type === 'broker-push') {
       for (const h of pushHandlers.get(m.link) ?? []) h(m.msg);
     }
-  });
-  process.on('disconnect', () => {
+  };
+  const onDisconnect = () => {
     for (const p of pending.values()) p.reject(new Error('the runner is gone'));
     pending.clear();
-  });
+  };
+  // Installed once for the process: a reused worker's next run links through them too.
+  for (const [event, l] of [['message', onMessage], ['disconnect', onDisconnect]] as const) {
+    process.on(event, l);
+    processWide(l);
+  }
+  // A run that ends with a link open or a call unanswered leaves its broker session behind.
+  reportLeftovers(() => [
+    ...(pushHandlers.size > 0 ? [`${pushHandlers.size} open broker link(s)`] : []),
+    ...(pending.size > 0 ? [`${pending.size} unanswered broker call(s)`] : []),
+  ]);
 }
 
 function send(m: FromWorker): void {

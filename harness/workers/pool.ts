@@ -1,0 +1,155 @@
+/**
+ * Worker processes, and the idle ones kept for another run. Starting a worker (node, tsx, the
+ * worker's modules) costs about half a second of CPU; a test process makes dozens of short
+ * memory-broker runs of three or four workers each. A worker whose run ended and left nothing
+ * alive (leftovers.ts) reports `idle` and waits here for the next WorkerHandle of the same
+ * start settings (node flags, environment, working directory) in this process.
+ *
+ * Reused only for runs of an in-process broker (the memory broker, a test double): a real
+ * broker's client library can hold what the check cannot see (native threads, connection
+ * pools). Never reused: a worker a fault signalled or killed, one started with
+ * CONVOY_WORKER_NODE_ARGS (a profile covers one run), and any when CONVOY_WORKER_REUSE=0.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { beforeHarnessExit, ownProcessGroup } from '../runtime/cleanup.ts';
+import { OWNER_ENV, ensureReaper, ownerTag, watchGroup } from '../runtime/reaper.ts';
+
+const WORKER_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+/** tsx's loader, by absolute URL so workers start from any working directory. */
+const TSX_LOADER = import.meta.resolve('tsx');
+/** Idle workers kept at most, and for how long (a suite's long real-broker runs need none). */
+const MAX_IDLE = 8;
+const IDLE_MS = 60_000;
+
+/** Whether a worker of an in-process broker's run may be reused (see above). */
+export function reuseAllowed(inProcessBroker: boolean): boolean {
+  return inProcessBroker && !process.env.CONVOY_WORKER_NODE_ARGS && process.env.CONVOY_WORKER_REUSE !== '0';
+}
+
+/** What a worker process inherits at its start: only workers started alike are interchangeable. */
+function startKey(execArgv: string[], env: NodeJS.ProcessEnv): string {
+  return JSON.stringify([process.cwd(), execArgv, env]);
+}
+
+interface Idle {
+  child: ChildProcess;
+  key: string;
+  timer: NodeJS.Timeout;
+}
+
+const idle: Idle[] = [];
+
+/**
+ * A worker process for one run: an idle one started alike when `reusable` and one is waiting,
+ * else a new one in its own process group (so a kill -9 fault and the final clean-up reach it
+ * and anything it started), watched by the reaper. A reusable worker's output comes through
+ * pipes (the handle writes it to the run's log file); any other's goes to `logFile` directly.
+ */
+export function workerProcess(name: string, logFile: string, reusable: boolean): { child: ChildProcess; key: string; reused: boolean } {
+  ensureReaper();
+  const env = { ...process.env, [OWNER_ENV]: ownerTag() };
+  // CONVOY_WORKER_NODE_ARGS adds node flags to every worker, e.g. "--cpu-prof" to profile.
+  const execArgv = ['--import', TSX_LOADER, ...(process.env.CONVOY_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const key = startKey(execArgv, env);
+  if (reusable) {
+    const i = idle.findIndex((w) => w.key === key && live(w.child));
+    if (i >= 0) {
+      const [w] = idle.splice(i, 1);
+      clearTimeout(w!.timer);
+      holdOpen(w!.child, true);
+      return { child: w!.child, key, reused: true };
+    }
+  }
+  const out = reusable ? undefined : openSync(logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = fork(WORKER_MAIN, [], {
+      env,
+      execArgv,
+      stdio: reusable ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', out!, out!, 'ipc'],
+      detached: true,
+      serialization: 'advanced',
+    });
+  } finally {
+    if (out !== undefined) closeSync(out);
+  }
+  const releaseGroup = child.pid ? ownProcessGroup(child.pid) : () => {};
+  const unwatch = child.pid ? watchGroup(child.pid, `worker ${name}`) : () => {};
+  child.once('exit', () => {
+    releaseGroup();
+    unwatch();
+    const i = idle.findIndex((w) => w.child === child);
+    if (i >= 0) clearTimeout(idle.splice(i, 1)[0]!.timer);
+  });
+  return { child, key, reused: false };
+}
+
+/**
+ * Keeps an idle worker for the next run started alike (`key`); one that cannot or must not be
+ * kept (no key, the pool is full, or it is gone) is told to go: it exits when its channel
+ * closes (main.ts).
+ */
+export function keepIdle(child: ChildProcess, key: string | undefined): void {
+  if (key === undefined || !live(child) || idle.length >= MAX_IDLE) {
+    letGo(child);
+    return;
+  }
+  const timer = setTimeout(() => {
+    const i = idle.findIndex((w) => w.child === child);
+    if (i >= 0) idle.splice(i, 1);
+    letGo(child);
+  }, IDLE_MS);
+  timer.unref();
+  // An idle worker must not keep the runner alive: when nothing else does, or the CLI's command
+  // is done, they are let go and waited for (their exit is the runner's, CPU accounts included);
+  // a runner that exits otherwise kills them in its clean-up (runtime/cleanup.ts).
+  holdOpen(child, false);
+  idle.push({ child, key, timer });
+  if (!process.listeners('beforeExit').includes(onBeforeExit)) process.once('beforeExit', onBeforeExit);
+  beforeHarnessExit(letAllGo);
+}
+
+const onBeforeExit = () => void letAllGo();
+
+/** Lets every idle worker go and waits (at most 5 s) until they have exited. */
+function letAllGo(): Promise<void> {
+  const going = idle.splice(0).map((w) => {
+    clearTimeout(w.timer);
+    holdOpen(w.child, true);
+    const gone = new Promise<void>((resolve) => {
+      if (!live(w.child)) return resolve();
+      const t = setTimeout(resolve, 5_000);
+      t.unref();
+      w.child.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+    letGo(w.child);
+    return gone;
+  });
+  return Promise.all(going).then(() => {});
+}
+
+/** The pids of the idle workers now (tests). */
+export function idleWorkers(): number[] {
+  return idle.map((w) => w.child.pid!);
+}
+
+function letGo(child: ChildProcess): void {
+  if (child.connected) child.disconnect();
+}
+
+function live(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null && child.connected;
+}
+
+/** Whether the worker's process, channel and pipes keep the runner's event loop alive. */
+function holdOpen(child: ChildProcess, hold: boolean): void {
+  for (const h of [child, child.channel, child.stdout, child.stderr] as ({ ref?(): void; unref?(): void } | null | undefined)[]) {
+    if (hold) h?.ref?.();
+    else h?.unref?.();
+  }
+}
