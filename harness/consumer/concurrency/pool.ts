@@ -20,9 +20,9 @@ export class Pool implements Scheduler {
     return this.pending;
   }
 
-  async accept(key: string | null, task: () => Promise<void>): Promise<void> {
+  accept(key: string | null, task: () => Promise<void>): Promise<void> {
     this.pending++;
-    await this.schedule(this, key, task);
+    return this.schedule(this, key, task);
   }
 
   /** Runs an accepted task in a slot taken with slot(); frees both when it ends. */
