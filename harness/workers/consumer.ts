@@ -255,14 +255,18 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   const releaser = setInterval(() => void releaseTick(), 10);
   const capStall = capStallMeter(mode.maxInFlight(spec.concurrency.workers, spec.concurrency), context.mark);
 
-  await client.start(async (d) => {
+  /** The mode took a delivery (in partition mode: handled it). */
+  const accepted = () => {
+    stats.inFlight = scheduler.inFlight;
+    if (holding.size > 0) void releaseTick();
+  };
+  // Not an async function: its frame and await were one more promise per message.
+  await client.start((d) => {
     const received = nowMicros();
     if (phases.firstUs === 0) phases.firstUs = received;
     const msg = decodeMessage(d.payload);
     stats.inFlight = scheduler.inFlight + 1;
-    await scheduler.accept(msg?.key ?? null, together.task({ d, msg, received }, () => handle(d, msg, received)));
-    stats.inFlight = scheduler.inFlight;
-    if (holding.size > 0) void releaseTick();
+    return scheduler.accept(msg?.key ?? null, together.task({ d, msg, received }, () => handle(d, msg, received))).then(accepted);
   });
   await client.ready(60_000);
   send({ type: 'ready' });
