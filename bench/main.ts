@@ -54,6 +54,6 @@ try {
     for (const line of await scaleRun({ resultsDir: results })) out(line);
   }
 } finally {
-  if (!process.env.KEEP29) rmSync(results, { recursive: true, force: true }); else console.log(results);
+  rmSync(results, { recursive: true, force: true });
 }
 process.exit(0);
