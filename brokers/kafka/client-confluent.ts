@@ -17,7 +17,7 @@
  * (consumer-core.ts has the semantics), a rebalance_cb that commits the settled prefix before
  * partitions are revoked, eager `roundrobin` assignment like kafkajs's default, and
  * max.poll.interval.ms as given (librdkafka leaves the group after that long without a
- * consume call; the adapter makes at most one call ahead of a batch not handed out yet).
+ * consume call; the adapter stops calling while a batch is not handed out).
  */
 import { createRequire } from 'node:module';
 import {
@@ -288,18 +288,17 @@ const EMPTY = Buffer.alloc(0);
  * layer: one loop calls `consume(n)` (librdkafka's own queue, filled by its fetcher threads),
  * hands the batch to the core partition by partition (each partition's messages in offset
  * order, one `handOut` after the other; the partitions side by side, the gate deciding how many
- * are out at once). The next batch's `consume` call is made as the batch is handed out, and no
- * further one until every message of the batch was handed out or dropped. So a handler that
- * blocks its partition stops the polls after that one call, and librdkafka leaves the group
- * after max.poll.interval.ms, as the KafkaJS layer's eachBatch did. Measured
+ * are out at once), and calls `consume` again only after every message of the batch was
+ * handed out or dropped. So a handler that blocks its partition stops the polls, and librdkafka
+ * leaves the group after max.poll.interval.ms, as the KafkaJS layer's eachBatch did. Measured
  * with `npm run bench -- consume` (issue 29), the KafkaJS layer's per-message promises and
  * batch bookkeeping were most of the consumer's "client" time.
  *
  * Seeks (a requeue or release: the core rewinds its ledger and calls `seek`): the partition's
  * messages not handed out yet are dropped at once (its epoch moves), the librdkafka seek runs
- * between consume calls (no call is made ahead while one waits), and the partition's messages
- * are dropped until the sought offset itself arrives (the call made before the seek returns the
- * old position's messages). Rebalances: eager `roundrobin` assignment with our own rebalance_cb; before a
+ * between consume calls, and the partition's messages are dropped until the sought offset
+ * itself arrives (a consume call in flight during the seek still returns the old position's
+ * messages). Rebalances: eager `roundrobin` assignment with our own rebalance_cb; before a
  * revocation the settled prefix is committed, then the core drops the partitions and the
  * adapter unassigns them.
  */
@@ -422,48 +421,27 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
   };
   let loop: Promise<void> | undefined;
   const consumeLoop = async (): Promise<void> => {
-    /** The consume call made while the previous batch was handed out, if one was. */
-    let next: Promise<RdkafkaMessage[]> | undefined;
-    try {
-      while (running) {
-        if (!next) {
-          if (seeks.size) await seekNow();
-          next = consumeBatch();
+    while (running) {
+      if (seeks.size) await seekNow();
+      const batch = await consumeBatch();
+      // An assignment waiting for its generation is recorded before its partitions' messages.
+      if (generations.waiting) await generations.settled;
+      if (!running) return;
+      const byPartition = new Map<number, RdkafkaMessage[]>();
+      for (const m of batch) {
+        if (m.topic !== topic) continue;
+        const target = sought.get(m.partition);
+        if (target !== undefined) {
+          if (m.offset !== target) continue; // fetched before the seek took effect
+          sought.delete(m.partition);
         }
-        const batch = await next;
-        next = undefined;
-        // An assignment waiting for its generation is recorded before its partitions' messages.
-        if (generations.waiting) await generations.settled;
-        if (!running) return;
-        // The next batch is fetched while this one is handed out: the loop waited for each
-        // consume call, about a third of its time (issue 29). One call ahead at most, so a
-        // handler that blocks this batch stops the polls after that call and max.poll.interval.ms
-        // still applies; none while a seek waits (seeks run between calls; the call already
-        // made brings the old position's messages, which the sought offsets drop).
-        if (!seeks.size) next = consumeBatch();
-        await handOutBatch(batch);
+        let list = byPartition.get(m.partition);
+        if (!list) byPartition.set(m.partition, (list = []));
+        list.push(m);
       }
-    } finally {
-      // No consume call left running when the loop ends (close unsubscribes next).
-      if (next) await next;
+      if (byPartition.size === 1) for (const [p, ms] of byPartition) await drain(p, ms);
+      else if (byPartition.size > 1) await Promise.all([...byPartition].map(([p, ms]) => drain(p, ms)));
     }
-  };
-  /** Hands a batch out partition by partition (each in offset order, the partitions side by side). */
-  const handOutBatch = async (batch: RdkafkaMessage[]): Promise<void> => {
-    const byPartition = new Map<number, RdkafkaMessage[]>();
-    for (const m of batch) {
-      if (m.topic !== topic) continue;
-      const target = sought.get(m.partition);
-      if (target !== undefined) {
-        if (m.offset !== target) continue; // fetched before the seek took effect
-        sought.delete(m.partition);
-      }
-      let list = byPartition.get(m.partition);
-      if (!list) byPartition.set(m.partition, (list = []));
-      list.push(m);
-    }
-    if (byPartition.size === 1) for (const [p, ms] of byPartition) await drain(p, ms);
-    else if (byPartition.size > 1) await Promise.all([...byPartition].map(([p, ms]) => drain(p, ms)));
   };
 
   return {
