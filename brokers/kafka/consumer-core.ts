@@ -100,11 +100,14 @@ export class PartitionLedger {
 
   constructor(private readonly counts = new DeliveryCounts()) {}
 
-  deliver(offset: number): { entry: Entry; count: number } {
+  /** Deliveries of the offset delivered last, that one included. */
+  lastCount = 0;
+
+  deliver(offset: number): Entry {
     const entry: Entry = { offset, settled: false, dropped: false };
     this.entries.push(entry);
-    const count = this.counts.bump(offset);
-    return { entry, count };
+    this.lastCount = this.counts.bump(offset);
+    return entry;
   }
 
   /** Marks an entry done; true when the settled prefix moved. */
@@ -283,36 +286,26 @@ export class ConsumerCore {
    */
   handOut(partition: number, offset: number, payload: Buffer, hooks: { stale?: () => boolean; heartbeat?: () => Promise<void> } = {}): Promise<boolean> {
     if (this.closed || !this.gate) return Promise.resolve(false);
-    let ledger: PartitionLedger | undefined;
-    let entry: Entry | undefined;
-    let settled = false;
-    const delivery: Incoming = {
-      payload,
-      lane: laneOf(partition),
-      offset,
-      keepAlive: hooks.heartbeat,
-      claim: () => {
-        ledger = this.ledgers.get(partition);
-        if (!ledger || hooks.stale?.() || this.closed) return false;
-        const d = ledger.deliver(offset);
-        entry = d.entry;
-        delivery.deliveryCount = d.count;
-        return true;
-      },
-      settle: async (how: Settlement) => {
-        if (settled || !entry || !ledger) return;
-        settled = true;
-        if (entry.dropped || this.ledgers.get(partition) !== ledger) return; // stale: a seek or rebalance superseded it
-        if (how === 'ack' || how === 'dead-letter') {
-          if (ledger.settle(entry) && !this.settings.autoCommit) void this.commitNow();
-          return;
-        }
-        // requeue / release: deliver it (and everything after it in this partition) again.
-        ledger.rewind(offset);
-        this.driver?.seek(partition, offset);
-      },
-    };
-    return this.gate.accept(delivery);
+    return this.gate.accept(new PartitionDelivery(this, partition, offset, payload, hooks.stale, hooks.heartbeat));
+  }
+
+  /** A delivery's turn came (PartitionDelivery.claim): its partition's ledger, unless stale. */
+  ledgerToClaim(partition: number, stale: (() => boolean) | undefined): PartitionLedger | undefined {
+    const ledger = this.ledgers.get(partition);
+    if (!ledger || stale?.() || this.closed) return undefined;
+    return ledger;
+  }
+
+  /** A claimed delivery's first settlement (PartitionDelivery.settle). */
+  settled(partition: number, offset: number, ledger: PartitionLedger, entry: Entry, how: Settlement): void {
+    if (entry.dropped || this.ledgers.get(partition) !== ledger) return; // stale: a seek or rebalance superseded it
+    if (how === 'ack' || how === 'dead-letter') {
+      if (ledger.settle(entry) && !this.settings.autoCommit) void this.commitNow();
+      return;
+    }
+    // requeue / release: deliver it (and everything after it in this partition) again.
+    ledger.rewind(offset);
+    this.driver?.seek(partition, offset);
   }
 
   private targets(): { partition: number; offset: number }[] {
@@ -364,6 +357,49 @@ export class ConsumerCore {
     if (this.commitTimer) clearInterval(this.commitTimer);
     for (const l of this.ledgers.values()) l.drop();
     this.ledgers.clear();
+  }
+}
+
+const SETTLED: Promise<void> = Promise.resolve();
+/** Lane names by partition, made once. */
+const LANES: string[] = [];
+const laneNamed = (partition: number): string => (LANES[partition] ??= laneOf(partition));
+
+/**
+ * One message on its way through the gate: claimed in the partition's ledger when its turn
+ * comes, settled into it once. A class, not a literal with closures: one is made per message.
+ */
+class PartitionDelivery implements Incoming {
+  readonly lane: string;
+  deliveryCount?: number;
+  private ledger?: PartitionLedger;
+  private entry?: Entry;
+  private done = false;
+
+  constructor(
+    private readonly core: ConsumerCore,
+    private readonly partition: number,
+    readonly offset: number,
+    readonly payload: Buffer,
+    private readonly stale: (() => boolean) | undefined,
+    readonly keepAlive: (() => Promise<void>) | undefined,
+  ) {
+    this.lane = laneNamed(partition);
+  }
+
+  claim(): boolean {
+    this.ledger = this.core.ledgerToClaim(this.partition, this.stale);
+    if (!this.ledger) return false;
+    this.entry = this.ledger.deliver(this.offset);
+    this.deliveryCount = this.ledger.lastCount;
+    return true;
+  }
+
+  settle(how: Settlement): Promise<void> {
+    if (this.done || !this.entry || !this.ledger) return SETTLED;
+    this.done = true;
+    this.core.settled(this.partition, this.offset, this.ledger, this.entry, how);
+    return SETTLED;
   }
 }
 

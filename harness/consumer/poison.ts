@@ -51,11 +51,14 @@ export function retryBackoffMs(backoffMs: number, attempt: number): number {
   return Math.min(backoffMs * 2 ** Math.max(0, attempt - 1), 30_000);
 }
 
+/** The usual decision, made once (one per handling attempt otherwise). */
+const HANDLE: PoisonDecision = Object.freeze({ action: 'handle' as const });
+
 export function decidePoison(spec: PoisonSpec | undefined, input: PoisonInput): PoisonDecision {
   if (spec?.policy === 'park-key' && input.parkedKeys.has(input.key)) {
     return { action: 'park', settle: 'ack', parkKey: false };
   }
-  if (!spec || !input.poison) return { action: 'handle' };
+  if (!spec || !input.poison) return HANDLE;
   switch (spec.policy) {
     case 'retry':
       if (input.attempt >= spec.maxAttempts) return { action: 'give-up', settle: 'dead-letter' };
@@ -76,6 +79,7 @@ export class PoisonTracker {
   constructor(private readonly spec: PoisonSpec | undefined) {}
 
   decide(key: string, seq: number | null, poison: boolean, attempt: number): PoisonDecision {
+    if (!this.spec) return HANDLE;
     const d = decidePoison(this.spec, { key, poison, attempt, parkedKeys: this.parkedKeys });
     if (d.action === 'park') {
       if (d.parkKey) this.parkedKeys.add(key);

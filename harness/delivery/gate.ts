@@ -155,11 +155,11 @@ export class DeliveryGate {
   }
 
   private pass(): void {
-    const passed = new Set<string>();
+    // A lane's later deliveries wait behind its earlier ones: a lane with a delivery skipped in
+    // this pass is busy (handed out here or before), and busyLanes only shrinks in a later turn.
     for (let i = 0; i < this.waiting.length && this.handed < this.max && !this.closed; ) {
       const w = this.waiting[i]!;
-      if (passed.has(w.lane) || this.busyLanes.has(w.lane)) {
-        passed.add(w.lane); // a lane's later deliveries wait behind its earlier ones
+      if (this.busyLanes.has(w.lane)) {
         i++;
         continue;
       }
@@ -170,59 +170,55 @@ export class DeliveryGate {
         continue;
       }
       this.handOut(w);
-      passed.add(w.lane);
     }
   }
 
   private handOut(w: Waiting): void {
     const { d, lane } = w;
-    const epoch = this.epoch;
     this.handed++;
     this.busyLanes.add(lane);
-    let settled = false;
-    const delivery: Delivery = {
-      payload: d.payload,
-      lane: d.lane,
-      offset: d.offset,
-      deliveryCount: d.deliveryCount,
-      settle: (how: Settlement) => {
-        // The adapter's settle first: what it takes back of the lane (takeWaiting) must not be
-        // handed out by the pump this settlement starts.
-        const done = d.settle(how);
-        if (!settled) {
-          settled = true;
-          this.renewing.delete(d);
-          if (epoch === this.epoch) this.handed--;
-          this.options.onFree?.();
-          this.pump();
-        }
-        return done;
-      },
-    };
-    if (delivery.offset === undefined) delete delivery.offset;
-    if (delivery.deliveryCount === undefined) delete delivery.deliveryCount;
+    const delivery = new HandedOut(this, d, this.epoch);
     if (d.renew) this.renewing.add(d);
-    const handled = (async () => {
-      try {
-        await this.onDelivery(delivery);
-      } catch (err) {
+    let handled: Promise<void>;
+    try {
+      handled = this.onDelivery(delivery);
+    } catch (err) {
+      handled = Promise.reject(err);
+    }
+    handled.then(
+      () => this.handled(w, delivery),
+      (err) => {
         this.options.log(`consumer ${this.options.id}: handler failed on ${lane} (${(err as Error)?.message ?? String(err)})`);
-        if (!settled) await delivery.settle(this.options.onHandlerError).catch(() => {});
-      }
-    })();
-    void handled.then(() => {
-      // A delivery still unsettled after its handler returned (a strategy holds it back) keeps
-      // its lock or lease renewed until it is settled.
-      if (settled || epoch !== this.epoch) this.renewing.delete(d);
-      this.busyLanes.delete(lane);
-      w.done(true);
-      this.pump();
-    });
+        if (delivery.settled) return this.handled(w, delivery);
+        return delivery.settle(this.options.onHandlerError).then(
+          () => this.handled(w, delivery),
+          () => this.handled(w, delivery),
+        );
+      },
+    );
+  }
+
+  /** onDelivery of a handed-out delivery resolved: its lane may hand out its next one. */
+  private handled(w: Waiting, delivery: HandedOut): void {
+    // A delivery still unsettled after its handler returned (a strategy holds it back) keeps
+    // its lock or lease renewed until it is settled.
+    if (delivery.settled || delivery.epoch !== this.epoch) this.renewing.delete(w.d);
+    this.busyLanes.delete(w.lane);
+    w.done(true);
+    this.pump();
+  }
+
+  /** A handed-out delivery's first settlement: it stops counting. */
+  settled(d: Incoming, epoch: number): void {
+    this.renewing.delete(d);
+    if (epoch === this.epoch) this.handed--;
+    this.options.onFree?.();
+    this.pump();
   }
 
   /** Keep-alive and renewals run on one timer, only while something needs them. */
   private tickWhileNeeded(): void {
-    const needed = !this.closed && (this.renewing.size > 0 || this.waiting.some((w) => w.d.keepAlive));
+    const needed = !this.closed && (this.renewing.size > 0 || this.waiting.some(hasKeepAlive));
     if (needed && !this.timer) {
       this.timer = setInterval(() => this.tick(), this.options.keepAliveMs ?? 1_000);
       this.timer.unref();
@@ -251,5 +247,42 @@ export class DeliveryGate {
   private stopTimer(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+  }
+}
+
+const hasKeepAlive = (w: Waiting): boolean => w.d.keepAlive !== undefined;
+
+/**
+ * A delivery as the harness sees it once handed out: the adapter's fields, and a settle that
+ * tells the gate the first time. A class, not a literal with a closure: one is made per message.
+ */
+class HandedOut implements Delivery {
+  readonly payload: Buffer;
+  readonly lane?: string;
+  // Own properties only when the adapter gave them (as a literal would have them).
+  declare readonly offset?: number;
+  declare readonly deliveryCount?: number;
+  settled = false;
+
+  constructor(
+    private readonly gate: DeliveryGate,
+    private readonly d: Incoming,
+    readonly epoch: number,
+  ) {
+    this.payload = d.payload;
+    this.lane = d.lane;
+    if (d.offset !== undefined) (this as { offset?: number }).offset = d.offset;
+    if (d.deliveryCount !== undefined) (this as { deliveryCount?: number }).deliveryCount = d.deliveryCount;
+  }
+
+  settle(how: Settlement): Promise<void> {
+    // The adapter's settle first: what it takes back of the lane (takeWaiting) must not be
+    // handed out by the pump this settlement starts.
+    const done = this.d.settle(how);
+    if (!this.settled) {
+      this.settled = true;
+      this.gate.settled(this.d, this.epoch);
+    }
+    return done;
   }
 }

@@ -17,6 +17,8 @@ import { nowMicros, sleep } from '../clock.ts';
 import type { WorkerStats } from './protocol.ts';
 import type { ConsumerPhases } from './phases.ts';
 
+const PARTS = Symbol('task parts');
+
 /** What the consumer knows of one delivery when it hands its task to the mode. */
 export interface TaskParts {
   d: Delivery;
@@ -60,9 +62,9 @@ export function processBase(consumer: string, d: Delivery, msg: DecodedMessage |
 
 /** Tasks made with `task()` carry their parts; the modes see them as plain tasks. */
 export function groupedHandling(ctx: GroupedContext): { task(parts: TaskParts, run: () => Promise<void>): Task; handling: Handling } {
-  const parts = new WeakMap<Task, TaskParts>();
+  // Carried on the task itself: a WeakMap entry per message cost more (an ephemeron for the GC).
   const partsOf = (t: Task): TaskParts => {
-    const p = parts.get(t);
+    const p = (t as Task & { [PARTS]?: TaskParts })[PARTS];
     if (!p) throw new Error('a task the consumer did not make');
     return p;
   };
@@ -157,7 +159,7 @@ export function groupedHandling(ctx: GroupedContext): { task(parts: TaskParts, r
   };
   return {
     task(p, run) {
-      parts.set(run, p);
+      (run as Task & { [PARTS]?: TaskParts })[PARTS] = p;
       return run;
     },
     handling,

@@ -78,6 +78,45 @@ test('a handler that throws without settling: its delivery is settled as the ada
   assert.match(lines.join('\n'), /handler failed on a \(boom\)/);
 });
 
+test('an onDelivery that throws at once (not an async function) is handled like one that rejects', async () => {
+  const lines: string[] = [];
+  const d1 = incoming('a', 1);
+  const d2 = incoming('a', 2);
+  const gate = new DeliveryGate(
+    (d) => {
+      if (d.offset === 1) throw new Error('sync boom');
+      return d.settle('ack');
+    },
+    { ...options, maxInFlight: 1, log: (l) => lines.push(l) },
+  );
+  assert.equal(await gate.accept(d1), true);
+  assert.equal(await gate.accept(d2), true);
+  assert.deepEqual(d1.settled, ['requeue']);
+  assert.deepEqual(d2.settled, ['ack']);
+  assert.match(lines.join('\n'), /handler failed on a \(sync boom\)/);
+});
+
+test('a handed-out delivery has offset and deliveryCount only when the adapter gave them, and counts once however often it is settled', async () => {
+  const seen: Delivery[] = [];
+  const gate = new DeliveryGate(async (d) => void seen.push(d), { ...options, maxInFlight: 1 });
+  const plain = { payload: Buffer.from('x'), lane: 'a', settled: [] as Settlement[], settle: async (how: Settlement) => void plain.settled.push(how) };
+  void gate.accept(plain);
+  void gate.accept(incoming('b', 7, { deliveryCount: 2 }));
+  await tick();
+  assert.equal(seen.length, 1);
+  assert.deepEqual(Object.keys(seen[0]!).filter((k) => k === 'offset' || k === 'deliveryCount'), []);
+  assert.equal('offset' in seen[0]!, false);
+  await seen[0]!.settle('ack');
+  await seen[0]!.settle('requeue');
+  assert.deepEqual(plain.settled, ['ack', 'requeue'], "the adapter's settle is called each time (it ignores all but the first)");
+  await tick();
+  assert.equal(seen.length, 2, 'the second settlement did not free a second slot');
+  assert.equal(gate.inFlight, 1);
+  assert.equal(seen[1]!.offset, 7);
+  assert.equal(seen[1]!.deliveryCount, 2);
+  assert.equal(seen[1]!.lane, 'b');
+});
+
 test('a delivery the client took back before its turn is dropped; waiting ones can be taken back or returned on close', async () => {
   const h = holding();
   const gate = new DeliveryGate(h.onDelivery, { ...options, maxInFlight: 1 });

@@ -176,15 +176,15 @@ test('ledger commits only the contiguous settled prefix; rewind drops later deli
   const a = l.deliver(10);
   const b = l.deliver(11);
   const c = l.deliver(13); // offsets need not be contiguous (control records, compaction)
-  assert.equal(l.settle(b.entry), false, 'a gap at 10: nothing committable');
+  assert.equal(l.settle(b), false, 'a gap at 10: nothing committable');
   assert.equal(l.committable, undefined);
-  assert.equal(l.settle(a.entry), true);
+  assert.equal(l.settle(a), true);
   assert.equal(l.committable, 12, '10 and 11 settled: commit 12');
   l.rewind(13);
-  assert.equal(c.entry.dropped, true);
+  assert.equal(c.dropped, true);
   const c2 = l.deliver(13);
-  assert.equal(c2.count, 2, 'redelivery counted');
-  l.settle(c2.entry);
+  assert.equal(l.lastCount, 2, 'redelivery counted');
+  l.settle(c2);
   assert.equal(l.committable, 14);
   assert.equal(l.outstanding, 0);
 });

@@ -43,3 +43,24 @@ test('truth: the state after every message whose send did not definitely fail, i
   assert.deepEqual(t.get('b'), { version: 1, state: entityStateAt('order', 'b', 1) });
   assert.equal(t.get('d')?.version, 1);
 });
+
+test('stateJson: keys sorted whatever order the state has them in (array-index keys too); a state already in order comes out as it is', () => {
+  const sortedCopy = (s: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.keys(s).sort().map((k) => [k, s[k]])));
+  const states: Record<string, unknown>[] = [
+    {},
+    { a: 1 },
+    { amount: 5, balance: 10, status: 'OPEN' },
+    { status: 'OPEN', amount: 5, balance: 10 },
+    { b: { z: 1, a: 2 }, a: [3, 1] },
+    { '10': 'x', '9': 'y', a: 1 },
+    { b: 1, '2': 2, a: 3 },
+  ];
+  for (const s of states) assert.equal(stateJson(s as never), sortedCopy(s), JSON.stringify(s));
+  assert.equal(stateJson({ status: 'OPEN', amount: 5 } as never), '{"amount":5,"status":"OPEN"}');
+  for (const kind of ['order', 'wallet', 'counter'] as const) {
+    for (let v = 1; v <= 12; v++) {
+      const s = entityStateAt(kind, 'k3', v);
+      assert.equal(stateJson(s), sortedCopy(s as never));
+    }
+  }
+});

@@ -20,9 +20,9 @@ export class Pool implements Scheduler {
     return this.pending;
   }
 
-  async accept(key: string | null, task: () => Promise<void>): Promise<void> {
+  accept(key: string | null, task: () => Promise<void>): Promise<void> {
     this.pending++;
-    await this.schedule(this, key, task);
+    return this.schedule(this, key, task);
   }
 
   /** Runs an accepted task in a slot taken with slot(); frees both when it ends. */
@@ -38,12 +38,22 @@ export class Pool implements Scheduler {
   }
 
   /** Runs an accepted task outside the slots (the caller serialises); frees it when it ends. */
-  async runInline(task: () => Promise<void>): Promise<void> {
+  runInline(task: () => Promise<void>): Promise<void> {
+    // One promise per task, not an async frame and an await: this runs once per message.
+    let running: Promise<void>;
     try {
-      await task();
-    } finally {
+      running = task();
+    } catch (err) {
       this.finished();
+      return Promise.reject(err);
     }
+    return running.then(
+      () => this.finished(),
+      (err: unknown) => {
+        this.finished();
+        throw err;
+      },
+    );
   }
 
   slot(): Promise<void> {
