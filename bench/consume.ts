@@ -5,6 +5,8 @@
  * One topic (6 partitions) is filled once with MESSAGES convoy-encoded messages (10k keys,
  * 256 B). Then, back to back:
  *   - the Java tool reads MESSAGES from it with a fresh group;
+ *   - the librdkafka binding on its own (bench/bare-consumer.ts: consume(1000), nothing done per
+ *     message): what a Node process can read here, so convoy's share of the cost shows;
  *   - a real convoy consumer worker (the process a run starts: history file and entity store
  *     on, versioned strategy) reads it with each client and each concurrency mode. The group
  *     is deleted after each, so every reader starts from offset 0.
@@ -212,6 +214,18 @@ function javaConsumer(inst: ReturnType<typeof provision>, bootstrap: string, top
   return { ok: true as const, nMsg: Number(f[4]), rate: Number(f[5]), fetchRate: Number(f[9]), cpu };
 }
 
+/** The bare binding (bench/bare-consumer.ts) reading MESSAGES from the start with a fresh group. */
+function bareConsumer(bootstrap: string, topic: string, group: string): { rate: number; cpuPer1k: number; messages: number } | { error: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'bare-consumer.ts'), bootstrap, topic, group, String(MESSAGES)], { encoding: 'utf8', timeout: 180_000, cwd: REPO });
+  const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
+  try {
+    const o = JSON.parse(line) as { messages: number; firstMs: number; lastMs: number; cpuMs: number };
+    return { messages: o.messages, rate: o.messages / Math.max(1e-3, (o.lastMs - o.firstMs) / 1000), cpuPer1k: (o.cpuMs * 1000) / Math.max(1, o.messages) };
+  } catch {
+    return { error: `${line} ${(r.stderr ?? '').split('\n').slice(-3).join(' ')}`.trim() };
+  }
+}
+
 function fmtPhases(p: ConsumerPhases | undefined, rate: number): string {
   if (!p || !p.deliveries) return 'phases: - (not recorded by this tree)';
   const wallMs = (p.lastUs - p.firstUs) / 1000;
@@ -248,14 +262,25 @@ export async function consumerThroughput(opts: { resultsDir: string }): Promise<
         lines.push(`  kafka-consumer-perf-test: ${Math.round(r.fetchRate)} msg/s (fetch.nMsg.sec; ${Math.round(r.rate)} with its group join), client CPU ${cpuPer1k.toFixed(1)} ms per 1k msgs (beyond a 1-message run's ${javaBase.cpu.toFixed(1)} s)  [${load()}]`);
         return r.fetchRate;
       };
+      let bareRuns = 0;
       for (const client of CLIENTS) {
         // The Java tool again before each client's set: the ratio is taken against its own neighbour.
         const javaRate = java();
+        // librdkafka: also the binding on its own, nothing done per message (what a Node process can read here).
+        let bareRate = 0;
+        if (client === 'confluent') {
+          const b = bareConsumer(bootstrap, names.prefix, `bench-bare-${++bareRuns}`);
+          if ('error' in b) lines.push(`  bare librdkafka binding failed: ${b.error}`);
+          else {
+            bareRate = b.rate;
+            lines.push(`  bare librdkafka binding (consume(1000), nothing per message): ${Math.round(b.rate)} msg/s over ${b.messages} msgs, ratio to the Java tool ${javaRate ? (b.rate / javaRate).toFixed(2) : '-'}, client CPU ${b.cpuPer1k.toFixed(1)} ms per 1k msgs  [${load()}]`);
+          }
+        }
         for (const mode of MODES) {
           for (const tree of measured) {
             const r = await convoyConsumer(tree, d, admin, names, client, mode, opts.resultsDir);
             lines.push(
-              `  convoy ${client.padEnd(9)} ${mode.padEnd(9)} ${tree.label}: ${Math.round(r.rate)} msg/s over ${r.messages} msgs${r.note ? ` (${r.note})` : ''}, ratio to the Java tool ${javaRate ? (r.rate / javaRate).toFixed(2) : '-'}, client CPU ${r.cpuPer1k.toFixed(1)} ms per 1k msgs`,
+              `  convoy ${client.padEnd(9)} ${mode.padEnd(9)} ${tree.label}: ${Math.round(r.rate)} msg/s over ${r.messages} msgs${r.note ? ` (${r.note})` : ''}, ratio to the Java tool ${javaRate ? (r.rate / javaRate).toFixed(2) : '-'}${bareRate ? `, to the bare binding ${(r.rate / bareRate).toFixed(2)}` : ''}, client CPU ${r.cpuPer1k.toFixed(1)} ms per 1k msgs`,
             );
             lines.push(`      ${fmtPhases(r.phases, r.rate)}`);
           }
