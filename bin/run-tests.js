@@ -92,7 +92,7 @@ function batches(list, dir) {
 const batchDir = mkdtempSync(join(tmpdir(), 'convoy-test-batches-'));
 let r;
 try {
-  r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...times, ...batches(files, batchDir)], { cwd: root, stdio: 'inherit' });
+  r = spawnSync(process.execPath, ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...times, ...batches(files, batchDir)], { cwd: root, stdio: 'inherit' });
 } finally {
   rmSync(batchDir, { recursive: true, force: true });
 }

@@ -15,7 +15,7 @@ import { cacheDir } from './cache.ts';
 import { startTime } from './proc.ts';
 
 const REAPER_MAIN = fileURLToPath(new URL('./reaper-main.ts', import.meta.url));
-const TSX_LOADER = import.meta.resolve('tsx');
+const TSX_LOADER = import.meta.resolve('tsx/esm');
 /** Set on every process the harness starts: `<harness pid>:<harness start time>`. */
 export const OWNER_ENV = 'CONVOY_OWNER';
 

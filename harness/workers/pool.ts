@@ -17,8 +17,12 @@ import { beforeHarnessExit, ownProcessGroup } from '../runtime/cleanup.ts';
 import { OWNER_ENV, ensureReaper, ownerTag, watchGroup } from '../runtime/reaper.ts';
 
 const WORKER_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-/** tsx's loader, by absolute URL so workers start from any working directory. */
-const TSX_LOADER = import.meta.resolve('tsx');
+/**
+ * tsx's ES-module loader only, by absolute URL so workers start from any working directory
+ * (the CLI registers the same; nothing here require()s TypeScript, and the CommonJS hooks
+ * cost about 0.1 s of CPU per process).
+ */
+const TSX_LOADER = import.meta.resolve('tsx/esm');
 /** Idle workers kept at most, and for how long (a suite's long real-broker runs need none). */
 const MAX_IDLE = 8;
 const IDLE_MS = 60_000;

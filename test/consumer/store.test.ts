@@ -85,7 +85,7 @@ test('the store reopens with what was written', (t) => {
 function runWriter(file: string, seed: number, keys: number, versions: number, startAt: number): Promise<Record<string, number>> {
   const script = fileURLToPath(new URL('./store-writer.ts', import.meta.url));
   return new Promise((resolve, reject) => {
-    const child = fork(script, [file, String(seed), String(keys), String(versions), String(startAt)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = fork(script, [file, String(seed), String(keys), String(versions), String(startAt)], { execArgv: ['--import', 'tsx/esm'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     let out = '';
     let err = '';
     child.stdout!.on('data', (d) => (out += d));
