@@ -23,18 +23,30 @@ const KEEP = 64;
  * are part of the key; with `code.source`, so that its code can be written out) and cached.
  */
 export function compileCached(compiler: () => Ajv2020, options: object, schema: object): ValidateFunction {
-  const dir = cacheDir('ajv');
-  const file = join(dir, `${createHash('sha256').update(JSON.stringify([AJV_VERSION, options, schema])).digest('hex').slice(0, 32)}.cjs`);
-  const cached = existsSync(file) ? load(file, schema) : undefined;
+  const key = `${createHash('sha256').update(JSON.stringify([AJV_VERSION, options, schema])).digest('hex').slice(0, 32)}.cjs`;
+  let dir: string | undefined;
+  try {
+    dir = cacheDir('ajv');
+  } catch {
+    dir = undefined; // no usable cache (read-only home, say): compile every time
+  }
+  const file = dir ? join(dir, key) : undefined;
+  const cached = file && existsSync(file) ? load(file, schema) : undefined;
   if (cached) return cached;
   const ajv = compiler();
   const validate = ajv.compile(schema);
+  if (!dir || !file) return validate;
   const standalone = (require('ajv/dist/standalone/index.js') as { default: (ajv: Ajv2020, v: ValidateFunction) => string }).default;
   // Written aside and renamed: processes compiling the same schema at once never read half a file.
+  // The cache only saves time: a failure to write it costs nothing else.
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, standalone(ajv, validate));
-  renameSync(tmp, file);
-  prune(dir);
+  try {
+    writeFileSync(tmp, standalone(ajv, validate));
+    renameSync(tmp, file);
+    prune(dir);
+  } catch {
+    rmSync(tmp, { force: true });
+  }
   return validate;
 }
 

@@ -52,3 +52,25 @@ test('a cached validator is made once, then loaded, and says what the compiled o
     else process.env.CONVOY_CACHE = before;
   }
 });
+
+test('with no usable cache (CONVOY_CACHE is a file, so no folder can be made there) validators are compiled every time and still work', () => {
+  const before = process.env.CONVOY_CACHE;
+  const notADir = join(mkdtempSync(join(tmpdir(), 'convoy-ajv-nocache-')), 'file');
+  writeFileSync(notADir, 'not a folder');
+  process.env.CONVOY_CACHE = notADir;
+  try {
+    let compiles = 0;
+    const make = () => {
+      compiles++;
+      return new Ajv2020(OPTIONS);
+    };
+    const v = compileCached(make, OPTIONS, SCHEMA);
+    assert.equal(v(BAD), false);
+    assert.equal(v.errors!.length, 3);
+    assert.equal(compileCached(make, OPTIONS, SCHEMA)({ rate: 5 }), true);
+    assert.equal(compiles, 2, 'nothing cached, nothing thrown');
+  } finally {
+    if (before === undefined) delete process.env.CONVOY_CACHE;
+    else process.env.CONVOY_CACHE = before;
+  }
+});
