@@ -54,9 +54,11 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
       })
     : undefined;
   const mode = concurrencyMode(spec.concurrency.mode);
+  /** Deliveries this consumer holds unsettled at most: the client's cap, told to the strategy. */
+  const inFlightCap = mode.maxInFlight(spec.concurrency.workers, spec.concurrency);
   const context: StrategyContext = {
     now: nowMicros,
-    inFlightCap: mode.maxInFlight(spec.concurrency.workers, spec.concurrency),
+    inFlightCap,
     mark: (name, detail) => history.write({ type: 'mark', at: nowMicros(), name, detail: { consumer: init.id, ...detail } }),
     ...(owner ? { fetchOwner: (key: string) => owner.fetch(key) } : {}),
   };
@@ -96,7 +98,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
 
   const client: ConsumerClient = await broker.consumer(init.endpoint, init.settings, init.names, {
     id: init.id,
-    maxInFlight: mode.maxInFlight(spec.concurrency.workers, spec.concurrency),
+    maxInFlight: inFlightCap,
     onGroupEvent: (e) => {
       group.end();
       history.write({ type: 'rebalance', at: nowMicros(), consumer: init.id, lanes: e.lanes, generation: e.generation, phase: e.phase });
@@ -310,7 +312,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
     }
   };
   const releaser = setInterval(() => void releaseTick(), 10);
-  const capStall = capStallMeter(mode.maxInFlight(spec.concurrency.workers, spec.concurrency), context.mark);
+  const capStall = capStallMeter(inFlightCap, context.mark);
 
   /** The mode took a delivery (in partition mode: handled it). */
   const accepted = () => {
