@@ -50,7 +50,7 @@ function latencyRows(http: Record<string, unknown>, autocannon: AutocannonSummar
 }
 
 export function gatewaySection(r: ReportResult): string {
-  const g = (r as { gateway?: Gateway }).gateway;
+  const g = r.gateway as Gateway | undefined;
   if (!g) return '';
   const q = g.requests;
   const d = g.duplicateVersions;
