@@ -10,7 +10,7 @@
  *
  * argv: <ledger file>
  */
-import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startTime, stopGroups, type OwnedGroup } from './proc.ts';
 
@@ -24,8 +24,11 @@ const watched = new Map<number, OwnedGroup>();
 let owner: { pid: number; start: number } | undefined;
 let reaping = false;
 
+/** Written whole, then renamed: `convoy clean` never reads half a ledger. */
 function save(): void {
-  writeFileSync(ledger, JSON.stringify({ owner, reaper: { pid: process.pid, start: startTime(process.pid) }, watched: [...watched.values()] }));
+  const tmp = `${ledger}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ owner, reaper: { pid: process.pid, start: startTime(process.pid) }, watched: [...watched.values()] }));
+  renameSync(tmp, ledger);
 }
 
 function apply(line: string): void {
@@ -50,6 +53,7 @@ async function reap(why: string): Promise<void> {
     appendFileSync(join(dirname(ledger), 'reaped.log'), `${new Date().toISOString()} convoy pid ${owner?.pid ?? '?'} ${why}: stopped ${what}\n`);
   }
   rmSync(ledger, { force: true });
+  rmSync(`${ledger}.tmp`, { force: true });
   process.exit(0);
 }
 

@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deployLocal, instanceKey, type RabbitDeployment } from '../../brokers/rabbitmq/local.ts';
+import type { RabbitAdmin } from '../../brokers/rabbitmq/admin.ts';
 import { resolveSettings } from '../../brokers/rabbitmq/settings.ts';
 import { loadInstance } from '../../harness/runtime/instances.ts';
 import { pidAlive } from '../../harness/runtime/process.ts';
@@ -32,7 +33,10 @@ it('a persistent node is recorded, reused by the next deploy, and restartable fr
   const second = await deployLocal({ ...ctx, workDir: mkdtempSync(join(tmpdir(), 'convoy-rmq-run-')) }, settings);
   assert.equal(second.reused, true);
   assert.deepEqual(second.endpoint, first.endpoint);
-  const h = await Harness.create(second, { topology: 'single-active' }, 'reuse');
+  // The node is killed below: flush the queue's registration first (see settings.syncMetadata;
+  // without it a SIGKILL soon after the declaration can forget the queue, as CI once saw).
+  const h = await Harness.create(second, { topology: 'single-active', syncMetadata: true }, 'reuse');
+  assert.equal((h.admin as RabbitAdmin).metadataSync, 'done', 'the queue is on disk before the kill');
   try {
     const p = await h.producer();
     await p.send({ key: 'k', payload: payload('k', 0) });

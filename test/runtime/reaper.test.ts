@@ -11,7 +11,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -218,10 +218,26 @@ function starter(tag: string) {
   return { child, pids };
 }
 
+/**
+ * Waits until the reaper's ledger names this pid: the reaper records it a moment after the
+ * starter prints it (CI once ran `clean` before that, on a loaded machine).
+ */
+async function recorded(pid: number, ms = 20_000): Promise<void> {
+  const dir = join(cache, 'reaper');
+  const t0 = Date.now();
+  for (;;) {
+    const ledgers = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
+    if (ledgers.some((f) => readFileSync(join(dir, f), 'utf8').includes(`"pid":${pid},`))) return;
+    if (Date.now() - t0 > ms) throw new Error(`no reaper ledger named pid ${pid} within ${ms} ms`);
+    await sleep(100);
+  }
+}
+
 test('convoy clean stops what a dead harness left when its reaper died too, and leaves a live harness alone', { timeout: 60_000 }, async () => {
   const tag = randomUUID();
   const s = starter(tag);
   const { sleeper, reaper } = await s.pids;
+  await recorded(sleeper);
   const upBefore = tagged(upTag);
   const live = await cli(['clean'], randomUUID()).done;
   assert.match(live.stdout, new RegExp(`left alone: convoy pid ${s.child.pid} is running`));
