@@ -14,6 +14,7 @@ import { dirname, join, relative } from 'node:path';
 import { availableParallelism, tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { compiledTree } from './compiled-tree.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -89,10 +90,14 @@ function batches(list, dir) {
   });
 }
 
+// Tests run from the sources; the processes they start (workers, reapers, the CLI) from the
+// compiled tree, built once here (bin/compiled-tree.js).
+const tree = await compiledTree();
+const env = tree ? { ...process.env, CONVOY_COMPILED_TREE: tree } : process.env;
 const batchDir = mkdtempSync(join(tmpdir(), 'convoy-test-batches-'));
 let r;
 try {
-  r = spawnSync(process.execPath, ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...times, ...batches(files, batchDir)], { cwd: root, stdio: 'inherit' });
+  r = spawnSync(process.execPath, ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...times, ...batches(files, batchDir)], { cwd: root, stdio: 'inherit', env });
 } finally {
   rmSync(batchDir, { recursive: true, force: true });
 }

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { moduleProcessArgs } from '../../harness/module-ext.ts';
 import type { DeployContext, Deployment } from '../../harness/broker/contract.ts';
 import { InfraError } from '../../harness/errors.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
@@ -16,8 +16,6 @@ import { findProxied, proxiedDeployment, startProxied } from '../../harness/runt
 import { connectionStringFor } from './emulator/index.ts';
 import type { ServiceBusEndpoint } from './endpoint.ts';
 
-const EMULATOR_MAIN = fileURLToPath(new URL('./emulator/main.ts', import.meta.url));
-const TSX_LOADER = import.meta.resolve('tsx');
 const INSTANCE_KEY = 'servicebus-emulator';
 export const PROXY_NAME = 'servicebus';
 export const EMULATOR = { name: 'convoy servicebus emulator', version: '1', notes: 'AMQP 1.0 on rhea, driven by the unmodified @azure/service-bus SDK; see brokers/servicebus/README.md for what it leaves out' };
@@ -48,7 +46,7 @@ function emulatorProcess(layout: Layout): NodeProcess {
   return {
     name: `servicebus emulator on ${layout.amqpPort}`,
     command: () => process.execPath,
-    args: ['--import', TSX_LOADER, EMULATOR_MAIN, '--port', String(layout.amqpPort), '--admin-port', String(layout.adminPort)],
+    args: [...moduleProcessArgs('brokers/servicebus/emulator/main'), '--port', String(layout.amqpPort), '--admin-port', String(layout.adminPort)],
     cwd: layout.dir,
     logFile: layout.logFile,
     pidFile: layout.pidFile,

@@ -3,13 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { BrokerDefinition, BrokerModule } from './contract.ts';
 import { InputError } from '../errors.ts';
+import { moduleFile } from '../module-ext.ts';
 
-/** brokers/ at the repository root: each folder with an index.ts is a broker. */
+/** brokers/ at the repository root: each folder with an index module is a broker. */
 export const BROKERS_DIR = fileURLToPath(new URL('../../brokers/', import.meta.url));
 
 export function brokerNames(): string[] {
   return readdirSync(BROKERS_DIR, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(BROKERS_DIR, d.name, 'index.ts')))
+    .filter((d) => d.isDirectory() && existsSync(join(BROKERS_DIR, d.name, moduleFile('index'))))
     .map((d) => d.name)
     .sort();
 }
@@ -31,6 +32,6 @@ export async function loadBroker(kind: string): Promise<BrokerModule> {
   if (!names.includes(kind)) {
     throw new InputError(`unknown broker "${kind}": expected one of ${names.join(', ')}`);
   }
-  const mod = (await import(join(BROKERS_DIR, kind, 'index.ts'))) as { default: BrokerDefinition };
+  const mod = (await import(join(BROKERS_DIR, kind, moduleFile('index')))) as { default: BrokerDefinition };
   return { ...mod.default, clients: brokerPackages(kind) };
 }

@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { ConvoyError, EXIT } from '../errors.ts';
 import { finishBeforeExit, runCleanup } from '../runtime/cleanup.ts';
 import { debugDetail, setVerbose, verbose } from '../verbosity.ts';
+import { isModuleFile, moduleFile } from '../module-ext.ts';
 
 /** Each file in commands/ adds one command: `export function register(program)`. */
 const COMMANDS_DIR = fileURLToPath(new URL('./commands/', import.meta.url));
@@ -27,8 +28,8 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
     .option('--verbose', 'stack traces on the console too (they always go to the run\'s log file); also CONVOY_DEBUG=1')
     .showHelpAfterError()
     .exitOverride();
-  const all = readdirSync(COMMANDS_DIR).filter((f) => f.endsWith('.ts')).sort();
-  const named = `${argv[0]}.ts`;
+  const all = readdirSync(COMMANDS_DIR).filter(isModuleFile).sort();
+  const named = moduleFile(String(argv[0]));
   const files = all.includes(named) ? [named] : all;
   for (const f of files) {
     const mod = (await import(join(COMMANDS_DIR, f))) as { register?: (p: Command) => void };

@@ -6,13 +6,14 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GatewayMode } from './contract.ts';
+import { isModuleFile } from '../module-ext.ts';
 
 const DIR = fileURLToPath(new URL('./modes/', import.meta.url));
 
 /** The modes in `dir` (tests pass a folder of their own), by name. */
 export async function loadGatewayModes(dir = DIR): Promise<GatewayMode[]> {
   const modes: GatewayMode[] = [];
-  for (const f of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+  for (const f of readdirSync(dir).filter(isModuleFile).sort()) {
     const mod = (await import(join(dir, f))) as { default?: GatewayMode };
     if (mod.default?.name) modes.push(mod.default);
   }

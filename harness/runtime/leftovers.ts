@@ -29,7 +29,7 @@ function ownerAlive(tag: string): boolean {
 /** Processes no run should stop: the shared Erlang port mapper, and reapers at work. */
 function exempt(pid: number): boolean {
   const cmd = cmdlineOf(pid);
-  return /(^|\/)epmd(\s|$)/.test(cmd) || cmd.includes('reaper-main.ts');
+  return /(^|\/)epmd(\s|$)/.test(cmd) || /reaper-main\.[jt]s\b/.test(cmd);
 }
 
 export async function stopLeftovers(): Promise<{ stopped: Stopped[]; leftAlone: string[] }> {

@@ -8,14 +8,12 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
 import type { Socket } from 'node:net';
 import { cacheDir } from './cache.ts';
 import { startTime } from './proc.ts';
+import { moduleProcessArgs } from '../module-ext.ts';
 
-const REAPER_MAIN = fileURLToPath(new URL('./reaper-main.ts', import.meta.url));
-const TSX_LOADER = import.meta.resolve('tsx/esm');
 /** Set on every process the harness starts: `<harness pid>:<harness start time>`. */
 export const OWNER_ENV = 'CONVOY_OWNER';
 
@@ -35,7 +33,7 @@ function connection(): Writable {
   if (pipe) return pipe;
   process.env[OWNER_ENV] = ownerTag();
   const ledger = join(reaperDir(), `${process.pid}-${startTime(process.pid) ?? 0}.json`);
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, REAPER_MAIN, ledger], {
+  const child = spawn(process.execPath, [...moduleProcessArgs('harness/runtime/reaper-main'), ledger], {
     detached: true,
     stdio: ['pipe', 'ignore', 'ignore'],
   });

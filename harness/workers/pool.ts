@@ -12,17 +12,14 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { beforeHarnessExit, ownProcessGroup } from '../runtime/cleanup.ts';
 import { OWNER_ENV, ensureReaper, ownerTag, watchGroup } from '../runtime/reaper.ts';
+import { moduleProcessArgs } from '../module-ext.ts';
 
-const WORKER_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-/**
- * tsx's ES-module loader only, by absolute URL so workers start from any working directory
- * (the CLI registers the same; nothing here require()s TypeScript, and the CommonJS hooks
- * cost about 0.1 s of CPU per process).
- */
-const TSX_LOADER = import.meta.resolve('tsx/esm');
+/** The worker's module: compiled, or its source through tsx's ES-module loader (module-ext.ts). */
+const WORKER_ARGS = moduleProcessArgs('harness/workers/main');
+const WORKER_MAIN = WORKER_ARGS.at(-1)!;
+const WORKER_LOADER = WORKER_ARGS.slice(0, -1);
 /** Idle workers kept at most, and for how long (a suite's long real-broker runs need none). */
 const MAX_IDLE = 8;
 const IDLE_MS = 60_000;
@@ -55,7 +52,7 @@ export function workerProcess(name: string, logFile: string, reusable: boolean):
   ensureReaper();
   const env = { ...process.env, [OWNER_ENV]: ownerTag() };
   // CONVOY_WORKER_NODE_ARGS adds node flags to every worker, e.g. "--cpu-prof" to profile.
-  const execArgv = ['--import', TSX_LOADER, ...(process.env.CONVOY_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const execArgv = [...WORKER_LOADER, ...(process.env.CONVOY_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const key = startKey(execArgv, env);
   if (reusable) {
     const i = idle.findIndex((w) => w.key === key && live(w.child));

@@ -6,13 +6,20 @@
  */
 import { readdirSync, existsSync } from 'node:fs';
 import { basename, delimiter, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { InputError } from '../../errors.ts';
 import type { ConsumerStrategy, StrategyOptions } from './contract.ts';
+import { importOutside, isModuleFile, moduleFile } from '../../module-ext.ts';
 
 const BUILT_IN = fileURLToPath(new URL('./', import.meta.url));
 /** The folder's own machinery (schema.ts imports this module: importing it back would deadlock). */
-const NOT_STRATEGIES = new Set(['contract.ts', 'registry.ts', 'schema.ts', 'open.ts', 'rows.ts', 'costs.ts']);
+const NOT_STRATEGIES = new Set(['contract', 'registry', 'schema', 'open', 'rows', 'costs'].map(moduleFile));
+
+/** Built-in strategies are modules of this tree (.ts, or .js when compiled); a folder of the user's holds .ts files. */
+function strategyFiles(dir: string): string[] {
+  if (dir === BUILT_IN) return readdirSync(dir).filter((n) => isModuleFile(n) && !NOT_STRATEGIES.has(n));
+  return readdirSync(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts') && !n.endsWith('.d.ts'));
+}
 
 export function strategyDirs(env: NodeJS.ProcessEnv = process.env): string[] {
   const extra = (env.CONVOY_STRATEGY_DIRS ?? '').split(delimiter).filter(Boolean).map((d) => resolve(d));
@@ -29,11 +36,11 @@ export async function loadStrategies(): Promise<Map<string, ConsumerStrategy>> {
   const out = new Map<string, ConsumerStrategy>();
   for (const dir of dirs) {
     if (!existsSync(dir)) throw new InputError(`CONVOY_STRATEGY_DIRS: no such folder ${dir}`);
-    for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts') && !(dir === BUILT_IN && NOT_STRATEGIES.has(n))).sort()) {
-      const mod = (await import(pathToFileURL(join(dir, f)).href)) as { default?: Partial<ConsumerStrategy> };
+    for (const f of strategyFiles(dir).sort()) {
+      const mod = (await importOutside(join(dir, f))) as { default?: Partial<ConsumerStrategy> };
       const s = mod.default;
       if (!s || typeof s.name !== 'string' || typeof s.open !== 'function') continue;
-      if (s.name !== basename(f, '.ts')) throw new Error(`strategy in ${join(dir, f)} is named "${s.name}": a strategy is named after its file`);
+      if (s.name !== basename(f).replace(/\.[jt]s$/, '')) throw new Error(`strategy in ${join(dir, f)} is named "${s.name}": a strategy is named after its file`);
       out.set(s.name, s as ConsumerStrategy);
     }
   }
@@ -67,9 +74,9 @@ async function strategyFile(name: string): Promise<ConsumerStrategy | undefined>
   const dirs = strategyDirs();
   if (dirs.some((d) => !existsSync(d))) return undefined;
   for (const dir of dirs.reverse()) {
-    const file = join(dir, `${name}.ts`);
-    if ((dir === BUILT_IN && NOT_STRATEGIES.has(`${name}.ts`)) || basename(file) !== `${name}.ts` || !existsSync(file)) continue;
-    const s = ((await import(pathToFileURL(file).href)) as { default?: Partial<ConsumerStrategy> }).default;
+    const file = strategyFiles(dir).map((f) => join(dir, f)).find((f) => basename(f).replace(/\.[jt]s$/, '') === name);
+    if (!file) continue;
+    const s = ((await importOutside(file)) as { default?: Partial<ConsumerStrategy> }).default;
     if (s && s.name === name && typeof s.open === 'function') return s as ConsumerStrategy;
   }
   return undefined;
