@@ -27,6 +27,7 @@ const FORMAT = 1;
 /** Trees kept besides the current one (other checkouts or branches on this machine). */
 const KEEP = 4;
 
+/** Every file under `dir`, except in SKIPPED folders. */
 function walk(dir, out = []) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     if (SKIPPED.has(e.name)) continue;
@@ -37,11 +38,31 @@ function walk(dir, out = []) {
   return out;
 }
 
+const isModule = (f) => f.endsWith('.ts') && !f.endsWith('.d.ts');
+
+/**
+ * What to link rather than compile: each folder with no module in it or below (linked whole,
+ * so tools that build there, such as go for brokers/pubsub/pstest-server, see a real folder),
+ * and each other file that is not a module.
+ */
+function links(files) {
+  const withModules = new Set();
+  for (const f of files.filter(isModule)) for (let d = dirname(f); d.startsWith(ROOT) && !withModules.has(d); d = dirname(d)) withModules.add(d);
+  const out = new Set();
+  for (const f of files) {
+    if (isModule(f)) continue;
+    let top = f;
+    for (let d = dirname(f); !withModules.has(d) && d.startsWith(ROOT); d = dirname(d)) top = d;
+    out.add(top);
+  }
+  return [...out];
+}
+
 /** `from "./x.ts"`, `import("./x.ts")`, `import "./x.ts"`: relative specifiers only. */
 const RELATIVE_TS = /((?:\bfrom|\bimport)\s*\(?\s*["'])(\.{1,2}\/[^"'\n]*?)\.ts(["'])/g;
 
 function build(files, sources, dir, esbuild) {
-  const ts = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  const ts = files.filter(isModule);
   const result = esbuild.buildSync({
     entryPoints: ts,
     outdir: dir,
@@ -57,8 +78,7 @@ function build(files, sources, dir, esbuild) {
     mkdirSync(dirname(out.path), { recursive: true });
     writeFileSync(out.path, out.text.replace(RELATIVE_TS, '$1$2.js$3'));
   }
-  for (const f of files) {
-    if (ts.includes(f)) continue;
+  for (const f of links(files)) {
     const to = join(dir, relative(ROOT, f));
     mkdirSync(dirname(to), { recursive: true });
     symlinkSync(f, to);

@@ -4,14 +4,17 @@
  * that lists a plugin folder or starts one of its modules as a process asks here, so both
  * ways find the same files.
  */
-import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const MODULE_EXT: '.ts' | '.js' = import.meta.url.endsWith('.js') ? '.js' : '.ts';
 
 /** The checkout's root, or the compiled tree's (the same layout). */
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** The checkout itself (the compiled tree links its package.json): where npm and git work. */
+export const CHECKOUT = dirname(realpathSync(join(ROOT, 'package.json')));
 
 /** A module of a plugin folder, as this process loads them (no tests, no declarations). */
 export function isModuleFile(name: string): boolean {

@@ -131,7 +131,7 @@ test('kill -9 of a RabbitMQ run mid-fault: its node (the Erlang VM too), Toxipro
   const tag = randomUUID();
   const before = await killMidFault(RABBIT_WITH_FAULT, 1, tag);
   assert.ok(before.some((l) => /beam\.smp/.test(l)), short(before));
-  assert.ok(before.filter((l) => /workers\/main\.ts/.test(l)).length === 3, short(before));
+  assert.ok(before.filter((l) => /workers\/main\.[jt]s/.test(l)).length === 3, short(before));
   const { ms, left } = await goneWithin(tag, 10_000);
   assert.deepEqual(short(left), '', `still running ${ms} ms after the kill`);
   console.log(`# after kill -9 of a RabbitMQ run: ${before.length} processes, all gone ${ms} ms later:\n${short(before)}`);
@@ -162,7 +162,7 @@ test('kill -9 of convoy run mid-fault: no process of the run after 10 s; a `brok
   // Kafka, its Toxiproxy, one producer, two consumers (one frozen) and the reaper.
   assert.ok(before.some((l) => /kafka\.Kafka/.test(l)), short(before));
   assert.ok(before.some((l) => /toxiproxy/.test(l)), short(before));
-  assert.ok(before.filter((l) => /workers\/main\.ts/.test(l)).length === 3, short(before));
+  assert.ok(before.filter((l) => /workers\/main\.[jt]s/.test(l)).length === 3, short(before));
   assert.ok(before.some((l) => / T /.test(l)), `c1 was frozen:\n${short(before)}`);
 
   const { ms, left } = await goneWithin(runTag, 10_000);
@@ -264,7 +264,7 @@ test('the reaper stops what its harness started when the harness is killed', { t
   const tag = randomUUID();
   const s = starter(tag);
   const { sleeper, reaper } = await s.pids;
-  assert.ok(tagged(tag).some((l) => l.startsWith(`${reaper} `) && l.includes('reaper-main.ts')));
+  assert.ok(tagged(tag).some((l) => l.startsWith(`${reaper} `) && /reaper-main\.[jt]s/.test(l)));
   s.child.kill('SIGKILL');
   const { ms, left } = await goneWithin(tag, 10_000);
   assert.deepEqual(left, [], `still running ${ms} ms after the kill (sleeper ${sleeper})`);

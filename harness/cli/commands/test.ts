@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { setup } from '../../setup/setup.ts';
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+import { CHECKOUT } from '../../module-ext.ts';
 
 export function register(program: Command): void {
   program
@@ -14,7 +12,7 @@ export function register(program: Command): void {
     .action(async (filters: string[], o: { unit?: boolean }) => {
       if (!o.unit) await setup({ forTests: true, log: (l) => process.stderr.write(`setup: ${l}\n`) });
       const args = ['run', 'test', '--', ...(o.unit ? ['--unit'] : []), ...filters];
-      const r = spawnSync('npm', args, { cwd: ROOT, stdio: 'inherit' });
+      const r = spawnSync('npm', args, { cwd: CHECKOUT, stdio: 'inherit' });
       process.exitCode = r.status === 0 ? 0 : 1;
     });
 }
