@@ -12,7 +12,7 @@
 //
 // CONVOY_COMPILED=0 turns it off (everything runs from the sources through tsx).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,8 +24,6 @@ const COMPILED = ['harness', 'brokers'];
 const SKIPPED = new Set(['test', 'node_modules']);
 /** Bump when the layout or the rewriting below changes. */
 const FORMAT = 1;
-/** Trees kept besides the current one (other checkouts or branches on this machine). */
-const KEEP = 4;
 
 /** Every file under `dir`, except in SKIPPED folders. */
 function walk(dir, out = []) {
@@ -90,15 +88,18 @@ function build(files, sources, dir, esbuild) {
   writeFileSync(join(dir, '.complete'), JSON.stringify({ root: ROOT, sources }));
 }
 
+/**
+ * Removes trees unused for a day (each use touches its tree): a tree may serve a long suite
+ * from another checkout, whose workers start from it hours after it was built. Also half-built
+ * trees whose builder is gone.
+ */
 function prune(base, keep) {
-  const trees = readdirSync(base)
-    .filter((n) => /^[0-9a-f]{40}$/.test(n))
-    .map((n) => ({ n, t: statSync(join(base, n)).mtimeMs }))
-    .sort((a, b) => b.t - a.t);
-  for (const { n } of trees.slice(KEEP + 1)) if (n !== keep) rmSync(join(base, n), { recursive: true, force: true });
-  for (const n of readdirSync(base)) if (n.includes('.tmp-')) {
-    const pid = Number(n.split('.tmp-')[1]);
-    if (!pidAlive(pid)) rmSync(join(base, n), { recursive: true, force: true });
+  const dayAgo = Date.now() - 24 * 3600_000;
+  for (const n of readdirSync(base)) {
+    const p = join(base, n);
+    if (n.includes('.tmp-')) {
+      if (!pidAlive(Number(n.split('.tmp-')[1]))) rmSync(p, { recursive: true, force: true });
+    } else if (n !== keep && /^[0-9a-f]{40}$/.test(n) && statSync(p).mtimeMs < dayAgo) rmSync(p, { recursive: true, force: true });
   }
 }
 
@@ -127,7 +128,14 @@ export async function compiledTree() {
     const base = join(process.env.CONVOY_CACHE || join(homedir(), '.cache', 'convoy'), 'compiled');
     const id = hash.digest('hex');
     const dir = join(base, id);
-    if (existsSync(join(dir, '.complete'))) return dir;
+    if (existsSync(join(dir, '.complete'))) {
+      try {
+        utimesSync(dir, new Date(), new Date()); // in use (prune)
+      } catch {
+        /* a cache we cannot write still serves */
+      }
+      return dir;
+    }
     const esbuild = await import('esbuild');
     mkdirSync(base, { recursive: true });
     const tmp = join(base, `${id}.tmp-${process.pid}`);
