@@ -127,6 +127,10 @@ export async function compiledTree() {
     }
     const base = join(process.env.CONVOY_CACHE || join(homedir(), '.cache', 'convoy'), 'compiled');
     const id = hash.digest('hex');
+    // A process started by one that runs compiled (a test's CLI with a cache of its own) may
+    // use that one's tree: the same sources give the same name.
+    const handed = process.env.CONVOY_COMPILED_TREE && join(dirname(process.env.CONVOY_COMPILED_TREE), id);
+    if (handed && existsSync(join(handed, '.complete'))) return handed;
     const dir = join(base, id);
     if (existsSync(join(dir, '.complete'))) {
       try {
