@@ -11,13 +11,6 @@ import { cpSync, lstatSync, mkdtempSync, readFileSync, readdirSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { CONVOY, ROOT } from '../runner/helpers.ts';
-import { brokerNames } from '../../harness/broker/registry.ts';
-import { faultKinds } from '../../harness/faults/registry.ts';
-import { CONCURRENCY_MODES } from '../../harness/consumer/concurrency/registry.ts';
-import { GATEWAY_MODES } from '../../harness/gateway/registry.ts';
-import { loadStrategies } from '../../harness/consumer/strategies/registry.ts';
-import { buildProgram } from '../../harness/cli/main.ts';
-import { MODULE_EXT } from '../../harness/module-ext.ts';
 
 /** Runs bin/compiled-tree.js of `root` with its own cache; the tree's folder, or '' when none. */
 function build(root: string, cache: string, env: Record<string, string> = {}): string {
@@ -38,18 +31,19 @@ function files(dir: string, out: string[] = []): string[] {
   return out;
 }
 
+/** Lists every plugin folder's plugins, run from a root: the checkout (through tsx) or a tree. */
 const LIST = `
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-const tree = process.argv[1];
-const imp = (p) => import(pathToFileURL(join(tree, p)).href);
-const { MODULE_EXT } = await imp('harness/module-ext.js');
-const { brokerNames } = await imp('harness/broker/registry.js');
-const { faultKinds } = await imp('harness/faults/registry.js');
-const { CONCURRENCY_MODES } = await imp('harness/consumer/concurrency/registry.js');
-const { GATEWAY_MODES } = await imp('harness/gateway/registry.js');
-const { loadStrategies } = await imp('harness/consumer/strategies/registry.js');
-const { buildProgram } = await imp('harness/cli/main.js');
+const [root, ext] = process.argv.slice(1);
+const imp = (p) => import(pathToFileURL(join(root, p + ext)).href);
+const { MODULE_EXT } = await imp('harness/module-ext');
+const { brokerNames } = await imp('harness/broker/registry');
+const { faultKinds } = await imp('harness/faults/registry');
+const { CONCURRENCY_MODES } = await imp('harness/consumer/concurrency/registry');
+const { GATEWAY_MODES } = await imp('harness/gateway/registry');
+const { loadStrategies } = await imp('harness/consumer/strategies/registry');
+const { buildProgram } = await imp('harness/cli/main');
 console.log(JSON.stringify({
   ext: MODULE_EXT,
   brokers: brokerNames(),
@@ -61,24 +55,22 @@ console.log(JSON.stringify({
 }));
 `;
 
-test('the compiled tree finds every plugin the sources find, and its modules import nothing from the sources', async () => {
+function plugins(root: string, ext: '.ts' | '.js'): Record<string, unknown> {
+  const loader = ext === '.ts' ? ['--import', 'tsx/esm'] : [];
+  const r = spawnSync(process.execPath, [...loader, '--input-type=module', '-e', LIST, root, ext], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CONVOY_STRATEGY_DIRS: '' } });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
+test('the compiled tree finds every plugin the sources find, and its modules import nothing from the sources', () => {
   const tree = build(ROOT, mkdtempSync(join(tmpdir(), 'convoy-tree-cache-')));
   assert.ok(tree, 'a tree was built');
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', LIST, tree], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, CONVOY_STRATEGY_DIRS: '' } });
-  assert.equal(r.status, 0, r.stderr);
-  const compiled = JSON.parse(r.stdout) as Record<string, unknown>;
-  assert.equal(MODULE_EXT, '.ts');
-  const sources = {
-    ext: '.js',
-    brokers: brokerNames(),
-    faults: [...(await faultKinds()).keys()],
-    concurrency: CONCURRENCY_MODES.map((m) => m.name),
-    gateway: GATEWAY_MODES.map((m) => m.name),
-    strategies: [...(await loadStrategies()).keys()],
-    commands: (await buildProgram()).commands.map((c) => c.name()),
-  };
+  const { ext: compiledExt, ...compiled } = plugins(tree, '.js');
+  const { ext: sourceExt, ...sources } = plugins(ROOT, '.ts');
+  assert.deepEqual([compiledExt, sourceExt], ['.js', '.ts']);
   assert.deepEqual(compiled, sources);
-  assert.ok(sources.brokers.includes('memory') && sources.faults.length > 5 && sources.strategies.length > 5 && sources.commands.includes('run'));
+  const names = sources as Record<string, string[]>;
+  assert.ok(names.brokers!.includes('memory') && names.faults!.length > 5 && names.strategies!.length > 5 && names.commands!.includes('run'), JSON.stringify(names));
 
   const all = files(join(tree, 'harness')).concat(files(join(tree, 'brokers')));
   const js = all.filter((f) => f.endsWith('.js') && !lstatSync(f).isSymbolicLink());
