@@ -1,28 +1,7 @@
 // A node:test reporter that prints each test process's wall time (its start to its end, tsx
 // start-up included), slowest first, and their sum: where the suite's time goes. A process that
 // runs a folder's files (bin/run-tests.js) is listed with each of its files' own times below it.
-// bin/run-tests.js adds it to every run: its lines go to the output with `--times` (else
-// nowhere), and each file's time is kept in CONVOY_TEST_TIMES (a JSON file in the cache) for
-// the next run to plan its processes by.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-
-function remember(path, seconds) {
-  if (!path || seconds.size === 0) return;
-  let known = {};
-  try {
-    known = JSON.parse(readFileSync(path, 'utf8'));
-  } catch {
-    /* first run, or unreadable: start again */
-  }
-  for (const [file, s] of seconds) known[file] = Math.round(s * 10) / 10;
-  try {
-    writeFileSync(`${path}.${process.pid}`, JSON.stringify(known, null, 1));
-    renameSync(`${path}.${process.pid}`, path);
-  } catch {
-    /* a cache we cannot write only loses the plan */
-  }
-}
-
+// bin/run-tests.js adds it with `--times`.
 export default async function* fileTimes(source) {
   const started = new Map();
   const took = [];
@@ -42,10 +21,6 @@ export default async function* fileTimes(source) {
   }
   took.sort((a, b) => b[1] - a[1]);
   const cwd = process.cwd() + '/';
-  const seconds = new Map();
-  for (const [file, ms] of took) if (!inside.has(file)) seconds.set(file.replace(cwd, ''), ms / 1000);
-  for (const list of inside.values()) for (const [name, ms] of list) seconds.set(name, ms / 1000);
-  remember(process.env.CONVOY_TEST_TIMES, seconds);
   const line = (ms, what, indent = '') => `${indent}${(ms / 1000).toFixed(1).padStart(6)} s  ${what}`;
   // A folder's process runs from a generated entry file (test~harness.test.mjs is test/harness/).
   const label = (file) => (file.includes('/convoy-test-batches-') ? `${file.split('/').pop().replace('.test.mjs', '').replaceAll('~', '/')}/ (one process)` : file.replace(cwd, ''));

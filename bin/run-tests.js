@@ -2,16 +2,16 @@
 // Runs the test suite with node's test runner: every test/**/*.test.ts and every broker's own
 // brokers/<name>/test/**/*.test.ts, one file at a time when any of them starts real brokers (two
 // at once on a 2-core machine would make them flaky), and one process per processor when none does. `--unit` runs only the tests that
-// need no broker; `--list` prints the chosen files instead of running them, `--plan` the processes they would run in; `--times` adds each file's wall time. Extra arguments are file filters. No list names brokers or folders: a test
+// need no broker; `--list` prints the chosen files instead of running them; `--times` adds each file's wall time. Extra arguments are file filters. No list names brokers or folders: a test
 // needs brokers when it sits in a broker's folder (brokers/<name>/test/ or test/<name>/, a name
 // from brokers/), or in a folder that says so with a NEEDS-BROKERS file (its text says why);
 // a broker that runs inside the test process says so with brokers/<name>/test/IN-PROCESS.
 //
-// Tests that need no broker run a folder to a process (see plan() below; `--isolated`: a file
+// Tests that need no broker run a folder to a process (see batches() below; `--isolated`: a file
 // to a process, as node's runner does by default).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { availableParallelism, homedir, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { compiledTree } from './compiled-tree.js';
@@ -54,59 +54,26 @@ if (args.includes('--list')) {
 // CPU), so two per core: 458 unit tests took 217 s wall at 2 processes, 140 s at 4 and 134 s at 6
 // on 2 cores, with the same CPU. CONVOY_TEST_CONCURRENCY overrides.
 const concurrency = files.some(needsBrokers) ? 1 : Number(process.env.CONVOY_TEST_CONCURRENCY ?? 2 * availableParallelism());
-// The usual report (node's default: spec on a terminal, TAP otherwise), and bin/file-times.js,
-// which keeps each file's wall time in the cache for the next run's plan; `--times` also prints
-// them, slowest first, after the report.
-const timesFile = join(process.env.CONVOY_CACHE || join(homedir(), '.cache', 'convoy'), 'test-times.json');
-mkdirSync(dirname(timesFile), { recursive: true });
-const reporters = [
-  `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`, '--test-reporter-destination=stdout',
-  `--test-reporter=${join(root, 'bin', 'file-times.js')}`, `--test-reporter-destination=${args.includes('--times') ? 'stdout' : '/dev/null'}`,
-];
-/** Seconds each file took last time (bin/file-times.js), where known. */
-function knownTimes() {
-  try {
-    return JSON.parse(readFileSync(timesFile, 'utf8'));
-  } catch {
-    return {};
-  }
-}
+// `--times` adds each file's wall time, slowest first, after the usual report.
+const times = args.includes('--times') ? ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(root, 'bin', 'file-times.js')}`, '--test-reporter-destination=stdout'] : [];
 
 /**
- * The files to hand node's runner, in the order to start them. Each test file that needs
- * brokers runs on its own, in path order. Of the others, a folder's files share one process,
- * through an entry that imports them one after another, each inside a suite named after its
- * path (its tests, hooks and top-level awaits stay in that suite, and its tests run after the
- * previous file's). A process costs about 0.5 s of CPU before its first test (node, tsx, and
- * the harness modules every file imports again), and the unit tier had 75 of them. Files of
- * one folder share the process: a test that changes process-wide state (env, cwd, exit code)
- * puts it back. A file that took ALONE_S or more last time (bin/file-times.js) gets a process
- * of its own instead, so a folder's slow files run beside each other rather than in a row,
- * and the processes start longest first (a plan from the last run's times; without them,
- * folders in path order).
+ * The files to hand node's runner: each test file that needs brokers on its own, as before; the
+ * others a folder to one process, through an entry that imports the folder's files one after
+ * another, each inside a suite named after its path (its tests, hooks and top-level awaits
+ * stay in that suite, and its tests run after the previous file's). A process costs about 0.5 s of CPU
+ * before its first test (node, tsx, and the harness modules every file imports again), and
+ * the unit tier had 75 of them. Files of one folder share the process: a test that changes
+ * process-wide state (env, cwd, exit code) puts it back.
  */
-const ALONE_S = 5;
-
-/** The processes to start, in order: each a list of files. */
-function plan(list) {
-  if (args.includes('--isolated')) return list.map((f) => [f]);
-  const known = knownTimes();
+function batches(list, dir) {
+  if (args.includes('--isolated')) return list;
   const byFolder = new Map();
   for (const f of list) {
-    if (needsBrokers(f) || (known[f] ?? 0) >= ALONE_S) byFolder.set(f, [f]);
+    if (needsBrokers(f)) byFolder.set(f, [f]);
     else byFolder.set(dirname(f), [...(byFolder.get(dirname(f)) ?? []), f]);
   }
-  const groups = [...byFolder.values()];
-  if (concurrency > 1) {
-    const took = (group) => group.reduce((s, f) => s + (known[f] ?? 0), 0);
-    groups.sort((a, b) => took(b) - took(a));
-  }
-  return groups;
-}
-
-/** What node's runner is handed: a file, or for several an entry in `dir` that imports them. */
-function entries(groups, dir) {
-  return groups.map((group) => {
+  return [...byFolder.values()].map((group) => {
     if (group.length === 1) return group[0];
     const entry = join(dir, `${dirname(group[0]).replaceAll('/', '~')}.test.mjs`);
     // One import at a time: a file's tests and hooks join the suite whose import is under way,
@@ -123,20 +90,14 @@ function entries(groups, dir) {
   });
 }
 
-// `--plan`: the processes that would start, in order, a line each.
-if (args.includes('--plan')) {
-  console.log(plan(files).map((g) => g.join(' ')).join('\n'));
-  process.exit(0);
-}
-
 // Tests run from the sources; the processes they start (workers, reapers, the CLI) from the
 // compiled tree, built once here (bin/compiled-tree.js).
 const tree = await compiledTree();
-const env = { ...process.env, CONVOY_TEST_TIMES: timesFile, ...(tree ? { CONVOY_COMPILED_TREE: tree } : {}) };
+const env = tree ? { ...process.env, CONVOY_COMPILED_TREE: tree } : process.env;
 const batchDir = mkdtempSync(join(tmpdir(), 'convoy-test-batches-'));
 let r;
 try {
-  r = spawnSync(process.execPath, ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...entries(plan(files), batchDir)], { cwd: root, stdio: 'inherit', env });
+  r = spawnSync(process.execPath, ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...times, ...batches(files, batchDir)], { cwd: root, stdio: 'inherit', env });
 } finally {
   rmSync(batchDir, { recursive: true, force: true });
 }
