@@ -83,9 +83,10 @@ test('the store reopens with what was written', (t) => {
 });
 
 function runWriter(file: string, seed: number, keys: number, versions: number, startAt: number): Promise<Record<string, number>> {
-  const script = fileURLToPath(new URL('./store-writer.ts', import.meta.url));
+  const script = fileURLToPath(new URL('./store-writer.mjs', import.meta.url));
+  const execArgv = process.env.CONVOY_COMPILED_TREE ? [] : ['--import', 'tsx/esm'];
   return new Promise((resolve, reject) => {
-    const child = fork(script, [file, String(seed), String(keys), String(versions), String(startAt)], { execArgv: ['--import', 'tsx/esm'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = fork(script, [file, String(seed), String(keys), String(versions), String(startAt)], { execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     let out = '';
     let err = '';
     child.stdout!.on('data', (d) => (out += d));
