@@ -1,10 +1,12 @@
 import { Option, type Command } from 'commander';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ConvoyError } from '../../errors.ts';
 import { scenarioBrokers } from '../../suite/discover.ts';
 import { runSuiteCommand } from './suite.ts';
+import { CHECKOUT } from '../../module-ext.ts';
 
-const DEMO = fileURLToPath(new URL('../../../workloads/demo/', import.meta.url));
+/** In the checkout (not the compiled tree's link to it): its path is shown to the user. */
+const DEMO = join(CHECKOUT, 'workloads', 'demo') + '/';
 
 /** `convoy demo`: `convoy suite workloads/demo --results results/demo` after installing what it needs. */
 export function register(program: Command): void {
