@@ -10,7 +10,7 @@
  * pstest keeps everything in memory: a killed server comes back empty.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DeployContext } from '../../harness/broker/contract.ts';
@@ -26,7 +26,8 @@ import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { clientVersion, type PubsubEndpoint } from './connection.ts';
 import type { PubsubSettings } from './settings.ts';
 
-export const SOURCE_DIR = fileURLToPath(new URL('./pstest-server/', import.meta.url));
+/** In the checkout (real path: the compiled tree links the folder), as go builds and messages name it. */
+export const SOURCE_DIR = `${realpathSync(fileURLToPath(new URL('./pstest-server/', import.meta.url)))}/`;
 const SOURCE_FILES = ['go.mod', 'go.sum', 'main.go'];
 export const PROXY_NAME = 'pubsub-grpc';
 const START_TIMEOUT_MS = 30_000;
