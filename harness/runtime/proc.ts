@@ -25,9 +25,13 @@ export function procInfo(pid: number): ProcInfo | undefined {
   }
 }
 
-/** Start time of a live process (undefined when it is gone). */
+/**
+ * Start time of a live process (undefined when it is gone). A zombie is gone: it has exited and
+ * only waits for its parent to collect it, which a killed process's new parent may do late.
+ */
 export function startTime(pid: number): number | undefined {
-  return procInfo(pid)?.start;
+  const p = procInfo(pid);
+  return p && p.state !== 'Z' ? p.start : undefined;
 }
 
 /** Every process visible in /proc, zombies left out. */

@@ -48,3 +48,18 @@ test('a group is stopped, children included, only when its leader still has the 
   await new Promise((r) => setTimeout(r, 200));
   assert.deepEqual(groupMembers({ pid, start, name: 'sh' }), []);
 });
+
+test('a zombie has no start time: it has exited, though its parent has not collected it yet (CI saw a killed reaper so)', async () => {
+  // The shell starts `true` in the background, prints its pid, then becomes `sleep`, which never
+  // collects it: `true` stays a zombie until the sleep ends.
+  const child = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const pid = Number(await new Promise<string>((resolve) => child.stdout!.once('data', (d) => resolve(String(d)))));
+    const deadline = Date.now() + 5_000;
+    while (procInfo(pid)?.state !== 'Z' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(procInfo(pid)?.state, 'Z', 'the background process became a zombie');
+    assert.equal(startTime(pid), undefined);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
