@@ -18,7 +18,7 @@ export function memoryAdmin(endpoint: MemoryEndpoint, settings: MemorySettings, 
     remaining: async () => {
       const { lanes, deadLetters } = broker().destination(names.prefix).remaining();
       const deliverable = Object.values(lanes).reduce((a, b) => a + b, 0);
-      return { known: true, total: deliverable + deadLetters, deliverable, lanes, detail: { deadLetters } };
+      return { known: true, exact: true, total: deliverable + deadLetters, deliverable, lanes, detail: { deadLetters } };
     },
     lanes: async () => {
       const d = broker().destination(names.prefix);

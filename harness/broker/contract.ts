@@ -132,6 +132,14 @@ export interface RemainingReport {
    * drain ends early when this is 0. Absent: all of `total`.
    */
   deliverable?: number;
+  /**
+   * True when `total` is an exact count at this instant of every message the broker holds for
+   * the run, handed-out-but-unsettled ones included (not an estimate such as SQS's approximate
+   * counts, not a lag read from offsets committed later). With nothing held and every acked
+   * message processed, nothing more can arrive: the drain ends at once instead of waiting for
+   * quiet.
+   */
+  exact?: boolean;
   /** The broker's own figures behind the total (ready, unacked, lag, in flight, ...). */
   detail?: Record<string, unknown>;
   /** Why it is not known. */

@@ -5,6 +5,10 @@
  * no longer than run.drainTimeoutMs when the scenario sets it. It ends early when the broker
  * reports that it holds nothing more for the run (the rest will never come). A drain that ends
  * any other way leaves undelivered messages `unseen`, not `lost` (the broker decides that).
+ *
+ * With the counts met it waits for quiet (SETTLED_MS) before calling the run drained: a broker
+ * may still give a message back. A broker whose count is exact (RemainingReport.exact) and
+ * holds nothing has nothing to give back, so that wait is skipped.
  */
 import { sleep } from '../clock.ts';
 import type { RemainingReport } from '../broker/contract.ts';
@@ -66,6 +70,8 @@ export async function drain(probe: DrainProbe, plan: DrainPlan, signal: AbortSig
   let lastProgress = -1;
   let lastChange = Date.now();
   let lastAsk = 0;
+  /** The broker's last answer was exact: it is asked on every poll with the counts met. */
+  let exact = false;
   const end = (endedBy: DrainEnd, reason: string, drained = false): DrainOutcome => ({ drained, waitedMs: Date.now() - started, reason, endedBy, ...plan });
   while (!signal.aborted) {
     await sleep(pollMs, signal);
@@ -81,7 +87,14 @@ export async function drain(probe: DrainProbe, plan: DrainPlan, signal: AbortSig
     }
     const quietMs = Date.now() - lastChange;
     const waited = Date.now() - started;
-    if (applied >= acked && inFlight === 0 && quietMs >= SETTLED_MS) return end('processed', 'every acked message was processed', true);
+    const countsMet = applied >= acked && inFlight === 0;
+    if (countsMet && quietMs >= SETTLED_MS) return end('processed', 'every acked message was processed', true);
+    if (countsMet && probe.remaining && (exact || lastAsk === 0)) {
+      lastAsk = Date.now();
+      const r = await probe.remaining().catch(() => null);
+      exact = r?.known === true && r.exact === true;
+      if (exact && r!.total === 0) return end('processed', 'every acked message was processed, and the broker holds nothing for the run', true);
+    }
     if (probe.remaining && inFlight === 0 && quietMs >= SETTLED_MS && Date.now() - lastAsk >= ASK_EVERY_MS) {
       lastAsk = Date.now();
       const r = await probe.remaining().catch(() => null);
