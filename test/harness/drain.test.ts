@@ -36,6 +36,28 @@ test('every acked message processed: processed', async () => {
   assert.equal(r.drained, true);
 });
 
+test('every acked message processed and an exact broker holds nothing: processed at the first poll, no wait for quiet', async () => {
+  const p = probe({ acked: 10, applied: 10 }, () => ({ known: true, exact: true, total: 0 }));
+  const r = await drain(p, drainPlan(60_000, undefined), never, undefined, 20);
+  assert.equal(r.endedBy, 'processed');
+  assert.match(r.reason, /the broker holds nothing for the run/);
+  // The wait for quiet is 1.5 s; the first poll is 20 ms in.
+  assert.ok(r.waitedMs < 1_000, `${r.waitedMs} ms`);
+  assert.equal(p.asked, 1);
+});
+
+test('counts met but the broker may still give a message back: the drain waits for quiet', async () => {
+  for (const report of [
+    { known: true, total: 0 }, // not exact (an estimate, e.g. SQS's approximate counts)
+    { known: true, exact: true, total: 2 }, // exact, but two are still unsettled on the broker
+  ]) {
+    const r = await drain(probe({ acked: 10, applied: 10 }, () => report), drainPlan(60_000, undefined), never, undefined, 20);
+    assert.equal(r.endedBy, 'processed', JSON.stringify(report));
+    assert.equal(r.reason, 'every acked message was processed');
+    assert.ok(r.waitedMs >= 1_500, `${JSON.stringify(report)}: ${r.waitedMs} ms`);
+  }
+});
+
 test('messages missing, the broker holds nothing more: broker-empty, long before the horizon', async () => {
   const p = probe({ acked: 10, applied: 7 }, () => ({ known: true, total: 0 }));
   const r = await drain(p, drainPlan(600_000, undefined), never, undefined, 20);
