@@ -90,15 +90,45 @@ function batches(list, dir) {
   });
 }
 
+/**
+ * One temporary folder for the whole run, handed to every test and every process it starts as
+ * TMPDIR (os.tmpdir() reads it), and removed at the end: a test that forgets its own clean-up,
+ * or a process killed mid-write, leaves nothing in /tmp. When a test failed it is kept for
+ * inspection, named on the console, until the next run (its name carries the pid of the run
+ * that made it; a folder whose run is gone is removed at the next start).
+ */
+function runTempDir() {
+  const base = tmpdir();
+  for (const name of readdirSync(base)) {
+    const m = /^convoy-tests-(\d+)-/.exec(name);
+    if (m && !pidAlive(Number(m[1]))) rmSync(join(base, name), { recursive: true, force: true });
+  }
+  return mkdtempSync(join(base, `convoy-tests-${process.pid}-`));
+}
+
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
 // Tests run from the sources; the processes they start (workers, reapers, the CLI) from the
 // compiled tree, built once here (bin/compiled-tree.js).
 const tree = await compiledTree();
-const env = tree ? { ...process.env, CONVOY_COMPILED_TREE: tree } : process.env;
-const batchDir = mkdtempSync(join(tmpdir(), 'convoy-test-batches-'));
+const testTmp = runTempDir();
+const env = { ...process.env, TMPDIR: testTmp, ...(tree ? { CONVOY_COMPILED_TREE: tree } : {}) };
+const batchDir = mkdtempSync(join(testTmp, 'convoy-test-batches-'));
 let r;
 try {
   r = spawnSync(process.execPath, ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...times, ...batches(files, batchDir)], { cwd: root, stdio: 'inherit', env });
 } finally {
-  rmSync(batchDir, { recursive: true, force: true });
+  if (r?.status === 0) rmSync(testTmp, { recursive: true, force: true });
+  else {
+    rmSync(batchDir, { recursive: true, force: true });
+    console.error(`the tests' temporary files are kept for inspection until the next run: ${testTmp}`);
+  }
 }
 process.exit(r.status ?? 1);
