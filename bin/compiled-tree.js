@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pidAlive } from './pid-alive.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The folders compiled; everything else at the top is linked. */
@@ -103,14 +104,6 @@ function prune(base, keep) {
   }
 }
 
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
-}
 
 /**
  * The compiled tree's folder for the sources as they are now, built if need be; undefined when

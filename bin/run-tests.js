@@ -15,6 +15,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { compiledTree } from './compiled-tree.js';
+import { pidAlive } from './pid-alive.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -106,14 +107,6 @@ function runTempDir() {
   return mkdtempSync(join(base, `convoy-tests-${process.pid}-`));
 }
 
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === 'EPERM';
-  }
-}
 
 // Tests run from the sources; the processes they start (workers, reapers, the CLI) from the
 // compiled tree, built once here (bin/compiled-tree.js).
