@@ -11,14 +11,21 @@ import { join } from 'node:path';
 import { convoy } from '../runner/helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'convoy-gateway-validate-'));
-const scenario = (name: string, broker: string, workload: string): string => {
+const FIXED = '{ kind: fixed, perSecond: 100 }';
+/** A scenario file: the broker, the workload's own fields (and its rate), and any faults. */
+const scenario = (name: string, broker: string, workload: string, more: { rate?: string; faults?: string } = {}): string => {
   const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, [`broker: ${broker}`, `workload: { keys: { count: 10 }, rate: { kind: fixed, perSecond: 100 }, durationMs: 5s, ${workload} }`].join('\n') + '\n');
+  const lines = [`broker: ${broker}`, `workload: { keys: { count: 10 }, rate: ${more.rate ?? FIXED}, durationMs: 5s, ${workload} }`];
+  if (more.faults) lines.push(`faults: ${more.faults}`);
+  writeFileSync(file, lines.join('\n') + '\n');
   return file;
 };
 const KAFKA = '{ kind: kafka, topic: { partitions: 3 } }';
 
-const BAD: [string, string, string, RegExp][] = [
+/** A kill-relay fault for this relay. */
+const killRelay = (relay: string) => ({ faults: `[ { name: k, kind: kill-relay, relay: ${relay}, atMs: 1s } ]` });
+
+const BAD: [string, string, string, RegExp, { rate?: string; faults?: string }?][] = [
   ['with-producers', KAFKA, 'gateway: { mode: direct }, producers: [ { name: orders } ]', /workload\.gateway: expected either gateway or producers, got both/],
   ['outbox-on-sqs', '{ kind: sqs }', 'gateway: { mode: outbox }', /workload\.gateway\.mode: outbox runs one relay per lane, and sqs's settings fix no lanes/],
   ['unknown-mode', KAFKA, 'gateway: { mode: sharded }', /workload\.gateway\.mode/],
@@ -26,38 +33,34 @@ const BAD: [string, string, string, RegExp][] = [
   ['connections-over-rate', KAFKA, 'gateway: { mode: direct, connections: 200 }', /workload\.gateway\.connections: expected at most workload\.rate\.perSecond \(100\), got 200/],
   ['timeout-too-long', KAFKA, 'gateway: { mode: direct, timeoutS: 600 }', /workload\.gateway\.timeoutS/],
   ['relays-not-outbox', KAFKA, 'gateway: { mode: locked, relays: 2 }', /workload\.gateway\.relays: only the outbox mode has relays/],
+  // kill-relay without an outbox, and for a relay the lanes do not give.
+  ['kill-relay-direct', KAFKA, 'gateway: { mode: direct }', /faults\[0\]: kill-relay needs an order service with an outbox/, killRelay('relay-1')],
+  ['kill-relay-4', KAFKA, 'gateway: { mode: outbox }', /faults\[0\]\.relay: no relay "relay-4" in this scenario; expected one of relay-1, relay-2, relay-3 \(one per lane\)/, killRelay('relay-4')],
+  // autocannon holds one overall rate.
+  ['steps-rate', KAFKA, 'gateway: { mode: direct }', /workload\.rate\.kind: expected fixed with workload\.gateway/, { rate: '{ kind: steps, steps: [ { perSecond: 100, forMs: 5s } ] }' }],
 ];
 
-for (const [name, broker, workload, message] of BAD) {
+/**
+ * One `convoy validate` over every bad file: it reports each file's problems under the file's
+ * own path (`invalid <file>`, then `<file>:line:col: <problem>`), so each test below reads its
+ * file's lines only. A CLI start per file cost half a second of CPU each.
+ */
+let all: ReturnType<typeof convoy> | undefined;
+const files = new Map(BAD.map(([name, broker, workload, , more]) => [name, scenario(name, broker, workload, more)]));
+const validateAll = () => (all ??= convoy(['validate', ...files.values()], { timeoutMs: 60_000 }));
+
+for (const [name, , , message] of BAD) {
   test(`convoy validate refuses ${name} with its path (exit 2)`, async () => {
-    const r = await convoy(['validate', scenario(name, broker, workload)], { timeoutMs: 60_000 });
-    assert.equal(r.code, 2, r.stdout + r.stderr);
-    assert.match(r.stdout + r.stderr, message);
+    const r = await validateAll();
+    const out = r.stdout + r.stderr;
+    assert.equal(r.code, 2, out);
+    const file = files.get(name)!;
+    const own = out.split('\n').filter((l) => l.includes(file));
+    assert.ok(own.some((l) => l.startsWith(`invalid ${file}:`)), `${name} refused:\n${out}`);
+    assert.match(own.join('\n'), message);
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   });
 }
-
-test('kill-relay is refused without an outbox, and for a relay the lanes do not give', async () => {
-  const write = (name: string, mode: string, relay: string) => {
-    const file = join(dir, `${name}.yaml`);
-    writeFileSync(file, `broker: ${KAFKA}\nworkload: { keys: { count: 10 }, rate: { kind: fixed, perSecond: 100 }, durationMs: 5s, gateway: { mode: ${mode} } }\nfaults: [ { name: k, kind: kill-relay, relay: ${relay}, atMs: 1s } ]\n`);
-    return file;
-  };
-  const noOutbox = await convoy(['validate', write('kill-relay-direct', 'direct', 'relay-1')], { timeoutMs: 60_000 });
-  assert.equal(noOutbox.code, 2, noOutbox.stdout + noOutbox.stderr);
-  assert.match(noOutbox.stdout + noOutbox.stderr, /faults\[0\]: kill-relay needs an order service with an outbox/);
-  const noSuchRelay = await convoy(['validate', write('kill-relay-4', 'outbox', 'relay-4')], { timeoutMs: 60_000 });
-  assert.equal(noSuchRelay.code, 2, noSuchRelay.stdout + noSuchRelay.stderr);
-  assert.match(noSuchRelay.stdout + noSuchRelay.stderr, /faults\[0\]\.relay: no relay "relay-4" in this scenario; expected one of relay-1, relay-2, relay-3 \(one per lane\)/);
-});
-
-test('a steps rate is refused with workload.gateway: autocannon holds one overall rate', async () => {
-  const file = join(dir, 'steps.yaml');
-  writeFileSync(file, `broker: ${KAFKA}\nworkload: { keys: { count: 10 }, rate: { kind: steps, steps: [ { perSecond: 100, forMs: 5s } ] }, durationMs: 5s, gateway: { mode: direct } }\n`);
-  const r = await convoy(['validate', file], { timeoutMs: 60_000 });
-  assert.equal(r.code, 2, r.stdout + r.stderr);
-  assert.match(r.stdout + r.stderr, /workload\.rate\.kind: expected fixed with workload\.gateway/);
-});
 
 test('the shipped producer-side scenarios validate', async () => {
   const r = await convoy(['validate', 'workloads/producer-side'], { timeoutMs: 60_000 });
