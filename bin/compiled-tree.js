@@ -104,7 +104,6 @@ function prune(base, keep) {
   }
 }
 
-
 /**
  * The compiled tree's folder for the sources as they are now, built if need be; undefined when
  * it is turned off or cannot be built (then everything runs through tsx, as before).

@@ -107,7 +107,6 @@ function runTempDir() {
   return mkdtempSync(join(base, `convoy-tests-${process.pid}-`));
 }
 
-
 // Tests run from the sources; the processes they start (workers, reapers, the CLI) from the
 // compiled tree, built once here (bin/compiled-tree.js).
 const tree = await compiledTree();
