@@ -9,9 +9,9 @@
 //
 // Tests that need no broker run a folder to a process (see batches() below; `--isolated`: a file
 // to a process, as node's runner does by default).
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, tmpdir, userInfo } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { compiledTree } from './compiled-tree.js';
@@ -104,7 +104,25 @@ function runTempDir() {
     const m = /^convoy-tests-(\d+)-/.exec(name);
     if (m && !pidAlive(Number(m[1]))) rmSync(join(base, name), { recursive: true, force: true });
   }
-  return mkdtempSync(join(base, `convoy-tests-${process.pid}-`));
+  const dir = mkdtempSync(join(base, `convoy-tests-${process.pid}-`));
+  keepTsxCache(base, dir);
+  return dir;
+}
+
+/**
+ * tsx keeps the files it has compiled in <tmpdir>/tsx-<uid>, so under the run's own TMPDIR every
+ * test process would compile every test and harness module again (the cache would start empty
+ * at each run). The run's folder gets a link to the usual one instead; removing the folder
+ * removes the link, never the cache.
+ */
+function keepTsxCache(base, dir) {
+  const name = `tsx-${process.geteuid?.() ?? userInfo().username}`;
+  try {
+    mkdirSync(join(base, name), { recursive: true });
+    symlinkSync(join(base, name), join(dir, name));
+  } catch {
+    /* without it tsx only compiles again */
+  }
 }
 
 // Tests run from the sources; the processes they start (workers, reapers, the CLI) from the
