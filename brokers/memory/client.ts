@@ -1,7 +1,8 @@
 /**
  * The memory broker's clients: thin, because the broker keeps every delivery rule (harness
  * contract) itself. The consumer passes each pushed delivery to onDelivery and tells the broker
- * when it was handed over; settlement is one call.
+ * when it was handed over; settlement is one call. Neither waits for an answer (PeerLink.tell):
+ * the broker reads them in order, before anything the consumer says later.
  */
 import type {
   ConsumerClient, ConsumerOptions, Delivery, OutgoingMessage, ProducerClient, ProducerOptions, RunNames, SendAck, Settlement,
@@ -52,9 +53,9 @@ export class MemoryConsumer implements ConsumerClient {
         lane: p.lane,
         offset: p.offset,
         deliveryCount: p.deliveryCount,
-        settle: async (how: Settlement) => void (await this.link.call('settle', { prefix, id: p.id, how }).catch(() => {})),
+        settle: async (how: Settlement) => this.link.tell('settle', { prefix, id: p.id, how }),
       };
-      void gate.accept(d).then(() => this.link.call('handed', { prefix, id: p.id }).catch(() => {}));
+      void gate.accept(d).then(() => this.link.tell('handed', { prefix, id: p.id }));
     });
     await this.link.call('subscribe', { prefix, maxInFlight: this.options.maxInFlight });
   }

@@ -2,12 +2,20 @@
  * A broker that lives inside the runner process (the memory broker, a test double). Its
  * clients in worker processes reach it over the worker's IPC channel to the runner; clients in
  * the runner process itself (admin, tests) reach it directly. Either way a client holds a
- * PeerLink: calls that answer, and pushes the broker sends on its own (deliveries, rebalances).
+ * PeerLink: calls that answer, tells that do not, and pushes the broker sends on its own
+ * (deliveries, rebalances).
  */
 
 /** A client's end: what a producer or consumer adapter talks to. */
 export interface PeerLink {
   call(method: string, args: unknown): Promise<unknown>;
+  /**
+   * A call whose answer the client would not wait for (a settlement, a hand-over notice): no
+   * reply crosses the channel, which halves the IPC messages such a call costs. Later calls
+   * and tells of the link still reach the broker after it. Its error, if any, goes to the run's
+   * log (over IPC) or nowhere (direct).
+   */
+  tell(method: string, args: unknown): void;
   onPush(handler: (msg: unknown) => void): void;
   /** The client is done: the broker treats it as gone (a dead consumer's deliveries come back). */
   close(): void;
@@ -33,6 +41,7 @@ export function directLink(host: BrokerHost, peer: string): PeerLink {
   let open = true;
   return {
     call: (method, args) => (open ? session.call(method, args) : Promise.reject(new Error('link closed'))),
+    tell: (method, args) => void (open ? session.call(method, args).catch(() => {}) : undefined),
     onPush: (h) => void handlers.push(h),
     close: () => {
       if (!open) return;

@@ -91,7 +91,14 @@ export class WorkerHandle {
       this.brokerSessions.delete(m.link);
       return;
     }
-    const reply = (r: { ok: boolean; value?: unknown; error?: string }) => this.send({ type: 'broker-reply', call: m.call, ...r });
+    if (m.call === undefined) {
+      const failed = (error: string) => this.log(`${this.init.id}: broker ${m.method}: ${error}`);
+      if (!session) return failed('broker link not open');
+      session.call(m.method, m.args).catch((err: Error) => failed(err.message));
+      return;
+    }
+    const call = m.call;
+    const reply = (r: { ok: boolean; value?: unknown; error?: string }) => this.send({ type: 'broker-reply', call, ...r });
     if (!session) return reply({ ok: false, error: this.host ? 'broker link not open' : 'this run\'s broker is not in-process' });
     session.call(m.method, m.args).then((value) => reply({ ok: true, value }), (err: Error) => reply({ ok: false, error: err.message }));
   }

@@ -108,5 +108,6 @@ export type FromWorker =
   | { type: 'idle' }
   /** A client of an in-process broker: open a link, call on it, close it. */
   | { type: 'broker-open'; link: number }
-  | { type: 'broker-call'; link: number; call: number; method: string; args: unknown }
+  /** Without `call`, a tell: nothing is sent back. */
+  | { type: 'broker-call'; link: number; call?: number; method: string; args: unknown }
   | { type: 'broker-close'; link: number };

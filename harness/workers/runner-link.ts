@@ -64,6 +64,9 @@ export function runnerLink(): PeerLink {
           reject(err as Error);
         }
       }),
+    tell: (method, args) => {
+      if (process.connected) send({ type: 'broker-call', link, method, args });
+    },
     onPush: (h) => void pushHandlers.get(link)?.push(h),
     close: () => {
       pushHandlers.delete(link);
