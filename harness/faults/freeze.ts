@@ -9,7 +9,8 @@ const freeze: FaultKind = {
   check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
-    const group = ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined;
+    const describe = async () => (ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined);
+    const group = await describe();
     w.signal('SIGSTOP');
     await new Promise((r) => setTimeout(r, 50));
     let ended = false;
@@ -18,10 +19,12 @@ const freeze: FaultKind = {
       async end() {
         if (ended) return undefined;
         ended = true;
+        // The group as the freeze left it, read before the process resumes: once resumed, it
+        // rejoins within moments and may take its partitions back (read after, as `group`).
+        const whileFrozen = await describe();
         w.signal('SIGCONT');
         await new Promise((r) => setTimeout(r, 50));
-        const group = ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined;
-        return { state: procState(w.pid), group };
+        return { state: procState(w.pid), whileFrozen, group: await describe() };
       },
     };
   },
