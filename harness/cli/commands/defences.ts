@@ -17,7 +17,7 @@ import { SuiteBrokers } from '../../suite/brokers.ts';
 import { columnDir, columnFiles, columnMatrix, discoverColumns, discoverRows } from '../../defences/columns.ts';
 import { DEFENCES_SCHEMA, MODE_FIGURES, columnCells, type DefencesData } from '../../defences/table.ts';
 import { DEFENCES_HTML, defencesMarkdown, defencesPage } from '../../defences/render.ts';
-import { checkRuntime } from './run.ts';
+import { checkRuntime } from '../runtime-flag.ts';
 
 interface DefencesFlags {
   suite: string;

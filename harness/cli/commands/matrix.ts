@@ -19,7 +19,7 @@ import { onInterrupt } from '../../runtime/cleanup.ts';
 import { SuiteBrokers } from '../../suite/brokers.ts';
 import { comparisonMarkdown } from '../../matrix/table.ts';
 import { parseExternal } from '../external.ts';
-import { checkRuntime } from './run.ts';
+import { checkRuntime } from '../runtime-flag.ts';
 import type { SuiteFlags } from './suite.ts';
 
 /** The suite's flags (a matrix keeps brokers up as a suite does), and its own. */

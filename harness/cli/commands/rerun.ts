@@ -8,7 +8,8 @@ import type { ScenarioSource } from '../../scenario/source.ts';
 import { runAndAnalyze } from '../../runner/run-and-analyze.ts';
 import { reportAfterRun } from '../../report/render.ts';
 import { stringify } from 'yaml';
-import { addRunOptions, checkRuntime, type RunFlags } from './run.ts';
+import { addRunOptions, type RunFlags } from './run.ts';
+import { checkRuntime } from '../runtime-flag.ts';
 import { parseExternal } from '../external.ts';
 
 /**

@@ -6,6 +6,7 @@ import { scenarioCatalogue } from '../catalogue.ts';
 import { runAndAnalyze } from '../../runner/run-and-analyze.ts';
 import type { RuntimeKind } from '../../broker/contract.ts';
 import { parseExternal } from '../external.ts';
+import { checkRuntime } from '../runtime-flag.ts';
 import { reportAfterRun } from '../../report/render.ts';
 
 export interface RunFlags {
@@ -30,11 +31,6 @@ export function addRunOptions(cmd: Command): Command {
     .option('--repeat <n>', 'run it n times and report how often each expectation held', '1')
     .option('--quiet', 'no progress output')
     .option('--no-reuse-brokers', 'local runtime: start and stop brokers of its own, even when `convoy brokers up` or a suite left matching ones running (whose owner may restart or stop them mid-run)');
-}
-
-export function checkRuntime(runtime: string): RuntimeKind {
-  if (!['local', 'containers', 'external'].includes(runtime)) throw new InputError(`--runtime: expected one of local, containers, external; got "${runtime}"`);
-  return runtime as RuntimeKind;
 }
 
 export function register(program: Command): void {

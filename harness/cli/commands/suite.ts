@@ -9,7 +9,7 @@ import { onInterrupt } from '../../runtime/cleanup.ts';
 import { SuiteBrokers } from '../../suite/brokers.ts';
 import { runSuite } from '../../suite/run-suite.ts';
 import { parseExternal } from '../external.ts';
-import { checkRuntime } from './run.ts';
+import { checkRuntime } from '../runtime-flag.ts';
 
 export interface SuiteFlags {
   results: string;

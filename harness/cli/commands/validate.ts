@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { scenarioFiles } from '../../suite/discover.ts';
 import { EXIT, InputError } from '../../errors.ts';
-import { checkRuntime } from './run.ts';
+import { checkRuntime } from '../runtime-flag.ts';
 import { stringify } from 'yaml';
 import { loadScenario, type LoadOptions } from '../../scenario/load.ts';
 import { secs } from '../../scenario/suite-rules.ts';
