@@ -133,7 +133,10 @@ export interface HandlerEffect {
 export interface ConsumerSide {
   id: string;
   log(line: string): void;
-  /** Writes what the history holds so far to its file (before a crash). */
+  /**
+   * Commits the open store group and writes what the history holds so far to its file (before
+   * a crash or a freeze). Afterwards this process holds no lock on the run's shared store.
+   */
   flushHistory(): void;
 }
 

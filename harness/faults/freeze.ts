@@ -1,10 +1,24 @@
 import type { FaultKind } from './contract.ts';
-import { checkConsumerName, consumerNamed, procState } from './contract.ts';
+import { checkConsumerName, consumerNamed, endInWorker, procState, startInWorker } from './contract.ts';
 
 const WHILE_FROZEN_MS = 1_000;
+/** How long the process has to stop itself before the runner stops it from outside. */
+const STOP_ITSELF_MS = 2_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
-/** SIGSTOP one consumer process (no heartbeats at all), SIGCONT at the end. */
+/**
+ * SIGSTOP one consumer process (no heartbeats at all), SIGCONT at the end.
+ *
+ * The process stops itself, at a point where it holds no lock on the run's state store. The
+ * consumers share one SQLite file standing for the service's database, and SQLite locks the
+ * whole file for a write: a process stopped inside its store transaction (a group commit is
+ * open for most of a busy event-loop turn) would hold every other consumer in busy_timeout,
+ * with its event loop blocked and its heartbeats missed. The fault would then stall the whole
+ * group and blame the broker for it (a memory-broker run with ten 0.5 s freezes of a busy c1
+ * stopped c2 for the whole window in 2 of them). A real database locks rows, not the file.
+ * Only when the process does not stop itself within STOP_ITSELF_MS (its event loop is blocked)
+ * does the runner stop it from outside; the evidence says which (`stoppedBy`).
+ */
 const freeze: FaultKind = {
   kind: 'freeze',
   destructive: false,
@@ -14,11 +28,23 @@ const freeze: FaultKind = {
     const w = consumerNamed(ctx, spec.consumer);
     const describe = async () => (ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined);
     const group = await describe();
-    w.signal('SIGSTOP');
-    await new Promise((r) => setTimeout(r, 50));
+    // `until`: a start message read later (the process was stopped from outside and resumed)
+    // must not stop it again. The runner waits a margin beyond it before it steps in.
+    const until = Date.now() + STOP_ITSELF_MS;
+    startInWorker(w, 'freeze', { until });
+    let stoppedBy: 'itself' | 'runner' = 'itself';
+    while (procState(w.pid) !== 'T') {
+      if (Date.now() >= until + 500) {
+        stoppedBy = 'runner';
+        w.signal('SIGSTOP');
+        await sleep(50);
+        break;
+      }
+      await sleep(5);
+    }
     let ended = false;
     return {
-      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), group },
+      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), stoppedBy, group },
       async end() {
         if (ended) return undefined;
         ended = true;
@@ -28,10 +54,29 @@ const freeze: FaultKind = {
         // inside the session timeout.
         const whileFrozen = await Promise.race([describe(), sleep(WHILE_FROZEN_MS).then(() => ({ error: `no answer within ${WHILE_FROZEN_MS} ms` }))]);
         w.signal('SIGCONT');
-        await new Promise((r) => setTimeout(r, 50));
+        endInWorker(w, 'freeze');
+        await sleep(50);
+        // Belt and braces: a process that stopped itself after all (it read the start message
+        // just inside `until` and was then descheduled) is resumed too.
+        if (procState(w.pid) === 'T') {
+          w.signal('SIGCONT');
+          await sleep(50);
+        }
         return { state: procState(w.pid), whileFrozen, group: await describe() };
       },
     };
+  },
+  worker: {
+    consumer(args, side) {
+      if (Date.now() >= Number(args.until)) {
+        side.log('freeze: the start message came too late; the runner stopped this process from outside');
+        return {};
+      }
+      side.flushHistory();
+      process.kill(process.pid, 'SIGSTOP');
+      // Running again: SIGCONT came. The runner's end message removes this (empty) effect.
+      return {};
+    },
   },
 };
 export default freeze;

@@ -1,0 +1,43 @@
+/**
+ * A frozen consumer stops only itself (harness/faults/freeze.ts). The consumers share one
+ * SQLite state store, locked whole for a write; a process stopped inside its store transaction
+ * held the other consumer in busy_timeout for the whole freeze, which on Kafka got it evicted
+ * as well (the group Empty while c1 was frozen: a CI failure of the Kafka freeze test). The
+ * freeze now lands where the process holds no lock, so c2 goes on in every window.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runHere } from '../../brokers/memory/test/run-here.ts';
+
+const SCENARIO = new URL('./fixtures/freeze-busy-consumer.yaml', import.meta.url).pathname;
+
+function processEnds(runDir: string, consumer: string): number[] {
+  return readFileSync(join(runDir, 'history', `${consumer}.jsonl`), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { type: string; end: number })
+    .filter((e) => e.type === 'process')
+    .map((e) => e.end);
+}
+
+test('a frozen consumer stops itself, holding no store lock: the other consumer goes on inside every freeze', { timeout: 120_000 }, async () => {
+  const { result, runDir } = await runHere(SCENARIO);
+  const r = result as unknown as { verdict: { status: string; reasons: string[] }; timeline: { faults: { name: string; startUs: number; endUs: number; evidence: Record<string, unknown> }[] } };
+  assert.equal(r.verdict.status, 'pass', r.verdict.reasons.join('; '));
+  const c1 = processEnds(runDir, 'c1');
+  const c2 = processEnds(runDir, 'c2');
+  assert.equal(r.timeline.faults.length, 12);
+  const stalled: string[] = [];
+  for (const f of r.timeline.faults) {
+    assert.equal(f.evidence.state, 'T', `${f.name}: c1 was stopped`);
+    assert.equal(f.evidence.stoppedBy, 'itself', `${f.name}: c1 stopped itself`);
+    // The middle of the 300 ms freeze (the window's end comes later: after SIGCONT and a group
+    // read): c1 applies nothing, c2 something.
+    const inside = (t: number) => t > f.startUs + 50_000 && t < f.startUs + 250_000;
+    assert.equal(c1.filter(inside).length, 0, `${f.name}: c1 applied while frozen`);
+    if (!c2.some(inside)) stalled.push(f.name);
+  }
+  assert.deepEqual(stalled, [], 'windows in which c2 applied nothing');
+});
