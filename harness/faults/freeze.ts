@@ -28,6 +28,7 @@ const freeze: FaultKind = {
     const w = consumerNamed(ctx, spec.consumer);
     const describe = async () => (ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined);
     const group = await describe();
+    const asked = performance.now();
     // `until`: a start message read later (the process was stopped from outside and resumed)
     // must not stop it again. The runner waits a margin beyond it before it steps in.
     const until = Date.now() + STOP_ITSELF_MS;
@@ -42,9 +43,12 @@ const freeze: FaultKind = {
       }
       await sleep(5);
     }
+    // How long the stop took to land (polled every 5 ms): the process reads the request between
+    // two event-loop turns, later on a busy machine.
+    const stoppedAfterMs = Math.round(performance.now() - asked);
     let ended = false;
     return {
-      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), stoppedBy, group },
+      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), stoppedBy, stoppedAfterMs, group },
       async end() {
         if (ended) return undefined;
         ended = true;

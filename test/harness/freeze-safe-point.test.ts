@@ -28,14 +28,17 @@ test('a frozen consumer stops itself, holding no store lock: the other consumer 
   assert.equal(r.verdict.status, 'pass', r.verdict.reasons.join('; '));
   const c1 = processEnds(runDir, 'c1');
   const c2 = processEnds(runDir, 'c2');
-  assert.equal(r.timeline.faults.length, 12);
+  assert.equal(r.timeline.faults.length, 8);
   const stalled: string[] = [];
   for (const f of r.timeline.faults) {
     assert.equal(f.evidence.state, 'T', `${f.name}: c1 was stopped`);
     assert.equal(f.evidence.stoppedBy, 'itself', `${f.name}: c1 stopped itself`);
-    // The middle of the 300 ms freeze (the window's end comes later: after SIGCONT and a group
-    // read): c1 applies nothing, c2 something.
-    const inside = (t: number) => t > f.startUs + 50_000 && t < f.startUs + 250_000;
+    // From the stop to 50 ms before the planned end (the window's end comes later: after
+    // SIGCONT and a group read): c1 applies nothing, c2 something. On a loaded machine the stop
+    // lands later (the process reads the request between two turns).
+    const stoppedAfterMs = f.evidence.stoppedAfterMs as number;
+    assert.ok(stoppedAfterMs < 250, `${f.name}: stopped ${stoppedAfterMs} ms after the fault started`);
+    const inside = (t: number) => t > f.startUs + (stoppedAfterMs + 10) * 1000 && t < f.startUs + 450_000;
     assert.equal(c1.filter(inside).length, 0, `${f.name}: c1 applied while frozen`);
     if (!c2.some(inside)) stalled.push(f.name);
   }
