@@ -50,12 +50,14 @@ test('a group is stopped, children included, only when its leader still has the 
 });
 
 test('a zombie has no start time: it has exited, though its parent has not collected it yet (CI saw a killed reaper so)', async () => {
-  // The shell starts `true` in the background, prints its pid, then becomes `sleep`, which never
-  // collects it: `true` stays a zombie until the sleep ends.
-  const child = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+  // The shell starts a 1 s sleep in the background, prints its pid, then becomes `sleep 10`,
+  // which never collects it: the short sleep stays a zombie until the long one ends. (It was
+  // `true &`, which on a loaded machine could exit before the exec, and the shell collected it:
+  // no zombie, and the test failed after 5 s.)
+  const child = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 10'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const pid = Number(await new Promise<string>((resolve) => child.stdout!.once('data', (d) => resolve(String(d)))));
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 8_000;
     while (procInfo(pid)?.state !== 'Z' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     assert.equal(procInfo(pid)?.state, 'Z', 'the background process became a zombie');
     assert.equal(startTime(pid), undefined);
