@@ -17,6 +17,8 @@ export interface FaultContext {
   admin: BrokerAdmin;
   producers(): WorkerHandle[];
   consumers(): WorkerHandle[];
+  /** The consumers' shared state store (SQLite; harness/consumer/store.ts). */
+  storeFile: string;
   /** The entities' owner service, when the run started one (harness/owner/service.ts). */
   owner?: OwnerControl;
   /** Starts a fresh process for a consumer that was killed (same consumer name). */

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import type { FaultKind } from './contract.ts';
 import { checkConsumerName, consumerNamed, endInWorker, procState, startInWorker } from './contract.ts';
 
@@ -5,6 +6,26 @@ const WHILE_FROZEN_MS = 1_000;
 /** How long the process has to stop itself before the runner stops it from outside. */
 const STOP_ITSELF_MS = 2_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+/**
+ * Whether the frozen process left the state store's write lock free, as SQLite says: a write
+ * transaction begun without waiting, and rolled back. `held` means every consumer that writes
+ * waits for the freeze to end.
+ */
+export function storeLock(file: string): string {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { fileMustExist: true, timeout: 0 });
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    return 'free';
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? '';
+    return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') ? 'held' : `unknown: ${(e as Error).message}`;
+  } finally {
+    db?.close();
+  }
+}
 
 /**
  * SIGSTOP one consumer process (no heartbeats at all), SIGCONT at the end.
@@ -17,7 +38,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()
  * group and blame the broker for it (a memory-broker run with ten 0.5 s freezes of a busy c1
  * stopped c2 for the whole window in 2 of them). A real database locks rows, not the file.
  * Only when the process does not stop itself within STOP_ITSELF_MS (its event loop is blocked)
- * does the runner stop it from outside; the evidence says which (`stoppedBy`).
+ * does the runner stop it from outside; the evidence says which (`stoppedBy`), and whether the
+ * store's write lock was free while the process was stopped (`storeLock`).
  */
 const freeze: FaultKind = {
   kind: 'freeze',
@@ -48,7 +70,7 @@ const freeze: FaultKind = {
     const stoppedAfterMs = Math.round(performance.now() - asked);
     let ended = false;
     return {
-      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), stoppedBy, stoppedAfterMs, group },
+      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), stoppedBy, stoppedAfterMs, storeLock: storeLock(ctx.storeFile), group },
       async end() {
         if (ended) return undefined;
         ended = true;

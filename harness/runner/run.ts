@@ -237,6 +237,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
       admin,
       producers: () => publishers(),
       consumers: () => consumers,
+      storeFile: record.storeFile,
       ...(gateway ? { gateway: { relays: gateway.relays, restartRelay: gateway.restartRelay } } : {}),
       ...(owner ? { owner: owner.control } : {}),
       restartConsumer: async (id) => {

@@ -45,6 +45,7 @@ function context(): FaultContext {
     admin,
     producers: () => [],
     consumers: () => [],
+    storeFile: '/nonexistent/state.sqlite', // no consumers: nothing reads it
     restartConsumer: async () => {},
     log: () => {},
   };

@@ -3,13 +3,17 @@
  * SQLite state store, locked whole for a write; a process stopped inside its store transaction
  * held the other consumer in busy_timeout for the whole freeze, which on Kafka got it evicted
  * as well (the group Empty while c1 was frozen: a CI failure of the Kafka freeze test). The
- * freeze now lands where the process holds no lock, so c2 goes on in every window.
+ * freeze now lands where the process holds no lock (SQLite says so: the fault's `storeLock`
+ * evidence), so c2 goes on in every window.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runHere } from '../../brokers/memory/test/run-here.ts';
+import { storeLock } from '../../harness/faults/freeze.ts';
+import { openDatabase } from '../../harness/consumer/store.ts';
 
 const SCENARIO = new URL('./fixtures/freeze-busy-consumer.yaml', import.meta.url).pathname;
 
@@ -28,19 +32,34 @@ test('a frozen consumer stops itself, holding no store lock: the other consumer 
   assert.equal(r.verdict.status, 'pass', r.verdict.reasons.join('; '));
   const c1 = processEnds(runDir, 'c1');
   const c2 = processEnds(runDir, 'c2');
-  assert.equal(r.timeline.faults.length, 8);
+  assert.equal(r.timeline.faults.length, 6);
   const stalled: string[] = [];
   for (const f of r.timeline.faults) {
     assert.equal(f.evidence.state, 'T', `${f.name}: c1 was stopped`);
     assert.equal(f.evidence.stoppedBy, 'itself', `${f.name}: c1 stopped itself`);
+    assert.equal(f.evidence.storeLock, 'free', `${f.name}: SQLite's write lock while c1 was stopped`);
     // From the stop to 50 ms before the planned end (the window's end comes later: after
     // SIGCONT and a group read): c1 applies nothing, c2 something. On a loaded machine the stop
     // lands later (the process reads the request between two turns).
     const stoppedAfterMs = f.evidence.stoppedAfterMs as number;
-    assert.ok(stoppedAfterMs < 250, `${f.name}: stopped ${stoppedAfterMs} ms after the fault started`);
-    const inside = (t: number) => t > f.startUs + (stoppedAfterMs + 10) * 1000 && t < f.startUs + 450_000;
+    assert.ok(stoppedAfterMs < 200, `${f.name}: stopped ${stoppedAfterMs} ms after the fault started`);
+    const inside = (t: number) => t > f.startUs + (stoppedAfterMs + 10) * 1000 && t < f.startUs + 350_000;
     assert.equal(c1.filter(inside).length, 0, `${f.name}: c1 applied while frozen`);
     if (!c2.some(inside)) stalled.push(f.name);
   }
   assert.deepEqual(stalled, [], 'windows in which c2 applied nothing');
+});
+
+test("the freeze's storeLock evidence is SQLite's answer: held while another connection writes, free otherwise", () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'convoy-store-lock-')), 'state.sqlite');
+  const db = openDatabase(file);
+  db.exec('CREATE TABLE t (x INTEGER)');
+  assert.equal(storeLock(file), 'free');
+  db.exec('BEGIN IMMEDIATE');
+  db.exec('INSERT INTO t VALUES (1)');
+  assert.equal(storeLock(file), 'held');
+  db.exec('COMMIT');
+  assert.equal(storeLock(file), 'free');
+  db.close();
+  assert.match(storeLock(join(file, 'none')), /^unknown: /);
 });
