@@ -24,6 +24,7 @@ import { deepMerge } from '../scenario/deep-merge.ts';
 import { historyHeader } from '../history/schema.ts';
 import { drain, drainPlan, notReached, type DrainOutcome } from './drain.ts';
 import { GiveUpWatch } from './give-up.ts';
+import { sleepUntilFinished } from './wake.ts';
 import { RunnerStallWatch, unexercisedWindows } from './runner-stall.ts';
 import type { RemainingEvent } from '../history/events.ts';
 import { startGateway, type GatewayRun } from '../gateway/start.ts';
@@ -291,7 +292,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
         faultRecords.some((r) => Math.min(r.plannedStartUs, r.startUs ?? Infinity) <= t && t <= Math.max(r.plannedEndUs, r.endUs ?? (r.startUs !== undefined ? Infinity : 0)) + settleUs),
     });
     while (!abort.signal.aborted && !drivers.every((p) => p.stats.finished || p.exited)) {
-      await sleep(500, abort.signal);
+      await sleepUntilFinished(drivers, 500, abort.signal);
       tick('produce');
       cpuWatch.sample([...publishers(), ...consumers, ...(gateway ? [gateway.driver] : [])]);
       const reason = record.gaveUp ? null : giveUp.sample({ atUs: nowMicros(), sent: sum(publishers(), 'sent'), behindMs: Math.max(0, ...publishers().map((p) => p.stats.behindMs)) });
@@ -311,7 +312,7 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
     // 6. Let the fault windows close (not after giving up: undo them now), then drain.
     stage = 'faults';
     while (!record.gaveUp && !abort.signal.aborted && timeline.busyAfter(nowMicros())) {
-      await sleep(500, abort.signal);
+      await sleep(100, abort.signal);
       tick('faults');
     }
     await timeline.stop();
