@@ -28,7 +28,8 @@
  *                move: SendMessage to the DLQ, then DeleteMessage;
  *                without a DLQ: DeleteMessage (dropped, as SQS has nowhere to put it)
  * With receive.extendVisibility, a message handled or held unsettled longer than half its
- * visibility timeout has it extended to the whole timeout again (renewed through the gate).
+ * visibility timeout has it extended to the whole timeout again (renewed through the gate,
+ * which asks every quarter of the timeout at most: visibilitySchedule).
  * FIFO with receive.returnGroupOnFailure (default): requeue, release and dead-letter
  * (exhaust-receives) also give back the later messages of the group received in the same
  * batch and not handed out yet (visibility 0, or left to expire for release), so the failed
@@ -261,7 +262,8 @@ export class SqsConsumer implements ConsumerClient {
   async start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void> {
     if (this.gate) throw new Error('consumer already started');
     const { id, maxInFlight, log } = this.options;
-    this.gate = new DeliveryGate(onDelivery, { id, maxInFlight, log, onHandlerError: 'requeue', onFree: () => this.wakeCapacity(), onRenewal: this.options.onRenewal });
+    const keepAliveMs = visibilitySchedule(this.settings.visibilityTimeoutSeconds).askEveryMs;
+    this.gate = new DeliveryGate(onDelivery, { id, maxInFlight, log, onHandlerError: 'requeue', keepAliveMs, onFree: () => this.wakeCapacity(), onRenewal: this.options.onRenewal });
     const who = `consumer ${this.options.id}`;
     this.queueUrl = await resolveQueueUrl(this.client, this.queues.main, 60_000, this.options.log, who);
     if (this.queues.deadLetter && this.settings.deadLetter.settle === 'move') {
@@ -367,15 +369,16 @@ export class SqsConsumer implements ConsumerClient {
   }
 
   /**
-   * The gate asks about once a second; the visibility is extended only once half of it has
-   * passed since the receive or the last extension, so a held message costs one call per half
-   * timeout. Resolves false when nothing was due.
+   * The gate asks every visibilitySchedule().askEveryMs; the visibility is extended once half of
+   * it has passed since the receive or the last extension, so a held message costs one call per
+   * half timeout. Resolves false when nothing was due.
    */
   private visibilityExtender(msg: Message): () => Promise<boolean> {
     const seconds = this.settings.visibilityTimeoutSeconds;
+    const { extendAfterMs } = visibilitySchedule(seconds);
     let since = Date.now();
     return async () => {
-      if (Date.now() - since < (seconds * 1000) / 2) return false;
+      if (Date.now() - since < extendAfterMs) return false;
       const at = Date.now();
       await this.changeVisibility(msg, seconds);
       since = at;
@@ -445,4 +448,16 @@ export class SqsConsumer implements ConsumerClient {
     await Promise.race([Promise.allSettled(left.map((i) => this.changeVisibility(i.msg, 0))), bound(3_000)]);
     this.client.destroy();
   }
+}
+
+/**
+ * When receive.extendVisibility renews a message: extended once half the timeout has passed,
+ * asked every quarter of it (at most every second), so the extension is sent by three quarters
+ * of the timeout and a quarter is left for its round trip. The gate asked every second: with a
+ * 2 s timeout the extension could come at 2 s, as the message reappeared, and a second consumer
+ * received it (a full-suite failure) — the harness, not SQS, broke the group's order.
+ */
+export function visibilitySchedule(visibilityTimeoutSeconds: number): { askEveryMs: number; extendAfterMs: number } {
+  const timeoutMs = visibilityTimeoutSeconds * 1000;
+  return { askEveryMs: Math.min(1_000, timeoutMs / 4), extendAfterMs: timeoutMs / 2 };
 }

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sqs from '../../brokers/sqs/index.ts';
 import { queueAttributes } from '../../brokers/sqs/admin.ts';
-import { deduplicationId, toSendFailure } from '../../brokers/sqs/client.ts';
+import { deduplicationId, toSendFailure, visibilitySchedule } from '../../brokers/sqs/client.ts';
 import { queueName, queuesOf } from '../../brokers/sqs/connection.ts';
 import { CONTAINER_PORTS, ELASTICMQ_PORT, PROXY_LISTEN_PORT } from '../../brokers/sqs/containers.ts';
 import { externalEndpoint } from '../../brokers/sqs/external.ts';
@@ -129,4 +129,13 @@ test('external: region is required; endpoint and credentials are passed through 
     credentials: { accessKeyId: 'A', secretAccessKey: 'B' },
   });
   assert.throws(() => externalEndpoint({ region: 'eu-west-1', accessKeyId: 'A' }, s), /both accessKeyId and secretAccessKey/);
+});
+
+test('extendVisibility: the extension is sent by three quarters of the timeout, whatever the timeout', () => {
+  for (const seconds of [1, 2, 3, 5, 30, 43_200]) {
+    const { askEveryMs, extendAfterMs } = visibilitySchedule(seconds);
+    // The latest ask that finds it due: just under extendAfterMs, then one interval later.
+    assert.ok(extendAfterMs + askEveryMs <= seconds * 750, `${seconds} s: asked every ${askEveryMs} ms, due after ${extendAfterMs} ms`);
+    assert.ok(askEveryMs <= 1_000 && extendAfterMs >= askEveryMs, `${seconds} s: one call per half timeout, asks at most every second`);
+  }
 });
