@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { nowMicros } from '../clock.ts';
 import type { FaultKind } from './contract.ts';
 import { checkConsumerName, consumerNamed, endInWorker, procState, startInWorker } from './contract.ts';
 
@@ -48,9 +49,9 @@ const freeze: FaultKind = {
   check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
+    const began = performance.now();
     const describe = async () => (ctx.admin.describeConsumerGroup ? await ctx.admin.describeConsumerGroup().catch((e: Error) => ({ error: e.message })) : undefined);
     const group = await describe();
-    const asked = performance.now();
     // `until`: a start message read later (the process was stopped from outside and resumed)
     // must not stop it again. The runner waits a margin beyond it before it steps in.
     const until = Date.now() + STOP_ITSELF_MS;
@@ -65,12 +66,14 @@ const freeze: FaultKind = {
       }
       await sleep(5);
     }
-    // How long the stop took to land (polled every 5 ms): the process reads the request between
-    // two event-loop turns, later on a busy machine.
-    const stoppedAfterMs = Math.round(performance.now() - asked);
+    // When the runner saw the process stopped (polled every 5 ms), on the run clock, and how long
+    // after the fault began (the group read first, then the request, which the process reads
+    // between two event-loop turns: later on a busy machine). Nothing of it runs after this.
+    const stoppedAtUs = nowMicros();
+    const stoppedAfterMs = Math.round(performance.now() - began);
     let ended = false;
     return {
-      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), stoppedBy, stoppedAfterMs, storeLock: storeLock(ctx.storeFile), group },
+      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), stoppedBy, stoppedAtUs, stoppedAfterMs, storeLock: storeLock(ctx.storeFile), group },
       async end() {
         if (ended) return undefined;
         ended = true;
