@@ -68,7 +68,8 @@ const freeze: FaultKind = {
     }
     // When the runner saw the process stopped (polled every 5 ms), on the run clock, and how long
     // after the fault began (the group read first, then the request, which the process reads
-    // between two event-loop turns: later on a busy machine). Nothing of it runs after this.
+    // between two event-loop turns: later on a busy machine). From here until SIGCONT the
+    // process runs nothing.
     const stoppedAtUs = nowMicros();
     const stoppedAfterMs = Math.round(performance.now() - began);
     let ended = false;
