@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { nowMicros } from '../clock.ts';
 import type { FaultKind } from './contract.ts';
 import { checkConsumerName, consumerNamed, endInWorker, procState, startInWorker } from './contract.ts';
@@ -8,23 +8,32 @@ const WHILE_FROZEN_MS = 1_000;
 const STOP_ITSELF_MS = 2_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
+/** SQLite's WAL write lock: an exclusive lock on this byte of the -shm file (WALINDEX_LOCK_OFFSET). */
+const WAL_WRITE_LOCK_BYTE = 120;
+
 /**
- * Whether the frozen process left the state store's write lock free, as SQLite says: a write
- * transaction begun without waiting, and rolled back. `held` means every consumer that writes
- * waits for the freeze to end.
+ * Whether the stopped process `pid` holds the state store's write lock, as the kernel's table of
+ * file locks says (/proc/locks): SQLite takes it as an exclusive POSIX lock, on byte 120 of the
+ * -shm file in WAL mode (the store's) or on the database file itself otherwise. `held` means
+ * every consumer that writes waits for the freeze to end. Asking SQLite instead (a write
+ * transaction begun without waiting) cannot tell whose lock it is: another consumer's group
+ * commit of a millisecond read as `held` (a unit-tier failure).
  */
-export function storeLock(file: string): string {
-  let db: Database.Database | undefined;
+export function storeLock(file: string, pid: number): string {
   try {
-    db = new Database(file, { fileMustExist: true, timeout: 0 });
-    db.exec('BEGIN IMMEDIATE');
-    db.exec('ROLLBACK');
+    const inodes = new Map<number, 'db' | 'shm'>([[statSync(file).ino, 'db']]);
+    if (existsSync(`${file}-shm`)) inodes.set(statSync(`${file}-shm`).ino, 'shm');
+    for (const line of readFileSync('/proc/locks', 'utf8').split('\n')) {
+      // "1: POSIX  ADVISORY  WRITE 13634 fe:00:9981208 120 120" (a waiter's line has "->").
+      const m = /^\d+:\s+POSIX\s+ADVISORY\s+WRITE\s+(\d+)\s+\S+:(\d+)\s+(\d+)\s+(\d+|EOF)\s*$/.exec(line);
+      if (!m || Number(m[1]) !== pid) continue;
+      const on = inodes.get(Number(m[2]));
+      const end = m[4] === 'EOF' ? Infinity : Number(m[4]);
+      if (on === 'db' || (on === 'shm' && Number(m[3]) <= WAL_WRITE_LOCK_BYTE && WAL_WRITE_LOCK_BYTE <= end)) return 'held';
+    }
     return 'free';
   } catch (e) {
-    const code = (e as { code?: string }).code ?? '';
-    return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') ? 'held' : `unknown: ${(e as Error).message}`;
-  } finally {
-    db?.close();
+    return `unknown: ${(e as Error).message}`;
   }
 }
 
@@ -40,7 +49,7 @@ export function storeLock(file: string): string {
  * stopped c2 for the whole window in 2 of them). A real database locks rows, not the file.
  * Only when the process does not stop itself within STOP_ITSELF_MS (its event loop is blocked)
  * does the runner stop it from outside; the evidence says which (`stoppedBy`), and whether the
- * store's write lock was free while the process was stopped (`storeLock`).
+ * store's write lock was free of it while the process was stopped (`storeLock`).
  */
 const freeze: FaultKind = {
   kind: 'freeze',
@@ -74,7 +83,7 @@ const freeze: FaultKind = {
     const stoppedAfterMs = Math.round(performance.now() - began);
     let ended = false;
     return {
-      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), stoppedBy, stoppedAtUs, stoppedAfterMs, storeLock: storeLock(ctx.storeFile), group },
+      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), stoppedBy, stoppedAtUs, stoppedAfterMs, storeLock: w.pid ? storeLock(ctx.storeFile, w.pid) : 'unknown: no process', group },
       async end() {
         if (ended) return undefined;
         ended = true;
