@@ -2,13 +2,13 @@
 // Runs the test suite with node's test runner: every test/**/*.test.ts and every broker's own
 // brokers/<name>/test/**/*.test.ts: first those that need no broker, two processes per processor,
 // then those that start real brokers, one file at a time (two at once on a 2-core machine would
-// make them flaky). `--unit` runs only the tests that need no broker; `--list` prints the chosen files, phase by phase, instead of running them; `--times` adds each file's wall time. Extra arguments are file filters. No list names brokers or folders: a test
+// make them flaky). `--unit` runs only the tests that need no broker; `--list` prints the plan (phases, and the files of each process) instead of running it; `--times` adds each file's wall time. Extra arguments are file filters. No list names brokers or folders: a test
 // needs brokers when it sits in a broker's folder (brokers/<name>/test/ or test/<name>/, a name
 // from brokers/), or in a folder that says so with a NEEDS-BROKERS file (its text says why);
 // a broker that runs inside the test process says so with brokers/<name>/test/IN-PROCESS.
 //
-// Tests that need no broker run a folder to a process (see batches() below; `--isolated`: a file
-// to a process, as node's runner does by default).
+// Tests that need no broker run a folder to a process, cut into chunks where their remembered
+// times say so (see plan() below; `--isolated`: a file to a process, as node's runner does by default).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { availableParallelism, tmpdir, userInfo } from 'node:os';
@@ -16,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { compiledTree } from './compiled-tree.js';
 import { pidAlive } from './pid-alive.js';
+import { readTimes } from './test-times.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -62,32 +63,62 @@ const phases = [
   { files: files.filter((f) => !needsBrokers(f)), concurrency: unitConcurrency },
   { files: files.filter(needsBrokers), concurrency: 1 },
 ].filter((p) => p.files.length > 0);
-if (args.includes('--list')) {
-  for (const [i, p] of phases.entries()) console.log(`# phase ${i + 1}: ${p.concurrency} at once\n${p.files.join('\n')}`);
-  process.exit(0);
-}
-// `--times` adds each file's wall time, slowest first, after the usual report.
-const times = args.includes('--times') ? ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(root, 'bin', 'file-times.js')}`, '--test-reporter-destination=stdout'] : [];
+// The usual report (node's default: spec on a terminal, TAP otherwise); `--times` adds each
+// file's wall time, slowest first; every run remembers the files' times for the next one's plan.
+const reporters = [
+  ...(args.includes('--times') ? ['spec', join(root, 'bin', 'file-times.js')] : [process.stdout.isTTY ? 'spec' : 'tap']),
+  join(root, 'bin', 'test-times.js'),
+].flatMap((r) => [`--test-reporter=${r}`, '--test-reporter-destination=stdout']);
 
 /**
- * The files to hand node's runner: each test file that needs brokers on its own, as before; the
- * others a folder to one process, through an entry that imports the folder's files one after
- * another, each inside a suite named after its path (its tests, hooks and top-level awaits
- * stay in that suite, and its tests run after the previous file's). A process costs about 0.5 s of CPU
- * before its first test (node, tsx, and the harness modules every file imports again), and
- * the unit tier had 75 of them. Files of one folder share the process: a test that changes
- * process-wide state (env, cwd, exit code) puts it back.
+ * The processes to start, in order, as lists of files. A test file that needs brokers runs in a
+ * process of its own. The others run a folder to a process (a process costs about 0.5 s of CPU
+ * before its first test: node, tsx, and the harness modules every file imports again; the unit
+ * tier had 75 of them), except where the remembered times (bin/test-times.js) say a folder would
+ * take longer than its share, the whole phase's time over the processes at once (10 s at least): then it is cut
+ * into chunks of at most that share, the slowest files first. The processes start slowest first,
+ * so a long one does not start last. A file with no remembered time counts 1 s; with none at all
+ * (a fresh machine) nothing is cut.
  */
-function batches(list, dir) {
-  if (args.includes('--isolated')) return list;
+const UNKNOWN_MS = 1000;
+/** A process is worth its start-up only for this much work: no share is smaller. */
+const MIN_SHARE_MS = 10_000;
+function plan(list, concurrency) {
+  if (args.includes('--isolated')) return list.map((f) => [f]);
+  const known = readTimes();
+  const est = (f) => known[f] ?? UNKNOWN_MS;
+  const sum = (group) => group.reduce((t, f) => t + est(f), 0);
+  const share = Math.max(MIN_SHARE_MS, sum(list) / concurrency);
   const byFolder = new Map();
   for (const f of list) {
     if (needsBrokers(f)) byFolder.set(f, [f]);
     else byFolder.set(dirname(f), [...(byFolder.get(dirname(f)) ?? []), f]);
   }
-  return [...byFolder.values()].map((group) => {
+  const groups = [...byFolder.values()].flatMap((group) => {
+    if (concurrency === 1 || Object.keys(known).length === 0 || sum(group) <= share) return [group];
+    const chunks = [];
+    for (const f of [...group].sort((a, b) => est(b) - est(a))) {
+      const fits = chunks.find((c) => sum(c) + est(f) <= share);
+      if (fits) fits.push(f);
+      else chunks.push([f]);
+    }
+    return chunks.map((c) => c.sort());
+  });
+  // Stable: equal estimates keep the files' order.
+  return concurrency === 1 ? groups : groups.sort((a, b) => sum(b) - sum(a));
+}
+
+/**
+ * The files to hand node's runner: a process of one file is that file; one of several is an
+ * entry that imports them one after another, each inside a suite named after its path (its
+ * tests, hooks and top-level awaits stay in that suite, and its tests run after the previous
+ * file's). Files sharing a process: a test that changes process-wide state (env, cwd, exit code)
+ * puts it back.
+ */
+function batches(groups, dir) {
+  return groups.map((group, i) => {
     if (group.length === 1) return group[0];
-    const entry = join(dir, `${dirname(group[0]).replaceAll('/', '~')}.test.mjs`);
+    const entry = join(dir, `${dirname(group[0]).replaceAll('/', '~')}~${i}.test.mjs`);
     // One import at a time: a file's tests and hooks join the suite whose import is under way,
     // so two files loading at once could put one's tests in the other's suite.
     writeFileSync(entry, [
@@ -136,6 +167,13 @@ function keepTsxCache(base, dir) {
   }
 }
 
+for (const p of phases) p.groups = plan(p.files, p.concurrency);
+// `--list`: the plan, a line per file, the files of one process together after a blank line.
+if (args.includes('--list')) {
+  for (const [i, p] of phases.entries()) console.log(`# phase ${i + 1}: ${p.concurrency} at once\n${p.groups.map((g) => g.join('\n')).join('\n\n')}`);
+  process.exit(0);
+}
+
 // Tests run from the sources; the processes they start (workers, reapers, the CLI) from the
 // compiled tree, built once here (bin/compiled-tree.js).
 const tree = await compiledTree();
@@ -146,7 +184,7 @@ let failed = false;
 try {
   for (const [i, phase] of phases.entries()) {
     if (phases.length > 1) console.log(`# phase ${i + 1} of ${phases.length}: ${phase.files.length} test files ${i === 0 ? 'that need no broker' : 'that start real brokers, one at a time'}`);
-    const r = spawnSync(process.execPath, ['--import', 'tsx/esm', '--test', `--test-concurrency=${phase.concurrency}`, ...times, ...batches(phase.files, batchDir)], { cwd: root, stdio: 'inherit', env });
+    const r = spawnSync(process.execPath, ['--import', 'tsx/esm', '--test', `--test-concurrency=${phase.concurrency}`, ...reporters, ...batches(phase.groups, batchDir)], { cwd: root, stdio: 'inherit', env });
     if (r.status !== 0) failed = true;
   }
 } finally {

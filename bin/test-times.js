@@ -1,0 +1,53 @@
+// Test files' wall times, remembered between runs: a node:test reporter that records each file's
+// time, and the reader bin/run-tests.js plans with (the slowest first, the slow ones in a process
+// of their own; Jest orders its files by their last times the same way). The file is
+// <cache>/test-times.json, keyed by the file's path in the checkout; a missing or unreadable file
+// only means no plan beyond the folders. CONVOY_TEST_TIMES names another file.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export function timesFile() {
+  return process.env.CONVOY_TEST_TIMES || join(process.env.CONVOY_CACHE || join(homedir(), '.cache', 'convoy'), 'test-times.json');
+}
+
+/** The remembered times, in ms, by the file's path in the checkout (test/x/y.test.ts). */
+export function readTimes() {
+  try {
+    const data = JSON.parse(readFileSync(timesFile(), 'utf8'));
+    return data && typeof data === 'object' ? data : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The reporter: a file run in its own process is a top-level test named after its absolute
+ * path; a file run in a folder's process (bin/run-tests.js) is a top-level suite named after its
+ * relative path. A new time is averaged with the remembered one, so one slow run moves the plan
+ * only half way. It writes nothing to the run's output.
+ */
+export default async function* recordTimes(source) {
+  const took = {};
+  for await (const event of source) {
+    if (event.type !== 'test:complete') continue;
+    const { name, file, nesting, details } = event.data ?? {};
+    if (nesting !== 0 || !file || !name?.endsWith('.test.ts') || typeof details?.duration_ms !== 'number') continue;
+    took[name.startsWith('/') ? relative(ROOT, name) : name] = details.duration_ms;
+  }
+  if (Object.keys(took).length === 0) return;
+  const times = readTimes();
+  for (const [f, ms] of Object.entries(took)) times[f] = Math.round(times[f] === undefined ? ms : (times[f] + ms) / 2);
+  try {
+    const file = timesFile();
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(`${file}.${process.pid}`, JSON.stringify(times, null, 1));
+    renameSync(`${file}.${process.pid}`, file);
+  } catch {
+    /* a cache we cannot write: the next run plans by folders only */
+  }
+  yield* [];
+}
