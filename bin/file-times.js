@@ -22,8 +22,8 @@ export default async function* fileTimes(source) {
   took.sort((a, b) => b[1] - a[1]);
   const cwd = process.cwd() + '/';
   const line = (ms, what, indent = '') => `${indent}${(ms / 1000).toFixed(1).padStart(6)} s  ${what}`;
-  // A folder's process runs from a generated entry file (test~harness.test.mjs is test/harness/).
-  const label = (file) => (file.includes('/convoy-test-batches-') ? `${file.split('/').pop().replace('.test.mjs', '').replaceAll('~', '/')}/ (one process)` : file.replace(cwd, ''));
+  // A folder's process runs from a generated entry file (test~harness.3.test.mjs is test/harness/).
+  const label = (file) => (file.includes('/convoy-test-batches-') ? `${file.split('/').pop().replace(/(\.\d+)?\.test\.mjs$/, '').replaceAll('~', '/')}/ (one process)` : file.replace(cwd, ''));
   const lines = took.flatMap(([file, ms]) => [
     line(ms, label(file)),
     ...(inside.get(file) ?? []).sort((a, b) => b[1] - a[1]).map(([name, fileMs]) => line(fileMs, name, '    ')),

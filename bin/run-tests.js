@@ -118,7 +118,7 @@ function plan(list, concurrency) {
 function batches(groups, dir) {
   return groups.map((group, i) => {
     if (group.length === 1) return group[0];
-    const entry = join(dir, `${dirname(group[0]).replaceAll('/', '~')}~${i}.test.mjs`);
+    const entry = join(dir, `${dirname(group[0]).replaceAll('/', '~')}.${i}.test.mjs`);
     // One import at a time: a file's tests and hooks join the suite whose import is under way,
     // so two files loading at once could put one's tests in the other's suite.
     writeFileSync(entry, [
