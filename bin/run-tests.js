@@ -75,8 +75,9 @@ const reporters = [
  * process of its own. The others run a folder to a process (a process costs about 0.5 s of CPU
  * before its first test: node, tsx, and the harness modules every file imports again; the unit
  * tier had 75 of them), except where the remembered times (bin/test-times.js) say a folder would
- * take longer than its share, the whole phase's time over the processes at once (10 s at least): then it is cut
- * into chunks of at most that share, the slowest files first. The processes start slowest first,
+ * take longer than its share (the whole phase's time over the processes at once, 10 s at least):
+ * then it is cut into chunks of at most that share, the slowest files first. On more cores the
+ * longest folder would otherwise set the phase's floor. The processes start slowest first,
  * so a long one does not start last. A file with no remembered time counts 1 s; with none at all
  * (a fresh machine) nothing is cut.
  */
