@@ -13,9 +13,9 @@
 // CONVOY_COMPILED=0 turns it off (everything runs from the sources through tsx).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheDir } from './cache-dir.js';
 import { pidAlive } from './pid-alive.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -117,7 +117,7 @@ export async function compiledTree() {
       hash.update(relative(ROOT, f) + '\0');
       if (f.endsWith('.ts')) hash.update(readFileSync(f)).update('\0');
     }
-    const base = join(process.env.CONVOY_CACHE || join(homedir(), '.cache', 'convoy'), 'compiled');
+    const base = join(cacheDir(), 'compiled');
     const id = hash.digest('hex');
     // A process started by one that runs compiled (a test's CLI with a cache of its own) may
     // use that one's tree: the same sources give the same name.

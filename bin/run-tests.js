@@ -2,13 +2,16 @@
 // Runs the test suite with node's test runner: every test/**/*.test.ts and every broker's own
 // brokers/<name>/test/**/*.test.ts: first those that need no broker, two processes per processor,
 // then those that start real brokers, one file at a time (two at once on a 2-core machine would
-// make them flaky). `--unit` runs only the tests that need no broker; `--list` prints the plan (phases, and the files of each process) instead of running it; `--times` adds each file's wall time. Extra arguments are file filters. No list names brokers or folders: a test
-// needs brokers when it sits in a broker's folder (brokers/<name>/test/ or test/<name>/, a name
-// from brokers/), or in a folder that says so with a NEEDS-BROKERS file (its text says why);
-// a broker that runs inside the test process says so with brokers/<name>/test/IN-PROCESS.
+// make them flaky). `--unit` runs only the tests that need no broker; `--list` prints the plan
+// (phases, and the files of each process) instead of running it; `--times` adds each file's wall
+// time. Extra arguments are file filters. No list names brokers or folders: a test needs brokers
+// when it sits in a broker's folder (brokers/<name>/test/ or test/<name>/, a name from brokers/),
+// or in a folder that says so with a NEEDS-BROKERS file (its text says why); a broker that runs
+// inside the test process says so with brokers/<name>/test/IN-PROCESS.
 //
 // Tests that need no broker run a folder to a process, cut into chunks where their remembered
-// times say so (see plan() below; `--isolated`: a file to a process, as node's runner does by default).
+// times say so (see plan() below; `--isolated`: a file to a process, as node's runner does by
+// default).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { availableParallelism, tmpdir, userInfo } from 'node:os';

@@ -4,14 +4,14 @@
 // <cache>/test-times.json, keyed by the file's path in the checkout; a missing or unreadable file
 // only means no plan beyond the folders. CONVOY_TEST_TIMES names another file.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheDir } from './cache-dir.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export function timesFile() {
-  return process.env.CONVOY_TEST_TIMES || join(process.env.CONVOY_CACHE || join(homedir(), '.cache', 'convoy'), 'test-times.json');
+  return process.env.CONVOY_TEST_TIMES || join(cacheDir(), 'test-times.json');
 }
 
 /** The remembered times, in ms, by the file's path in the checkout (test/x/y.test.ts). */
