@@ -1,50 +1,29 @@
 #!/usr/bin/env node
 // Runs the test suite with node's test runner: every test/**/*.test.ts and every broker's own
-// brokers/<name>/test/**/*.test.ts: first those that need no broker, two processes per processor,
-// then those that start real brokers, one file at a time (two at once on a 2-core machine would
-// make them flaky). `--unit` runs only the tests that need no broker; `--list` prints the plan
-// (phases, and the files of each process) instead of running it; `--times` adds each file's wall
-// time. Extra arguments are file filters. No list names brokers or folders: a test needs brokers
-// when it sits in a broker's folder (brokers/<name>/test/ or test/<name>/, a name from brokers/),
-// or in a folder that says so with a NEEDS-BROKERS file (its text says why); a broker that runs
-// inside the test process says so with brokers/<name>/test/IN-PROCESS.
+// brokers/<name>/test/**/*.test.ts, in the plan of bin/test-plan.js: first the files that need no
+// broker, two processes per processor, then those that need real brokers, one file at a time,
+// with each broker set-up the files share started once (`convoy brokers hold`) and stopped after
+// its last file. Ends with a timing summary (bin/test-summary.js), whatever the result.
 //
-// Tests that need no broker run a folder to a process, cut into chunks where their remembered
-// times say so (see plan() below; `--isolated`: a file to a process, as node's runner does by
-// default).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { availableParallelism, tmpdir, userInfo } from 'node:os';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// `--unit` runs only the files that need nothing installed; `--list` prints the plan (phases,
+// held brokers, and the files of each process) instead of running it; `--times` adds each
+// process's wall time; `--isolated` runs a file to a process in the first phase too. Extra
+// arguments are file filters.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { availableParallelism, loadavg, tmpdir, userInfo } from 'node:os';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { compiledTree } from './compiled-tree.js';
 import { pidAlive } from './pid-alive.js';
-import { readTimes } from './test-times.js';
+import { NeedsError, ROOT as root, allTestFiles, holdSteps, phases as planPhases } from './test-plan.js';
+import { readRecord, startClock, summaryLines } from './test-summary.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const startedAtMs = Date.now();
+const loadStart = loadavg()[0];
 const args = process.argv.slice(2);
-const unitOnly = args.includes('--unit');
 const filters = args.filter((a) => !a.startsWith('--'));
-const brokers = readdirSync(join(root, 'brokers')).filter((b) => existsSync(join(root, 'brokers', b, 'index.ts')));
-
-function walk(dir) {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? walk(p) : p.endsWith('.test.ts') ? [p] : [];
-  });
-}
-
-function needsBrokers(file) {
-  const parts = file.split('/');
-  if (parts[0] === 'brokers') return !existsSync(join(root, 'brokers', parts[1], 'test', 'IN-PROCESS'));
-  if (brokers.includes(parts[1])) return true;
-  for (let i = 2; i < parts.length; i++) if (existsSync(join(root, ...parts.slice(0, i), 'NEEDS-BROKERS'))) return true;
-  return false;
-}
-
-let files = [join(root, 'test'), ...brokers.map((b) => join(root, 'brokers', b, 'test'))].flatMap(walk).map((f) => relative(root, f)).sort();
-if (unitOnly) files = files.filter((f) => !needsBrokers(f));
+let files = allTestFiles();
 if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
 if (files.length === 0) {
   console.error('no test files matched');
@@ -53,64 +32,35 @@ if (files.length === 0) {
 // Tests that need no broker share nothing (each has its own temporary folders, ports and cache).
 // Their processes spend most of their time waiting on runs (a memory-broker run's clock, not its
 // CPU), so two per core: 458 unit tests took 217 s wall at 2 processes, 140 s at 4 and 134 s at 6
-// on 2 cores, with the same CPU. CONVOY_TEST_CONCURRENCY overrides. Tests that start real brokers
-// run one at a time, after the others (see phases below).
+// on 2 cores, with the same CPU. CONVOY_TEST_CONCURRENCY overrides.
 const unitConcurrency = Number(process.env.CONVOY_TEST_CONCURRENCY ?? 2 * availableParallelism());
-/**
- * Two phases when both kinds are chosen: the tests that need no broker first, several processes
- * at once, then those that start real brokers, one at a time (two at once on 2 cores make them
- * flaky). One node runner for both ran every file one at a time: in a whole-suite run the unit
- * files took 288 s, where the unit tier alone takes 126 s.
- */
-const phases = [
-  { files: files.filter((f) => !needsBrokers(f)), concurrency: unitConcurrency },
-  { files: files.filter(needsBrokers), concurrency: 1 },
-].filter((p) => p.files.length > 0);
+let phases;
+try {
+  phases = planPhases(files, { unitOnly: args.includes('--unit'), unitConcurrency, isolated: args.includes('--isolated') });
+} catch (err) {
+  if (!(err instanceof NeedsError)) throw err;
+  console.error(err.message);
+  process.exit(2);
+}
+
+// `--list`: the plan, a line per file, the files of one process together after a blank line; in
+// the second phase, the brokers each segment holds.
+if (args.includes('--list')) {
+  for (const [i, p] of phases.entries()) {
+    console.log(`# phase ${i + 1}: ${p.concurrency} at once`);
+    if (p.groups) console.log(p.groups.map((g) => g.join('\n')).join('\n\n'));
+    else for (const seg of p.segments) console.log(`## ${seg.hold.length ? `holding ${seg.hold.join(', ')}` : 'brokers of their own'}\n${seg.files.join('\n')}`);
+  }
+  process.exit(0);
+}
+
 // The usual report (node's default: spec on a terminal, TAP otherwise); `--times` adds each
-// file's wall time, slowest first; every run remembers the files' times for the next one's plan.
+// process's wall time, slowest first; every run remembers the files' times for the next one's
+// plan and this run's figures for its summary.
 const reporters = [
   ...(args.includes('--times') ? ['spec', join(root, 'bin', 'file-times.js')] : [process.stdout.isTTY ? 'spec' : 'tap']),
   join(root, 'bin', 'test-times.js'),
 ].flatMap((r) => [`--test-reporter=${r}`, '--test-reporter-destination=stdout']);
-
-/**
- * The processes to start, in order, as lists of files. A test file that needs brokers runs in a
- * process of its own. The others run a folder to a process (a process costs about 0.5 s of CPU
- * before its first test: node, tsx, and the harness modules every file imports again; the unit
- * tier had 75 of them), except where the remembered times (bin/test-times.js) say a folder would
- * take longer than its share (the whole phase's time over the processes at once, 10 s at least):
- * then it is cut into chunks of at most that share, the slowest files first. On more cores the
- * longest folder would otherwise set the phase's floor. The processes start slowest first,
- * so a long one does not start last. A file with no remembered time counts 1 s; with none at all
- * (a fresh machine) nothing is cut.
- */
-const UNKNOWN_MS = 1000;
-/** A process is worth its start-up only for this much work: no share is smaller. */
-const MIN_SHARE_MS = 10_000;
-function plan(list, concurrency) {
-  if (args.includes('--isolated')) return list.map((f) => [f]);
-  const known = readTimes();
-  const est = (f) => known[f] ?? UNKNOWN_MS;
-  const sum = (group) => group.reduce((t, f) => t + est(f), 0);
-  const share = Math.max(MIN_SHARE_MS, sum(list) / concurrency);
-  const byFolder = new Map();
-  for (const f of list) {
-    if (needsBrokers(f)) byFolder.set(f, [f]);
-    else byFolder.set(dirname(f), [...(byFolder.get(dirname(f)) ?? []), f]);
-  }
-  const groups = [...byFolder.values()].flatMap((group) => {
-    if (concurrency === 1 || Object.keys(known).length === 0 || sum(group) <= share) return [group];
-    const chunks = [];
-    for (const f of [...group].sort((a, b) => est(b) - est(a))) {
-      const fits = chunks.find((c) => sum(c) + est(f) <= share);
-      if (fits) fits.push(f);
-      else chunks.push([f]);
-    }
-    return chunks.map((c) => c.sort());
-  });
-  // Stable: equal estimates keep the files' order.
-  return concurrency === 1 ? groups : groups.sort((a, b) => sum(b) - sum(a));
-}
 
 /**
  * The files to hand node's runner: a process of one file is that file; one of several is an
@@ -171,31 +121,99 @@ function keepTsxCache(base, dir) {
   }
 }
 
-for (const p of phases) p.groups = plan(p.files, p.concurrency);
-// `--list`: the plan, a line per file, the files of one process together after a blank line.
-if (args.includes('--list')) {
-  for (const [i, p] of phases.entries()) console.log(`# phase ${i + 1}: ${p.concurrency} at once\n${p.groups.map((g) => g.join('\n')).join('\n\n')}`);
-  process.exit(0);
+/** Runs node's test runner on `list` at `concurrency`; resolves true when every test passed. */
+async function runNodeTests(list, concurrency) {
+  const child = spawn(process.execPath, ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...list], { cwd: root, stdio: 'inherit', env });
+  const [code] = await once(child, 'exit');
+  return code === 0;
+}
+
+/**
+ * A broker held for the second phase's files: `convoy brokers hold <name>`, up until its standard
+ * input closes. Its instance record goes to the run's own folder (CONVOY_INSTANCES), so the
+ * tests' runs reuse it and nothing outside this run sees it. If it cannot start, the files that
+ * need it still run (each starting brokers of its own, and failing with the broker's reason).
+ */
+async function hold(name) {
+  const t = performance.now();
+  const child = spawn(process.execPath, [join(root, 'bin', 'convoy.js'), 'brokers', 'hold', name], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = once(child, 'exit');
+  const up = await Promise.race([
+    new Promise((ok) => child.stdout.on('data', () => /^holding /m.test(out) && ok(true))),
+    exited.then(() => false),
+  ]);
+  const startS = (performance.now() - t) / 1000;
+  if (!up) console.log(`# could not hold ${name} for the tests that share it (they start their own): ${out.trim().split('\n').at(-1)}`);
+  else console.log(`# holding ${name} (up in ${startS.toFixed(1)} s)`);
+  return {
+    name,
+    startS,
+    files: 0,
+    upSince: performance.now(),
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill('SIGTERM'), 60_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
 }
 
 // Tests run from the sources; the processes they start (workers, reapers, the CLI) from the
 // compiled tree, built once here (bin/compiled-tree.js).
 const tree = await compiledTree();
 const testTmp = runTempDir();
-const env = { ...process.env, TMPDIR: testTmp, ...(tree ? { CONVOY_COMPILED_TREE: tree } : {}) };
+const record = join(testTmp, 'test-record.jsonl');
+const env = {
+  ...process.env,
+  TMPDIR: testTmp,
+  CONVOY_TEST_RECORD: record,
+  CONVOY_INSTANCES: join(testTmp, 'instances'),
+  ...(tree ? { CONVOY_COMPILED_TREE: tree } : {}),
+};
 const batchDir = mkdtempSync(join(testTmp, 'convoy-test-batches-'));
 let failed = false;
+const measured = [];
+const heldLog = [];
+const held = new Map();
 try {
   for (const [i, phase] of phases.entries()) {
-    if (phases.length > 1) console.log(`# phase ${i + 1} of ${phases.length}: ${phase.files.length} test files ${i === 0 ? 'that need no broker' : 'that start real brokers, one at a time'}`);
-    const r = spawnSync(process.execPath, ['--import', 'tsx/esm', '--test', `--test-concurrency=${phase.concurrency}`, ...reporters, ...batches(phase.groups, batchDir)], { cwd: root, stdio: 'inherit', env });
-    if (r.status !== 0) failed = true;
+    if (phases.length > 1) console.log(`# phase ${i + 1} of ${phases.length}: ${phase.files.length} test files ${phase.kind === 'unit' ? 'that need no broker' : 'that need real brokers, one at a time'}`);
+    const clock = startClock();
+    if (phase.groups) {
+      if (!(await runNodeTests(batches(phase.groups, batchDir), phase.concurrency))) failed = true;
+    } else {
+      const steps = holdSteps(phase.segments);
+      for (const [j, seg] of phase.segments.entries()) {
+        for (const name of steps[j].start) held.set(name, await hold(name));
+        for (const name of seg.hold) held.get(name).files += seg.files.length;
+        if (!(await runNodeTests(seg.files, 1))) failed = true;
+        for (const name of steps[j].stop) await stopHeld(name);
+      }
+    }
+    measured.push({ kind: phase.kind, files: phase.files.length, ...clock() });
   }
 } finally {
+  for (const name of [...held.keys()]) await stopHeld(name);
+  const { counts, files: times } = readRecord(record);
+  console.log(summaryLines({ phases: measured, held: heldLog, record: { counts, files: times }, loadStart, startedAtMs }).join('\n'));
+  // The plain closing line, for the whole run (node's runner printed one per process it ran).
+  console.log(`${counts.pass} passed, ${counts.fail + counts.cancelled} failed${counts.skipped + counts.todo ? `, ${counts.skipped + counts.todo} skipped` : ''}`);
   if (!failed) rmSync(testTmp, { recursive: true, force: true });
   else {
     rmSync(batchDir, { recursive: true, force: true });
     console.error(`the tests' temporary files are kept for inspection until the next run: ${testTmp}`);
   }
+}
+
+async function stopHeld(name) {
+  const h = held.get(name);
+  held.delete(name);
+  await h.stop();
+  heldLog.push({ name, startS: h.startS, upS: (performance.now() - h.upSince) / 1000, files: h.files });
 }
 process.exit(failed ? 1 : 0);

@@ -2,8 +2,10 @@
 // time, and the reader bin/run-tests.js plans with (the slowest first, the slow ones in a process
 // of their own; Jest orders its files by their last times the same way). The file is
 // <cache>/test-times.json, keyed by the file's path in the checkout; a missing or unreadable file
-// only means no plan beyond the folders. CONVOY_TEST_TIMES names another file.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// only means no plan beyond the folders. CONVOY_TEST_TIMES names another file. With
+// CONVOY_TEST_RECORD it also appends this run's own figures to that file (JSON lines: each file's
+// time, and the runner's counts), for the run's timing summary (bin/test-summary.js).
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheDir } from './cache-dir.js';
@@ -32,11 +34,19 @@ export function readTimes() {
  */
 export default async function* recordTimes(source) {
   const took = {};
+  const counts = {};
   for await (const event of source) {
+    // The runner's closing counts: "tests 12", "pass 12", "fail 0", ...
+    const count = event.type === 'test:diagnostic' && /^(tests|pass|fail|cancelled|skipped|todo) (\d+)$/.exec(event.data?.message ?? '');
+    if (count) counts[count[1]] = Number(count[2]);
     if (event.type !== 'test:complete') continue;
     const { name, file, nesting, details } = event.data ?? {};
     if (nesting !== 0 || !file || !name?.endsWith('.test.ts') || typeof details?.duration_ms !== 'number') continue;
     took[name.startsWith('/') ? relative(ROOT, name) : name] = details.duration_ms;
+  }
+  if (process.env.CONVOY_TEST_RECORD) {
+    const lines = [...Object.entries(took).map(([file, ms]) => ({ file, ms: Math.round(ms) })), { counts }];
+    appendFileSync(process.env.CONVOY_TEST_RECORD, lines.map((l) => JSON.stringify(l) + '\n').join(''));
   }
   if (Object.keys(took).length === 0) return;
   const times = readTimes();

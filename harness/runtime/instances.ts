@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir } from './cache.ts';
 import { pidAlive } from './process.ts';
@@ -31,8 +31,20 @@ export interface InstanceRecord {
   data: Record<string, unknown>;
 }
 
+/**
+ * The records' folder. CONVOY_INSTANCES names another one: the test suite keeps its brokers in a
+ * folder of its own, so its tests never reuse a developer's `brokers up` brokers, nor theirs the
+ * suite's.
+ */
+export function instancesDir(): string {
+  const own = process.env.CONVOY_INSTANCES;
+  if (!own) return cacheDir('instances');
+  mkdirSync(own, { recursive: true });
+  return own;
+}
+
 function dir(): string {
-  return cacheDir('instances');
+  return instancesDir();
 }
 
 /** A shared record is `<key>.json`; a suite's own is `<key>.suite-<pid>.json`, so suites never share one. */

@@ -12,7 +12,7 @@ import { loadBroker } from '../broker/registry.ts';
 import { ensureRequirements } from '../setup/install.ts';
 import { needsOf } from '../setup/setup.ts';
 import { cacheDir } from '../runtime/cache.ts';
-import { listInstances, markStartedBySuite, removeInstance, reusableHere } from '../runtime/instances.ts';
+import { instancesDir, listInstances, markStartedBySuite, removeInstance, reusableHere } from '../runtime/instances.ts';
 import { stopByPidFile } from '../runtime/process.ts';
 import type { Scenario } from '../scenario/types.ts';
 
@@ -48,7 +48,7 @@ export class SuiteBrokers {
       const settings = mod.resolveSettings(scenario.broker);
       const before = aliveKeys();
       await mod.deploy(
-        { runtime: 'local', workDir: join(cacheDir('instances'), `${mod.name}-work`), cacheDir: cacheDir(), persistent: true, reuse: true, log: (l) => this.deployLog(mod.name, l) },
+        { runtime: 'local', workDir: join(instancesDir(), `${mod.name}-work`), cacheDir: cacheDir(), persistent: true, reuse: true, log: (l) => this.deployLog(mod.name, l) },
         settings,
       );
       const fresh = [...aliveKeys()].filter(([key]) => !before.has(key));

@@ -1,0 +1,165 @@
+// The test suite's plan (bin/run-tests.js): which files, in which phase, in which processes, and
+// in phase 2 which brokers are held up while each file runs.
+//
+// A test file says what it needs in a line of its own near its top (the first 40 lines):
+//   // @needs kafka            it runs on a Kafka broker that the suite starts once and keeps up
+//                              (`convoy brokers hold kafka`) from its first such file to its last:
+//                              its runs and clients find it and reuse it, as runs reuse `brokers up`
+//   // @needs kafka rabbitmq   on several of them
+//   // @needs own kafka        it starts brokers of its own (kills, restarts, start failures,
+//                              versions, settings no other file shares)
+//   // @needs chromium         a program `convoy test` installs, but no broker
+// A file with no such line needs nothing: it runs in the first phase, several processes at once,
+// and in `--unit`. Every other file runs in the second phase, one at a time (two at once on a
+// 2-core machine make them flaky); a file that needs only tools (chromium) runs in the first phase
+// of `convoy test` and is left out of `--unit`, which installs nothing.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readTimes } from './test-times.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** Brokers that run as their own processes, in the order the second phase holds them. */
+export const BROKERS = readdirSync(join(ROOT, 'brokers')).filter((b) => existsSync(join(ROOT, 'brokers', b, 'index.ts')) && !existsSync(join(ROOT, 'brokers', b, 'test', 'IN-PROCESS')));
+/** Programs a test may need without a broker (`convoy test` installs them; `--unit` does not). */
+export const TOOLS = ['chromium'];
+const NEEDS = /^\/\/ @needs (.+)$/m;
+
+/** A bad `@needs` line: one line for the console, naming the file and what it may say. */
+export class NeedsError extends Error {}
+
+/**
+ * What a file needs: `shared` brokers (held up for it), `own` (it starts brokers itself), tools.
+ * Files are paths relative to the checkout.
+ */
+export function needsOf(file) {
+  const head = readFileSync(join(ROOT, file), 'utf8').split('\n', 40).join('\n');
+  const m = NEEDS.exec(head);
+  const need = { shared: [], own: false, tools: [], ownBrokers: [] };
+  if (!m) return need;
+  const words = m[1].trim().split(/\s+/);
+  for (const [i, w] of words.entries()) {
+    if (w === 'own' && i === 0) need.own = true;
+    else if (BROKERS.includes(w)) (need.own ? need.ownBrokers : need.shared).push(w);
+    else if (TOOLS.includes(w) && !need.own) need.tools.push(w);
+    else {
+      const line = head.slice(0, m.index).split('\n').length;
+      throw new NeedsError(`${file}:${line}: @needs: unknown need "${w}"; expected broker names (${BROKERS.join(', ')}), "own" and then broker names, or tools (${TOOLS.join(', ')})`);
+    }
+  }
+  if (need.own && need.ownBrokers.length === 0) throw new NeedsError(`${file}: @needs own: name the brokers it starts (${BROKERS.join(', ')})`);
+  need.shared.sort((a, b) => BROKERS.indexOf(a) - BROKERS.indexOf(b));
+  return need;
+}
+
+export const needsBrokers = (need) => need.own || need.shared.length > 0;
+
+function walk(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? walk(p) : p.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+/** Every test file: test/** and each broker's brokers/<name>/test/**, sorted. */
+export function allTestFiles() {
+  const brokers = readdirSync(join(ROOT, 'brokers')).filter((b) => existsSync(join(ROOT, 'brokers', b, 'index.ts')));
+  return [join(ROOT, 'test'), ...brokers.map((b) => join(ROOT, 'brokers', b, 'test'))].flatMap(walk).map((f) => relative(ROOT, f)).sort();
+}
+
+/**
+ * The phases: the files that need no broker, `unitConcurrency` processes at once, then those
+ * that need brokers, one at a time, in segments that each hold a set of brokers.
+ */
+export function phases(files, { unitOnly, unitConcurrency, isolated }) {
+  const needs = new Map(files.map((f) => [f, needsOf(f)]));
+  let unit = files.filter((f) => !needsBrokers(needs.get(f)));
+  if (unitOnly) unit = unit.filter((f) => needs.get(f).tools.length === 0);
+  const broker = unitOnly ? [] : files.filter((f) => needsBrokers(needs.get(f)));
+  return [
+    { kind: 'unit', files: unit, concurrency: unitConcurrency, groups: groupsOf(unit, unitConcurrency, isolated) },
+    { kind: 'brokers', files: broker, concurrency: 1, segments: segmentsOf(broker, needs) },
+  ].filter((p) => p.files.length > 0);
+}
+
+/**
+ * The second phase in segments: consecutive files that need the same brokers held. Files that
+ * start their own brokers come first, while nothing is held; then the files that share brokers,
+ * ordered by the first broker they need and then by how many, so that each broker is held from
+ * its first file to its last and at most two are up at once when no file needs more.
+ */
+export function segmentsOf(files, needs) {
+  const own = files.filter((f) => needs.get(f).own);
+  const shared = files.filter((f) => !needs.get(f).own);
+  const rank = (f) => {
+    const s = needs.get(f).shared;
+    return [BROKERS.indexOf(s[0]), s.length, ...s.map((b) => BROKERS.indexOf(b))];
+  };
+  const cmp = (a, b) => {
+    const ra = rank(a);
+    const rb = rank(b);
+    for (let i = 0; i < Math.max(ra.length, rb.length); i++) if ((ra[i] ?? -1) !== (rb[i] ?? -1)) return (ra[i] ?? -1) - (rb[i] ?? -1);
+    return a < b ? -1 : a > b ? 1 : 0;
+  };
+  const segments = [];
+  if (own.length) segments.push({ hold: [], files: own });
+  for (const f of [...shared].sort(cmp)) {
+    const hold = needs.get(f).shared;
+    const last = segments.at(-1);
+    if (last && last.hold.join() === hold.join()) last.files.push(f);
+    else segments.push({ hold, files: [f] });
+  }
+  return segments;
+}
+
+/**
+ * For each segment, the brokers to start before it and to stop after it: a broker is up from the
+ * first segment that needs it to the last.
+ */
+export function holdSteps(segments) {
+  const held = new Set();
+  return segments.map((seg, i) => {
+    const start = seg.hold.filter((b) => !held.has(b));
+    for (const b of start) held.add(b);
+    const later = new Set(segments.slice(i + 1).flatMap((s) => s.hold));
+    const stop = [...held].filter((b) => !later.has(b));
+    for (const b of stop) held.delete(b);
+    return { start, stop };
+  });
+}
+
+/**
+ * The processes of the first phase, as lists of files: a folder to a process (a process costs
+ * about 0.5 s of CPU before its first test: node, tsx, and the harness modules every file imports
+ * again), except where the remembered times (bin/test-times.js) say a folder would take longer
+ * than its share (the whole phase's time over the processes at once, 10 s at least): then it is
+ * cut into chunks of at most that share, the slowest files first. On more cores the longest
+ * folder would otherwise set the phase's floor. The processes start slowest first, so a long one
+ * does not start last. A file with no remembered time counts 1 s; with none at all (a fresh
+ * machine) nothing is cut.
+ */
+const UNKNOWN_MS = 1000;
+/** A process is worth its start-up only for this much work: no share is smaller. */
+const MIN_SHARE_MS = 10_000;
+function groupsOf(list, concurrency, isolated) {
+  if (isolated) return list.map((f) => [f]);
+  const known = readTimes();
+  const est = (f) => known[f] ?? UNKNOWN_MS;
+  const sum = (group) => group.reduce((t, f) => t + est(f), 0);
+  const share = Math.max(MIN_SHARE_MS, sum(list) / concurrency);
+  const byFolder = new Map();
+  for (const f of list) byFolder.set(dirname(f), [...(byFolder.get(dirname(f)) ?? []), f]);
+  const groups = [...byFolder.values()].flatMap((group) => {
+    if (Object.keys(known).length === 0 || sum(group) <= share) return [group];
+    const chunks = [];
+    for (const f of [...group].sort((a, b) => est(b) - est(a))) {
+      const fits = chunks.find((c) => sum(c) + est(f) <= share);
+      if (fits) fits.push(f);
+      else chunks.push([f]);
+    }
+    return chunks.map((c) => c.sort());
+  });
+  // Stable: equal estimates keep the files' order.
+  return groups.sort((a, b) => sum(b) - sum(a));
+}
