@@ -49,7 +49,7 @@ if (args.includes('--list')) {
   for (const [i, p] of phases.entries()) {
     console.log(`# phase ${i + 1}: ${p.concurrency} at once`);
     if (p.groups) console.log(p.groups.map((g) => g.join('\n')).join('\n\n'));
-    else for (const seg of p.segments) console.log(`## ${seg.hold.length ? `holding ${seg.hold.join(', ')}` : 'brokers of their own'}\n${seg.files.join('\n')}`);
+    else for (const seg of p.segments) console.log(`## ${seg.hold.length ? `holding ${seg.hold.join(', ')}` : 'holding nothing'}\n${seg.files.join('\n')}`);
   }
   process.exit(0);
 }

@@ -8,11 +8,10 @@
 //   // @needs kafka rabbitmq   on several of them
 //   // @needs own kafka        it starts brokers of its own (kills, restarts, start failures,
 //                              versions, settings no other file shares)
-//   // @needs chromium         a program `convoy test` installs, but no broker
-// A file with no such line needs nothing: it runs in the first phase, several processes at once,
-// and in `--unit`. Every other file runs in the second phase, one at a time (two at once on a
-// 2-core machine make them flaky); a file that needs only tools (chromium) runs in the first phase
-// of `convoy test` and is left out of `--unit`, which installs nothing.
+//   // @needs chromium         a program `convoy test` installs (chromium, toxiproxy), but no broker
+// A file with no such line needs nothing: it runs in the first phase, several processes at once
+// (and in `--unit`, which installs nothing). Every other file runs in the second phase, one at a
+// time (two at once on a 2-core machine make them flaky).
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +21,7 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Brokers that run as their own processes, in the order the second phase holds them. */
 export const BROKERS = readdirSync(join(ROOT, 'brokers')).filter((b) => existsSync(join(ROOT, 'brokers', b, 'index.ts')) && !existsSync(join(ROOT, 'brokers', b, 'test', 'IN-PROCESS')));
 /** Programs a test may need without a broker (`convoy test` installs them; `--unit` does not). */
-export const TOOLS = ['chromium'];
+export const TOOLS = ['chromium', 'toxiproxy'];
 const NEEDS = /^\/\/ @needs (.+)$/m;
 
 /** A bad `@needs` line: one line for the console, naming the file and what it may say. */
@@ -52,7 +51,8 @@ export function needsOf(file) {
   return need;
 }
 
-export const needsBrokers = (need) => need.own || need.shared.length > 0;
+/** Anything at all: brokers, or a program only `convoy test` installs. */
+export const needsSomething = (need) => need.own || need.shared.length > 0 || need.tools.length > 0;
 
 function walk(dir) {
   if (!existsSync(dir)) return [];
@@ -69,14 +69,13 @@ export function allTestFiles() {
 }
 
 /**
- * The phases: the files that need no broker, `unitConcurrency` processes at once, then those
- * that need brokers, one at a time, in segments that each hold a set of brokers.
+ * The phases: the files that need nothing, `unitConcurrency` processes at once, then the others,
+ * one at a time, in segments that each hold a set of brokers.
  */
 export function phases(files, { unitOnly, unitConcurrency, isolated }) {
   const needs = new Map(files.map((f) => [f, needsOf(f)]));
-  let unit = files.filter((f) => !needsBrokers(needs.get(f)));
-  if (unitOnly) unit = unit.filter((f) => needs.get(f).tools.length === 0);
-  const broker = unitOnly ? [] : files.filter((f) => needsBrokers(needs.get(f)));
+  const unit = files.filter((f) => !needsSomething(needs.get(f)));
+  const broker = unitOnly ? [] : files.filter((f) => needsSomething(needs.get(f)));
   return [
     { kind: 'unit', files: unit, concurrency: unitConcurrency, groups: groupsOf(unit, unitConcurrency, isolated) },
     { kind: 'brokers', files: broker, concurrency: 1, segments: segmentsOf(broker, needs) },
@@ -85,7 +84,7 @@ export function phases(files, { unitOnly, unitConcurrency, isolated }) {
 
 /**
  * The second phase in segments: consecutive files that need the same brokers held. Files that
- * start their own brokers come first, while nothing is held; then the files that share brokers,
+ * start their own brokers or need only a program come first, while nothing is held; then the files that share brokers,
  * ordered by the first broker they need and then by how many, so that each broker is held from
  * its first file to its last and at most two are up at once when no file needs more.
  */

@@ -5,6 +5,7 @@
  * the harness's processes going away (a crash: the reaper kills them), since the cut lives in
  * the run's own Toxiproxy and nowhere else (no address, qdisc or firewall rule is created).
  */
+// @needs own kafka
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -17,7 +18,7 @@ import { ToxiproxyApi } from '../../harness/net/toxiproxy.ts';
 import { kafkaAdmin, type KafkaAdmin } from '../../brokers/kafka/admin.ts';
 import { parseEndpoint } from '../../brokers/kafka/endpoint.ts';
 import isolate from '../../harness/faults/isolate.ts';
-import { runNames, settings, startKafka, waitFor } from '../kafka/helpers.ts';
+import { runNames, settings, startKafka, waitFor } from '../../brokers/kafka/test/helpers.ts';
 
 const s = settings({ nodes: 3, peerLinks: 'proxied', topic: { partitions: 3 } });
 let dep: Deployment;

@@ -1,24 +1,14 @@
 /**
  * Each fault does what it claims, on a real broker: the nightly scenarios run end to end and
- * the evidence is read from their results (comparisons within one run, never timings).
+ * the evidence is read from their results (comparisons within one run, never timings). The
+ * broker kill, on a cluster of its own, is in kill-broker.test.ts.
  */
+// @needs kafka
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadScenarioFile } from '../../harness/scenario/load.ts';
-import { runOnce } from '../../harness/runner/run-and-analyze.ts';
-import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
-import { ROOT } from '../runner/helpers.ts';
+import { runNightly } from '../helpers/nightly.ts';
 
-const results = mkdtempSync(join(tmpdir(), 'convoy-faults-'));
-
-async function run(name: string) {
-  const scenario = await loadScenarioFile(join(ROOT, 'workloads/nightly', `${name}.yaml`), { catalogue: await scenarioCatalogue() });
-  const { result } = await runOnce(scenario, { runtime: 'local', resultsDir: results, keep: false, allowDestructive: false, repeat: 1, quiet: true });
-  return result as Record<string, any>;
-}
+const run = async (name: string) => (await runNightly(name)).result;
 
 /**
  * Broker-side evidence: the paused member held partitions, which another member holds at the
@@ -94,14 +84,4 @@ test('a partition increase from 3 to 4 moves about 75% of the keys, and the prod
   assert.ok(change.movedShare > 0.6 && change.movedShare < 0.9, `moved share ${change.movedShare}`);
   assert.ok(change.producersRefreshedAt.length >= 1);
   assert.ok(change.firstWriteOnNewLaneAt >= change.producersRefreshedAt[0]);
-});
-
-test('a broker kill in a 3-node cluster with acks=all loses no acked message; the ISR shrinks while the node is down', async () => {
-  const r = await run('kafka-broker-kill');
-  assert.equal(r.verdict.status, 'pass', r.verdict.reasons.join('; '));
-  assert.equal(r.anomalies.lost.count, 0);
-  const f = r.timeline.faults[0];
-  const isrSizes = (replication: any) => Object.values(replication.lanes).map((l: any) => l.isr.length);
-  assert.ok(isrSizes(f.endEvidence.whileDown).some((n: number) => n < 3), `ISR just before the restart: ${isrSizes(f.endEvidence.whileDown)}`);
-  assert.ok(f.evidence.running === false);
 });

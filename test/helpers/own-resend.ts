@@ -1,24 +1,10 @@
 /**
- * The own-resend scenarios' shared pieces for the real-broker tests (test/kafka/own-resend.test.ts,
- * test/pubsub/own-resend.test.ts): run a nightly scenario on its own brokers, and read its
+ * The own-resend scenarios' shared pieces for the real-broker tests (brokers/kafka/test/own-resend.test.ts,
+ * brokers/pubsub/test/own-resend.test.ts): run a nightly scenario on the broker the test suite holds, and read its
  * history's re-sends with what had gone out of their key before them.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadScenarioFile } from '../../harness/scenario/load.ts';
-import { runOnce } from '../../harness/runner/run-and-analyze.ts';
-import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
-import { ROOT, readHistory } from '../runner/helpers.ts';
 
-const results = mkdtempSync(join(tmpdir(), 'convoy-own-resend-'));
-
-/** Runs workloads/nightly/<name>.yaml on brokers of its own (a network fault must not touch shared ones). */
-export async function runNightly(name: string): Promise<{ result: Record<string, any>; history: Record<string, any>[] }> {
-  const scenario = await loadScenarioFile(join(ROOT, 'workloads/nightly', `${name}.yaml`), { catalogue: await scenarioCatalogue(), onWarning: () => {} });
-  const { result, runDir } = await runOnce(scenario, { runtime: 'local', resultsDir: results, keep: false, allowDestructive: false, repeat: 1, quiet: true, reuseBrokers: false });
-  return { result: result as Record<string, any>, history: readHistory(runDir) };
-}
+export { runNightly } from './nightly.ts';
 
 export interface Resend {
   key: string;

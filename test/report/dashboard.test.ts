@@ -4,6 +4,7 @@
  * runs' figures, JUnit XML parses with the right failure and error counts, and the benchmark
  * files have github-action-benchmark's shape.
  */
+// @needs chromium
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

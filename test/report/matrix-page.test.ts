@@ -2,6 +2,7 @@
  * matrix.html in a real browser: opens from file:// with no network, draws each cell's merged
  * latency curve, and shows an interval bar per cell for each anomaly type that appeared.
  */
+// @needs chromium
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';

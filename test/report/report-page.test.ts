@@ -2,6 +2,7 @@
  * The per-run report in headless Chromium: it loads from file:// with no console errors and no
  * network request, its charts hold data, and the numbers it shows are the result's.
  */
+// @needs chromium
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

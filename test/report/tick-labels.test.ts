@@ -5,6 +5,7 @@
  * the labels increase along the axis, each stands for the value at its position, rate and
  * count axes start at 0, log axes span whole decades.
  */
+// @needs chromium
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

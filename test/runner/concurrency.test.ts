@@ -2,6 +2,7 @@
  * Issue 4's properties on real brokers: each in-consumer concurrency mode's ordering on
  * Kafka, and open-loop timing (a stalled broker shows up as publish delay, in one run).
  */
+// @needs kafka rabbitmq
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';

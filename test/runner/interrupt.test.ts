@@ -1,3 +1,4 @@
+// @needs rabbitmq
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
@@ -24,8 +25,11 @@ faults:
 run: { maxDurationMs: 120s }
 `;
 
+// The test suite's RabbitMQ when it holds one (bin/test-plan.js); else one started here, and
+// stopped at the end.
+const heldBefore = listInstances().some((i) => i.record.broker === 'rabbitmq' && i.alive);
 after(async () => {
-  await convoy(['brokers', 'down', 'rabbitmq']);
+  if (!heldBefore) await convoy(['brokers', 'down', 'rabbitmq']);
 });
 
 test('Ctrl-C in the middle of faults: every fault undone, workers stopped, partial history kept, exit 3', async () => {

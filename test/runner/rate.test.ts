@@ -1,3 +1,4 @@
+// @needs rabbitmq
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';

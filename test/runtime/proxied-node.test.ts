@@ -3,6 +3,7 @@
  * Toxiproxy, recorded for `brokers up`, found again (with the proxy reset), adopted and
  * restarted under a new pid, and stopped. The node is a tiny HTTP server (a real process).
  */
+// @needs toxiproxy
 import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';

@@ -8,6 +8,7 @@
  * "A process of the run" is found without convoy's help: every process carrying an
  * environment variable the test gave the harness (all children inherit it).
  */
+// @needs own rabbitmq kafka
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -38,7 +39,8 @@ function cli(args: string[], tag: string, onStderr?: (text: string, child: Child
   const child = spawn(process.execPath, [CONVOY, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, CI: 'true', CONVOY_CACHE: cache, [TAG]: tag },
+    // No CONVOY_INSTANCES: the runs' brokers are their own, recorded in the private cache, never the test suite's.
+    env: { ...process.env, CI: 'true', CONVOY_CACHE: cache, CONVOY_INSTANCES: '', [TAG]: tag },
   });
   let stdout = '';
   let stderr = '';
@@ -210,7 +212,7 @@ setInterval(() => {}, 1000);
 function starter(tag: string) {
   const file = join(mkdtempSync(join(tmpdir(), 'convoy-reaper-starter-')), 'starter.mts');
   writeFileSync(file, STARTER);
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CONVOY_CACHE: cache, [TAG]: tag } });
+  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CONVOY_CACHE: cache, CONVOY_INSTANCES: '', [TAG]: tag } });
   const pids = new Promise<{ sleeper: number; reaper: number }>((resolve, reject) => {
     child.stdout.once('data', (d) => resolve(JSON.parse(String(d))));
     child.once('exit', (code) => reject(new Error(`the starter exited (${code})`)));

@@ -1,0 +1,190 @@
+/** Kafka settings, endpoints, container rendering and the settlement ledger: no broker needed. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import kafka from '../index.ts';
+import { resolveSettings, settingsSchema } from '../settings.ts';
+import { endpointFromExternal, kafkajsConnection, rdkafkaConnection } from '../endpoint.ts';
+import { containerProxies, containerServices, envName, CONTAINER_PORTS } from '../containers.ts';
+import { PartitionLedger } from '../consumer-core.ts';
+import { brokerProperties, newClusterId } from '../topology.ts';
+import { InputError } from '../../../harness/errors.ts';
+
+function rejects(raw: Record<string, unknown>, pattern: RegExp): void {
+  assert.throws(
+    () => resolveSettings({ kind: 'kafka', ...raw }),
+    (err: unknown) => {
+      assert.ok(err instanceof InputError, `expected InputError, got ${String(err)}`);
+      const text = [err.message, ...err.detail].join('\n');
+      assert.match(text, pattern);
+      return true;
+    },
+  );
+}
+
+test('defaults are filled in and recorded', () => {
+  const s = resolveSettings({ kind: 'kafka' });
+  assert.equal(s.nodes, 1);
+  assert.equal(s.client, 'kafkajs');
+  assert.deepEqual(s.topic, { partitions: 3, replicationFactor: 1, minInsyncReplicas: 1 });
+  assert.equal(s.producer.acks, -1);
+  assert.equal(s.producer.partitioner, 'murmur2');
+  assert.equal(s.producer.lingerMs, 0);
+  assert.equal(s.consumer.maxPollIntervalMs, undefined, 'kafkajs has no max.poll.interval.ms');
+  const three = resolveSettings({ kind: 'kafka', nodes: 3, client: 'confluent' });
+  assert.deepEqual(three.topic, { partitions: 3, replicationFactor: 3, minInsyncReplicas: 2 });
+  assert.equal(three.producer.lingerMs, 5);
+  assert.equal(three.consumer.maxPollIntervalMs, 300_000);
+  assert.equal(three.consumer.api, 'native', "the confluent consumer runs on the library's KafkaConsumer unless told otherwise");
+  assert.equal(s.consumer.api, undefined, 'kafkajs has one consumer API');
+  assert.equal(resolveSettings({ kind: 'kafka', producer: { acks: 'all' } }).producer.acks, -1);
+});
+
+test('typos and unknown keys are rejected at every level, naming the path', () => {
+  rejects({ partitons: 3 }, /broker\.partitons: unknown setting/);
+  rejects({ topic: { partitons: 3 } }, /broker\.topic\.partitons: unknown setting \(allowed: partitions, replicationFactor, minInsyncReplicas\)/);
+  rejects({ producer: { ack: 1 } }, /broker\.producer\.ack: unknown setting/);
+  rejects({ consumer: { sessionTimeout: 1000 } }, /broker\.consumer\.sessionTimeout: unknown setting/);
+  rejects({ nodes: 2 }, /broker\.nodes: 2 is not one of 1, 3/);
+  rejects({ client: 'rdkafka' }, /broker\.client: "rdkafka" is not one of "kafkajs", "confluent"/);
+  rejects({ version: '3.9.0' }, /broker\.version: "3\.9\.0" does not match/);
+  rejects({ producer: { maxInFlight: 0 } }, /maxInFlight: must be >= 1/);
+  rejects({ topic: { partitions: 1.5 } }, /expected integer/);
+});
+
+test('settings one client cannot honour are refused with the reason', () => {
+  rejects({ producer: { partitioner: 'crc32' } }, /crc32: kafkajs has only the Java-compatible murmur2 partitioner; use client: confluent/);
+  rejects({ consumer: { maxPollIntervalMs: 10_000 } }, /kafkajs has no max\.poll\.interval\.ms/);
+  rejects({ consumer: { api: 'kafkajs-layer' } }, /broker\.consumer\.api: .*use client: confluent/);
+  rejects({ client: 'confluent', consumer: { api: 'rdkafka' } }, /api/);
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'confluent', consumer: { api: 'kafkajs-layer' } }).consumer.api, 'kafkajs-layer');
+  rejects({ producer: { lingerMs: 5 } }, /kafkajs .* no linger/);
+  rejects({ producer: { idempotent: true, maxInFlight: 5 } }, /at most 1 is in flight/);
+  rejects({ producer: { idempotent: true, acks: 1 } }, /idempotent needs acks -1/);
+  rejects({ client: 'confluent', producer: { idempotent: true, maxInFlight: 6 } }, /at most 5 requests in flight/);
+  rejects({ topic: { replicationFactor: 1, minInsyncReplicas: 2 } }, /cannot exceed replicationFactor/);
+  rejects({ client: 'confluent', consumer: { sessionTimeoutMs: 45_000, maxPollIntervalMs: 10_000 } }, /maxPollIntervalMs must be >= sessionTimeoutMs/);
+  const ok = resolveSettings({ kind: 'kafka', client: 'confluent', producer: { partitioner: 'crc32', idempotent: true, maxInFlight: 5 } });
+  assert.equal(ok.producer.partitioner, 'crc32');
+  assert.equal(resolveSettings({ kind: 'kafka', producer: { idempotent: true } }).producer.maxInFlight, 1);
+  // librdkafka debug contexts pass through for the librdkafka client only.
+  rejects({ producer: { debug: 'eos' } }, /producer\.debug: librdkafka debug contexts; kafkajs/);
+  rejects({ client: 'confluent', producer: { debug: 'eos; rm' } }, /broker\.producer\.debug/);
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'confluent', producer: { debug: 'eos,msg' } }).producer.debug, 'eos,msg');
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'confluent' }).producer.debug, undefined);
+});
+
+test('librdkafka-only producer settings (issue 24): refused with kafkajs, resolved with confluent; peer links default direct', () => {
+  rejects({ producer: { socketTimeoutMs: 60_000 } }, /socketTimeoutMs: a librdkafka setting/);
+  rejects({ producer: { retryBackoffMs: 20 } }, /retryBackoffMs: a librdkafka setting/);
+  rejects({ producer: { debug: 'msg' } }, /debug: librdkafka debug contexts; kafkajs has none/);
+  rejects({ peerLinks: 'tunnelled' }, /broker\.peerLinks/);
+  assert.equal(resolveSettings({ kind: 'kafka', producer: { debug: '' } }).producer.debug, undefined);
+  const c = resolveSettings({ kind: 'kafka', client: 'confluent', peerLinks: 'proxied', producer: { socketTimeoutMs: 60_000, retryBackoffMs: 20, debug: 'msg,protocol' } });
+  assert.deepEqual([c.producer.socketTimeoutMs, c.producer.retryBackoffMs, c.producer.debug, c.peerLinks], [60_000, 20, 'msg,protocol', 'proxied']);
+  assert.equal(resolveSettings({ kind: 'kafka' }).peerLinks, 'direct');
+});
+
+test('the published schema is valid JSON Schema and agrees with resolveSettings', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const validate = ajv.compile(settingsSchema);
+  assert.equal(validate({ kind: 'kafka', nodes: 3, client: 'confluent', producer: { acks: 'all', partitioner: 'crc32' } }), true);
+  assert.equal(validate({ kind: 'kafka', topic: { partitons: 3 } }), false);
+  assert.equal(validate({ kind: 'kafka', brokerConfig: { 'num.io.threads': 4, 'log.cleaner.enable': false } }), true);
+  assert.equal(validate({ kind: 'kafka', brokerConfig: { x: { nested: 1 } } }), false);
+  assert.equal(kafka.settingsSchema, settingsSchema);
+});
+
+test('external endpoints: bootstrap servers, TLS and SASL pass through to both clients', () => {
+  assert.throws(() => endpointFromExternal(undefined), /needs --external bootstrapServers/);
+  assert.throws(() => endpointFromExternal({ bootstrapServers: 'nohost' }), /not host:port/);
+  assert.throws(() => endpointFromExternal({ bootstrapServers: 'h:1', sasl: { mechanism: 'gssapi', username: 'u', password: 'p' } }), /sasl\.mechanism/);
+  assert.throws(() => endpointFromExternal({ bootstrapServers: 'h:1', bootstrapservers: 'x' }), /unknown setting/);
+  const e = endpointFromExternal({ bootstrap: { servers: 'a:9092,b:9093' }, ssl: true, sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p' } });
+  assert.deepEqual(e.bootstrapServers, ['a:9092', 'b:9093']);
+  assert.deepEqual(endpointFromExternal({ bootstrap: 'h:9092' }).bootstrapServers, ['h:9092'], 'the CLI help spells it bootstrap=');
+  const kj = kafkajsConnection(e);
+  assert.equal(kj.ssl, true);
+  assert.deepEqual(kj.sasl, { mechanism: 'scram-sha-512', username: 'u', password: 'p' });
+  const rd = rdkafkaConnection(e);
+  assert.equal(rd['bootstrap.servers'], 'a:9092,b:9093');
+  assert.equal(rd['security.protocol'], 'sasl_ssl');
+  assert.equal(rd['sasl.mechanism'], 'SCRAM-SHA-512');
+  const tls = rdkafkaConnection(endpointFromExternal({ bootstrapServers: 'h:1', ssl: { rejectUnauthorized: false } }));
+  assert.equal(tls['security.protocol'], 'ssl');
+  assert.equal(tls['enable.ssl.certificate.verification'], false);
+});
+
+test('broker properties: clients are told the proxy address, replication and quorum go direct', () => {
+  const nodes = [1, 2, 3].map((id) => ({
+    id,
+    bindClient: `127.0.0.1:${1000 + id}`,
+    bindInternal: `127.0.0.1:${2000 + id}`,
+    bindController: `127.0.0.1:${3000 + id}`,
+    internal: `127.0.0.1:${2000 + id}`,
+    controller: `127.0.0.1:${3000 + id}`,
+    advertisedClient: `127.0.0.1:${4000 + id}`,
+    admin: `127.0.0.1:${5000 + id}`,
+  }));
+  const p = brokerProperties(nodes[1]!, { nodes, logDir: () => '/d', extra: { 'num.io.threads': 2 } });
+  assert.equal(p['advertised.listeners'], 'CLIENT://127.0.0.1:4002,INTERNAL://127.0.0.1:2002,ADMIN://127.0.0.1:5002');
+  assert.equal(p.listeners, 'CLIENT://127.0.0.1:1002,INTERNAL://127.0.0.1:2002,CONTROLLER://127.0.0.1:3002,ADMIN://127.0.0.1:5002');
+  assert.equal(p['controller.quorum.voters'], '1@127.0.0.1:3001,2@127.0.0.1:3002,3@127.0.0.1:3003');
+  assert.equal(p['inter.broker.listener.name'], 'INTERNAL');
+  assert.equal(p['min.insync.replicas'], '2');
+  assert.equal(p['offsets.topic.replication.factor'], '3');
+  assert.equal(p['num.io.threads'], '2', 'user overrides win');
+  assert.match(newClusterId(), /^[A-Za-z0-9_][A-Za-z0-9_-]{21}$/);
+});
+
+test('container services: same topology, apache/kafka env, toxiproxy in front of every node', () => {
+  const s = resolveSettings({ kind: 'kafka', nodes: 3, version: '4.4.0' });
+  const services = kafka.containerServices(s);
+  assert.deepEqual(
+    services.map((x) => x.name),
+    ['kafka-1', 'kafka-2', 'kafka-3', 'kafka-toxiproxy'],
+  );
+  const k2 = services[1]!;
+  assert.equal(k2.image, 'apache/kafka:4.4.0');
+  const env = k2.environment!;
+  assert.equal(env.KAFKA_NODE_ID, '2');
+  assert.equal(env.KAFKA_PROCESS_ROLES, 'broker,controller');
+  assert.equal(env.KAFKA_CONTROLLER_QUORUM_VOTERS, '1@kafka-1:9093,2@kafka-2:9093,3@kafka-3:9093');
+  assert.equal(env.KAFKA_ADVERTISED_LISTENERS, `CLIENT://localhost:${CONTAINER_PORTS.proxyBase + 2},INTERNAL://kafka-2:19092,ADMIN://localhost:${CONTAINER_PORTS.adminBase + 2}`);
+  assert.equal(env.KAFKA_LISTENERS, `CLIENT://0.0.0.0:9092,INTERNAL://0.0.0.0:19092,CONTROLLER://0.0.0.0:9093,ADMIN://0.0.0.0:${CONTAINER_PORTS.adminBase + 2}`);
+  assert.equal(env.KAFKA_MIN_INSYNC_REPLICAS, '2');
+  assert.equal(env.KAFKA_LOG_DIRS, '/var/lib/kafka/data');
+  assert.match(env.CLUSTER_ID!, /^[A-Za-z0-9_-]{22}$/);
+  assert.equal(env.KAFKA_HEAP_OPTS, '-Xms128m -Xmx512m');
+  assert.ok(k2.healthcheck?.test.join(' ').includes('kafka-broker-api-versions.sh --bootstrap-server kafka-2:19092'));
+  const toxi = services[3]!;
+  assert.match(toxi.image, /^ghcr\.io\/shopify\/toxiproxy:2\.12\.0$/);
+  assert.deepEqual(toxi.dependsOn, ['kafka-1', 'kafka-2', 'kafka-3']);
+  assert.deepEqual(
+    toxi.ports.map((p) => p.host),
+    [CONTAINER_PORTS.toxiproxyApi, CONTAINER_PORTS.proxyBase + 1, CONTAINER_PORTS.proxyBase + 2, CONTAINER_PORTS.proxyBase + 3],
+  );
+  assert.deepEqual(containerProxies(s)[2], { name: 'kafka-node-3', listen: `0.0.0.0:${CONTAINER_PORTS.proxyBase + 3}`, upstream: 'kafka-3:9092' });
+  assert.deepEqual(kafka.containerServices(s), services, 'rendering is deterministic');
+  assert.equal(envName('log.cleaner.dedupe.buffer.size'), 'KAFKA_LOG_CLEANER_DEDUPE_BUFFER_SIZE');
+  assert.equal(envName('a_b-c.d'), 'KAFKA_A__B___C_D');
+  assert.equal(kafka.containerServices(resolveSettings({ kind: 'kafka' })).length, 2);
+});
+
+test('ledger commits only the contiguous settled prefix; rewind drops later deliveries', () => {
+  const l = new PartitionLedger();
+  const a = l.deliver(10);
+  const b = l.deliver(11);
+  const c = l.deliver(13); // offsets need not be contiguous (control records, compaction)
+  assert.equal(l.settle(b), false, 'a gap at 10: nothing committable');
+  assert.equal(l.committable, undefined);
+  assert.equal(l.settle(a), true);
+  assert.equal(l.committable, 12, '10 and 11 settled: commit 12');
+  l.rewind(13);
+  assert.equal(c.dropped, true);
+  const c2 = l.deliver(13);
+  assert.equal(l.lastCount, 2, 'redelivery counted');
+  l.settle(c2);
+  assert.equal(l.committable, 14);
+  assert.equal(l.outstanding, 0);
+});

@@ -1,0 +1,143 @@
+/** RabbitMQ module pieces that need no broker: settings, names, compose services, counts. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import rabbitmq from '../index.ts';
+import { resolveSettings, settingsErrors } from '../settings.ts';
+import { destinations } from '../names.ts';
+import { mainQueueArgs } from '../admin.ts';
+import { deliveryCountOf } from '../client.ts';
+import { CONTAINER_PORTS, containerServices } from '../containers.ts';
+import { nodeConfig, nodeEnv, nodeLayout, startFailureLines } from '../local.ts';
+import { InputError } from '../../../harness/errors.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Message } from 'amqplib';
+
+const names = { runId: 'r1', prefix: 'convoy-r1' };
+
+describe('rabbitmq settings', () => {
+  it('fills in defaults and is idempotent', () => {
+    const s = resolveSettings({ kind: 'rabbitmq' });
+    assert.equal(s.topology, 'single-active');
+    assert.equal(s.queueType, 'classic');
+    assert.equal(s.durable, true);
+    assert.equal(s.confirms.maxOutstanding, 1000);
+    assert.equal(s.deadLetter.enabled, false);
+    assert.deepEqual(resolveSettings(s), s);
+    const h = resolveSettings({ kind: 'rabbitmq', topology: 'hash-lanes', deadLetter: { retryQueue: { ttlMs: 100 } } });
+    assert.equal(h.lanes, 4);
+    assert.equal(h.deadLetter.enabled, true);
+    assert.deepEqual(resolveSettings(h), h);
+  });
+
+  it('rejects typos, naming the field and the allowed ones', () => {
+    assert.throws(
+      () => resolveSettings({ kind: 'rabbitmq', topolgy: 'competing' }),
+      (e: unknown) => e instanceof InputError && e.exitCode === 2 && e.detail.some((l) => /unknown field "topolgy".*topology/.test(l)),
+    );
+    assert.match(settingsErrors({ kind: 'rabbitmq', topology: 'fifo' }).join('\n'), /broker\.topology.*competing, single-active, hash-lanes/);
+    assert.match(settingsErrors({ kind: 'rabbitmq', confirms: { maxOutstandng: 5 } }).join('\n'), /broker\.confirms: unknown field "maxOutstandng"/);
+    assert.match(settingsErrors({ kind: 'rabbitmq', deadLetter: { retryQueue: {} } }).join('\n'), /ttlMs/);
+    assert.match(settingsErrors({ kind: 'rabbitmq', lanes: 0 }).join('\n'), /broker\.lanes/);
+    assert.match(settingsErrors({ kind: 'rabbitmq', url: 'http://x' }).join('\n'), /broker\.url/);
+  });
+
+  it('quorum queues are durable; durable: false with quorum is an input error', () => {
+    assert.equal(resolveSettings({ kind: 'rabbitmq', queueType: 'quorum' }).durable, true);
+    assert.throws(() => resolveSettings({ kind: 'rabbitmq', queueType: 'quorum', durable: false }), InputError);
+  });
+
+  it('publishes the same schema as the module', () => {
+    assert.equal(rabbitmq.name, 'rabbitmq');
+    assert.equal((rabbitmq.settingsSchema as { additionalProperties: boolean }).additionalProperties, false);
+  });
+});
+
+describe('rabbitmq destinations', () => {
+  it('names everything from the run prefix', () => {
+    const d = destinations(resolveSettings({ kind: 'rabbitmq', topology: 'hash-lanes', lanes: 12, deadLetter: { retryQueue: { ttlMs: 50 } } }), names);
+    assert.equal(d.publishExchange, 'convoy-r1.hash');
+    assert.equal(d.queues.length, 12);
+    assert.equal(d.queues[0], 'convoy-r1.lane-00');
+    assert.equal(d.queues[11], 'convoy-r1.lane-11');
+    assert.equal(d.routingKey('order-7'), 'order-7');
+    assert.equal(d.retryQueue, 'convoy-r1.retry');
+    assert.equal(d.deadLetterQueue, 'convoy-r1.dlq');
+    const c = destinations(resolveSettings({ kind: 'rabbitmq', topology: 'competing' }), names);
+    assert.deepEqual(c.queues, ['convoy-r1.main']);
+    assert.equal(c.publishExchange, '');
+    assert.equal(c.routingKey('k'), 'convoy-r1.main');
+    assert.equal(c.deadLetterExchange, undefined);
+  });
+
+  it('queue arguments follow the topology and queue type', () => {
+    const sac = resolveSettings({ kind: 'rabbitmq', queueType: 'quorum', deadLetter: { enabled: true, maxDeliveries: 5 } });
+    assert.deepEqual(mainQueueArgs(sac, destinations(sac, names)), {
+      'x-queue-type': 'quorum',
+      'x-single-active-consumer': true,
+      'x-dead-letter-exchange': 'convoy-r1.dlx',
+      'x-delivery-limit': 5,
+    });
+    const comp = resolveSettings({ kind: 'rabbitmq', topology: 'competing', deadLetter: { retryQueue: { ttlMs: 10 } } });
+    assert.deepEqual(mainQueueArgs(comp, destinations(comp, names)), { 'x-queue-type': 'classic', 'x-dead-letter-exchange': 'convoy-r1.retry-x' });
+  });
+});
+
+describe('rabbitmq delivery counts', () => {
+  const msg = (redelivered: boolean, headers: Record<string, unknown> = {}) =>
+    ({ content: Buffer.alloc(0), fields: { redelivered }, properties: { headers } }) as unknown as Message;
+  const main = new Set(['convoy-r1.main']);
+  it('classic: redelivered means at least 2; quorum: x-delivery-count + 1', () => {
+    assert.equal(deliveryCountOf(msg(false), 'classic', main), 1);
+    assert.equal(deliveryCountOf(msg(true), 'classic', main), 2);
+    assert.equal(deliveryCountOf(msg(true, { 'x-delivery-count': 3 }), 'quorum', main), 4);
+  });
+  it('adds trips through dead-lettering of this run\'s main queues', () => {
+    const xdeath = [
+      { queue: 'convoy-r1.retry', reason: 'expired', count: 2 },
+      { queue: 'convoy-r1.main', reason: 'rejected', count: 2 },
+      { queue: 'other', reason: 'rejected', count: 9 },
+    ];
+    assert.equal(deliveryCountOf(msg(false, { 'x-death': xdeath }), 'classic', main), 3);
+  });
+});
+
+describe('rabbitmq containers and local files', () => {
+  it('generates a node with the hash exchange plugin and a toxiproxy in front', () => {
+    const [rabbit, toxi] = containerServices(resolveSettings({ kind: 'rabbitmq' }));
+    assert.equal(rabbit!.image, 'rabbitmq:3.10-management');
+    assert.match(rabbit!.command!.join(' '), /rabbitmq-plugins enable --offline rabbitmq_consistent_hash_exchange/);
+    assert.ok(rabbit!.healthcheck!.test.includes('rabbitmq-diagnostics'));
+    assert.equal(toxi!.image, 'ghcr.io/shopify/toxiproxy:2.12.0');
+    assert.deepEqual(toxi!.dependsOn, ['rabbitmq']);
+    const hostPorts = [rabbit!, toxi!].flatMap((s) => s.ports.map((p) => p.host));
+    assert.ok(!hostPorts.includes(5672) && !hostPorts.includes(8474), 'no clash with a broker or toxiproxy already on the machine');
+    assert.ok(hostPorts.includes(CONTAINER_PORTS.amqpViaProxy));
+    assert.equal(rabbitmq.containerServices({ kind: 'rabbitmq', version: '3.13' })[0]!.image, 'rabbitmq:3.13-management');
+  });
+
+  it('writes a private node: own name, ports, dirs; the user\'s RABBITMQ_ env is ignored', () => {
+    const layout = nodeLayout('/w/rabbitmq', 41000, 41001);
+    assert.equal(layout.nodeName, 'convoy-41000@localhost');
+    assert.match(nodeConfig(layout), /^listeners\.tcp\.default = 127\.0\.0\.1:41000$/m);
+    process.env.RABBITMQ_NODENAME = 'rabbit@elsewhere';
+    try {
+      const env = nodeEnv(layout);
+      assert.equal(env.RABBITMQ_NODENAME, 'convoy-41000@localhost');
+      assert.equal(env.RABBITMQ_DIST_PORT, '41001');
+      assert.equal(env.RABBITMQ_CONF_ENV_FILE, '/w/rabbitmq/rabbitmq-env.conf');
+      assert.match(env.RABBITMQ_MNESIA_BASE!, /^\/w\/rabbitmq\/data\//);
+    } finally {
+      delete process.env.RABBITMQ_NODENAME;
+    }
+  });
+
+  it('start failures quote the error lines before the tail', () => {
+    const f = join(mkdtempSync(join(tmpdir(), 'convoy-rmq-unit-')), 'rabbitmq.log');
+    writeFileSync(f, ['boot', '[error] <0.1.0> could_not_start_listener 127.0.0.1 5672 eaddrinuse', ...Array(30).fill('noise')].join('\n'));
+    const lines = startFailureLines(f);
+    assert.match(lines[0]!, /eaddrinuse/);
+    assert.equal(lines.at(-1), 'noise');
+  });
+});
