@@ -62,7 +62,8 @@ export function readRecord(file) {
   return { files, counts };
 }
 
-const s = (x) => `${Math.round(x).toLocaleString('en-US')} s`;
+/** Seconds as a person reads them: tenths below 10 s, whole seconds with thousands separators above. */
+const s = (x) => (x < 10 ? `${x.toFixed(1)} s` : `${Math.round(x).toLocaleString('en-US')} s`);
 const pct = (x) => `${Math.round(x * 100)}%`;
 
 /** Seconds since epoch ms `v` of an environment variable, when it is set and sane. */
@@ -111,7 +112,7 @@ export function summaryLines({ phases, held, record, loadStart, startedAtMs }) {
     const was = prev?.phases?.find((q) => q.kind === p.kind);
     lines.push(
       `#   ${`${names[p.kind]} (${p.files} files)`.padEnd(26)} ${s(p.wallS).padStart(8)}  ${pct(p.wallS / BUDGET_S[p.kind]).padStart(4)} of its ${s(BUDGET_S[p.kind])}` +
-        `; host CPU ${pct(p.hostBusy)} busy, ${s(p.hostCpuS)}${was ? `; last run ${s(was.wallS)}` : ''}`,
+        `; host CPU ${pct(p.hostBusy)} busy, ${s(p.hostCpuS)} of CPU${was ? `; last run ${s(was.wallS)}` : ''}`,
     );
   }
   for (const h of held) lines.push(`#     held ${h.name}: started in ${h.startS.toFixed(1)} s, up ${s(h.upS)}, ${h.files} files`);

@@ -12,6 +12,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../runner/helpers.ts';
+// @ts-expect-error: a plain JavaScript module of bin/ (it runs before TypeScript can), untyped
+import { NeedsError, holdSteps, needsOf, segmentsOf } from '../../bin/test-plan.js';
 
 function runTests(args: string[], times: string, concurrency = '3') {
   const env: NodeJS.ProcessEnv = { ...process.env, CONVOY_TEST_TIMES: times, CONVOY_TEST_CONCURRENCY: concurrency };
@@ -29,19 +31,59 @@ function timesFile(t: { after: (fn: () => void) => void }, times?: Record<string
   return file;
 }
 
-test('the tests that need no broker run first and several at once; those that start brokers after, one at a time', (t) => {
+test('the tests that need nothing run first and several at once; those that need brokers after, one at a time, with the brokers they share held', (t) => {
   const none = timesFile(t);
-  // Filters in the opposite order to the phases: the order comes from the kind, not the filter.
+  // Filters in the opposite order to the phases: the order comes from the needs, not the filter.
   assert.equal(runTests(['--list', 'test/faults/kafka-faults.test.ts', 'test/workload/rng.test.ts', 'test/checker/order.property.test.ts'], none), [
     '# phase 1: 3 at once', 'test/checker/order.property.test.ts', '', 'test/workload/rng.test.ts',
-    '# phase 2: 1 at once', 'test/faults/kafka-faults.test.ts', '',
+    '# phase 2: 1 at once', '## holding kafka', 'test/faults/kafka-faults.test.ts', '',
   ].join('\n'));
-  assert.equal(runTests(['--list', 'test/faults/kafka-faults.test.ts'], none), '# phase 1: 1 at once\ntest/faults/kafka-faults.test.ts\n');
+  assert.equal(runTests(['--list', 'test/faults/kafka-faults.test.ts'], none), '# phase 1: 1 at once\n## holding kafka\ntest/faults/kafka-faults.test.ts\n');
+  // Brokers of their own and programs first, while nothing is held; then each shared broker's files together.
+  assert.equal(runTests(['--list', 'brokers/sqs/test/queues', 'brokers/kafka/test/cluster', 'test/report/dashboard', 'brokers/sqs/test/conformance', 'brokers/kafka/test/single-node'], none), [
+    '# phase 1: 1 at once', '## holding nothing', 'brokers/kafka/test/cluster.test.ts', 'test/report/dashboard.test.ts',
+    '## holding kafka', 'brokers/kafka/test/single-node.test.ts', '## holding sqs', 'brokers/sqs/test/conformance.test.ts', 'brokers/sqs/test/queues.test.ts', '',
+  ].join('\n'));
   const unit = runTests(['--list', '--unit'], none);
   assert.equal(unit.match(/^# phase/gm)?.length, 1);
   assert.match(unit, /^# phase 1: 3 at once\n/);
-  assert.doesNotMatch(unit, /kafka-faults|^brokers\/kafka\//m);
-  assert.match(unit, /^brokers\/memory\/test\//m, 'the in-process broker\'s tests are unit tests');
+  assert.doesNotMatch(unit, /kafka-faults|single-node|report-page/);
+  assert.match(unit, /^brokers\/memory\/test\//m, 'the in-process broker\'s tests need nothing');
+  assert.match(unit, /^brokers\/kafka\/test\/settings\.test\.ts$/m, 'a broker\'s own tests that start nothing need nothing');
+});
+
+test('a file says what it needs in its @needs line; a word the plan does not know is one clear error', () => {
+  const need = (file: string) => needsOf(`test/bin/fixtures/needs/${file}`);
+  assert.deepEqual(need('none.ts'), { shared: [], own: false, tools: [], ownBrokers: [] });
+  assert.deepEqual(need('shared.ts'), { shared: ['kafka', 'rabbitmq'], own: false, tools: [], ownBrokers: [] });
+  assert.deepEqual(need('own.ts'), { shared: [], own: true, tools: [], ownBrokers: ['kafka'] });
+  assert.deepEqual(need('tool.ts'), { shared: [], own: false, tools: ['chromium'], ownBrokers: [] });
+  assert.throws(() => need('typo.ts'), (e: Error) => e instanceof NeedsError && e.message === 'test/bin/fixtures/needs/typo.ts:4: @needs: unknown need "kafak"; expected broker names (kafka, pubsub, rabbitmq, servicebus, sqs), "own" and then broker names, or tools (chromium, toxiproxy)');
+  assert.throws(() => need('own-nothing.ts'), /own-nothing\.ts: @needs own: name the brokers it starts/);
+});
+
+test('a shared broker is held from the first segment that needs it to the last', () => {
+  const files = ['a', 'b', 'c', 'd', 'e'];
+  const needs = new Map([
+    ['a', { shared: ['rabbitmq'], own: false, tools: [], ownBrokers: [] }],
+    ['b', { shared: ['kafka'], own: false, tools: [], ownBrokers: [] }],
+    ['c', { shared: [], own: true, tools: [], ownBrokers: ['kafka'] }],
+    ['d', { shared: ['kafka', 'rabbitmq'], own: false, tools: [], ownBrokers: [] }],
+    ['e', { shared: ['kafka'], own: false, tools: [], ownBrokers: [] }],
+  ]);
+  const segments = segmentsOf(files, needs);
+  assert.deepEqual(segments, [
+    { hold: [], files: ['c'] },
+    { hold: ['kafka'], files: ['b', 'e'] },
+    { hold: ['kafka', 'rabbitmq'], files: ['d'] },
+    { hold: ['rabbitmq'], files: ['a'] },
+  ]);
+  assert.deepEqual(holdSteps(segments), [
+    { start: [], stop: [] },
+    { start: ['kafka'], stop: [] },
+    { start: ['rabbitmq'], stop: ['kafka'] },
+    { start: [], stop: ['rabbitmq'] },
+  ]);
 });
 
 test('a folder that would take more than its share is cut, the slow files first; the slowest processes start first', (t) => {
@@ -68,4 +110,32 @@ test('a run remembers each file\'s time, whether it ran alone or in its folder\'
   const again = JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
   assert.ok(again['test/checker/lanes.test.ts']! >= 500_000 && again['test/checker/lanes.test.ts']! < 510_000, String(again['test/checker/lanes.test.ts']));
   assert.equal(again['test/workload/rng.test.ts'], times['test/workload/rng.test.ts'], 'a file not run keeps its time');
+});
+
+test('a run ends with where its time went, whatever the result, and keeps it in the cache for the next', (t) => {
+  const cache = mkdtempSync(join(tmpdir(), 'convoy-test-cache-'));
+  t.after(() => rmSync(cache, { recursive: true, force: true }));
+  const run = () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, CONVOY_CACHE: cache, CONVOY_TEST_TIMES: join(cache, 'times.json'), CONVOY_LAUNCHED_MS: String(Date.now() - 5_000), CONVOY_BOOTSTRAP_MS: '1200', CONVOY_SETUP_MS: '800' };
+    delete env.NODE_TEST_CONTEXT;
+    return spawnSync(process.execPath, [join(ROOT, 'bin', 'run-tests.js'), 'test/workload/rng.test.ts', 'test/workload/keys.test.ts'], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 });
+  };
+  const first = run();
+  assert.equal(first.status, 0, first.stderr);
+  const summary = first.stdout.slice(first.stdout.indexOf('# timing:'));
+  assert.match(summary, /^# timing: \d+ cores, load average [\d.]+ at the start, [\d.]+ at the end$/m);
+  assert.match(summary, /^#   bootstrap \(npm packages\) +1\.2 s$/m);
+  assert.match(summary, /^#   set-up \(packages, jars\) +0\.8 s$/m);
+  assert.match(summary, /^#   phase 1, no broker \(2 files\) +[\d.]+ s +\d+% of its 120 s; host CPU \d+% busy, [\d.]+ s of CPU$/m);
+  assert.match(summary, /^#   in all, from \.\/convoy test +[\d.]+ s +\d+% of its 1,500 s$/m);
+  assert.match(summary, /^#   slowest files:\n# +[\d.]+ s  test\/workload\/(rng|keys)\.test\.ts\n# +[\d.]+ s  test\/workload\/(rng|keys)\.test\.ts$/m);
+  assert.match(first.stdout, /^\d+ passed, 0 failed$/m, 'the whole run\'s closing line');
+  const history = readFileSync(join(cache, 'test-runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(history.length, 1);
+  assert.deepEqual(history[0].phases.map((p: { kind: string; files: number }) => [p.kind, p.files]), [['unit', 2]]);
+  assert.ok(history[0].counts.pass > 0 && history[0].counts.fail === 0);
+  // The next run names this one's time beside its own.
+  const second = run();
+  assert.match(second.stdout, /^#   phase 1, no broker \(2 files\) .*; last run [\d.]+ s$/m);
+  assert.equal(readFileSync(join(cache, 'test-runs.jsonl'), 'utf8').trim().split('\n').length, 2);
 });
