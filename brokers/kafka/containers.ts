@@ -7,7 +7,7 @@
  * the direct ADMIN listeners use fixed host ports (mapped 1:1 into their containers) away from
  * 9092 and 8474. No image can be pulled on the machines convoy is developed on, so
  * deployContainers() is UNTESTED there; containerServices() and containerProxies() are
- * unit-tested (test/kafka/containers.test.ts).
+ * unit-tested (brokers/kafka/test/settings.test.ts).
  */
 import { createHash } from 'node:crypto';
 import type { ContainerService, DeployContext, Deployment } from '../../harness/broker/contract.ts';
