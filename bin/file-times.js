@@ -22,7 +22,7 @@ export default async function* fileTimes(source) {
   took.sort((a, b) => b[1] - a[1]);
   const cwd = process.cwd() + '/';
   const line = (ms, what, indent = '') => `${indent}${(ms / 1000).toFixed(1).padStart(6)} s  ${what}`;
-  // A folder's process runs from a generated entry file (test~harness.3.test.mjs is test/harness/).
+  // A folder's process runs from a generated entry file (test~runner.3.test.mjs is test/runner/).
   const label = (file) => (file.includes('/convoy-test-batches-') ? `${file.split('/').pop().replace(/(\.\d+)?\.test\.mjs$/, '').replaceAll('~', '/')}/ (one process)` : file.replace(cwd, ''));
   const lines = took.flatMap(([file, ms]) => [
     line(ms, label(file)),

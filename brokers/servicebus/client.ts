@@ -173,7 +173,10 @@ export class ServiceBusConsumer implements ConsumerClient {
   async close(): Promise<void> {
     this.closed = true;
     this.closeGate?.();
-    await Promise.race([Promise.allSettled(this.loops), sleep(5_000)]);
+    // At most 5 s for the loops, and no timer left behind when they end sooner.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled(this.loops), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
+    clearTimeout(timer);
     for (const r of this.receivers) await r.close().catch(() => {});
     await this.client.close();
   }

@@ -48,14 +48,7 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     provision: parts.provision,
     cached: parts.cached,
     resolveSettings: parts.resolveSettings ?? settings,
-    deploy: (ctx, raw) => {
-      // The test runner's first phase runs files that said they need nothing (bin/test-plan.js):
-      // one that starts a broker after all is named, not left to slow the phase down.
-      if (process.env.CONVOY_NO_BROKERS && !parts.testDouble && ctx.runtime === 'local') {
-        throw new Error(`a test file with no "// @needs" line started a ${parts.name} broker: give it one (bin/test-plan.js)`);
-      }
-      return parts.deploy[ctx.runtime](ctx, settings(raw));
-    },
+    deploy: (ctx, raw) => parts.deploy[ctx.runtime](ctx, settings(raw)),
     containerServices: (raw) => parts.containerServices(settings(raw)),
     capabilities: parts.capabilities ? (raw, runtime) => parts.capabilities!(settings(raw), runtime) : undefined,
     admin: async (e, raw, names) => parts.admin(endpoint(e), settings(raw), names),

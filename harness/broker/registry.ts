@@ -33,5 +33,13 @@ export async function loadBroker(kind: string): Promise<BrokerModule> {
     throw new InputError(`unknown broker "${kind}": expected one of ${names.join(', ')}`);
   }
   const mod = (await import(join(BROKERS_DIR, kind, moduleFile('index')))) as { default: BrokerDefinition };
-  return { ...mod.default, clients: brokerPackages(kind) };
+  const broker = mod.default;
+  return { ...broker, clients: brokerPackages(kind), deploy: async (ctx, settings) => {
+    // The test runner's first phase runs the files that said they need nothing (bin/test-plan.js):
+    // one whose run starts a real broker after all is named, not left to slow the phase down.
+    if (process.env.CONVOY_NO_BROKERS && !broker.testDouble && ctx.runtime === 'local') {
+      throw new Error(`a test file with no "// @needs" line started a ${broker.name} broker: give it one (bin/test-plan.js)`);
+    }
+    return broker.deploy(ctx, settings);
+  } };
 }

@@ -1,6 +1,7 @@
 /** brokerModule: a broker's parts get its own settings and endpoint types, and the run's runtime picks the deploy. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
 import type { BrokerSettings, DeployContext, Deployment, RuntimeKind } from '../../harness/broker/contract.ts';
 import { brokerModule } from '../../harness/broker/module.ts';
 import { brokerNames, loadBroker } from '../../harness/broker/registry.ts';
@@ -60,5 +61,20 @@ test('every broker module resolves its own default settings and describes its co
     // A test double lives in the runner's process: it has no containers to describe.
     if (mod.testDouble) assert.deepEqual(mod.containerServices(s), [], `${name}: container services`);
     else assert.ok(Array.isArray(mod.containerServices(s)) && mod.containerServices(s).length > 0, `${name}: container services`);
+  }
+});
+
+test('the test runner\'s first phase: a real broker loaded through the registry refuses to start, naming the missing @needs line; the memory broker starts', async () => {
+  const before = process.env.CONVOY_NO_BROKERS;
+  process.env.CONVOY_NO_BROKERS = '1';
+  try {
+    const sqs = await loadBroker('sqs');
+    await assert.rejects(sqs.deploy({ runtime: 'local', workDir: tmpdir(), cacheDir: '', log: () => {} }, sqs.resolveSettings({ kind: 'sqs' })), /^Error: a test file with no "\/\/ @needs" line started a sqs broker: give it one \(bin\/test-plan\.js\)$/);
+    const memory = await loadBroker('memory');
+    const dep = await memory.deploy({ runtime: 'local', workDir: tmpdir(), cacheDir: '', log: () => {} }, memory.resolveSettings({ kind: 'memory' }));
+    await dep.stop();
+  } finally {
+    if (before === undefined) delete process.env.CONVOY_NO_BROKERS;
+    else process.env.CONVOY_NO_BROKERS = before;
   }
 });
