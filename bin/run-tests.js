@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { compiledTree } from './compiled-tree.js';
 import { pidAlive } from './pid-alive.js';
-import { NeedsError, ROOT as root, allTestFiles, holdSteps, phases as planPhases } from './test-plan.js';
+import { NeedsError, ROOT as root, allTestFiles, holdSteps, lanesOf, phases as planPhases } from './test-plan.js';
 import { readRecord, startClock, summaryLines } from './test-summary.js';
 
 const startedAtMs = Date.now();
@@ -34,6 +34,10 @@ if (files.length === 0) {
 // CPU), so two per core: 458 unit tests took 217 s wall at 2 processes, 140 s at 4 and 134 s at 6
 // on 2 cores, with the same CPU. CONVOY_TEST_CONCURRENCY overrides.
 const unitConcurrency = Number(process.env.CONVOY_TEST_CONCURRENCY ?? 2 * availableParallelism());
+// The second phase's lanes (bin/test-plan.js lanesOf): one per core, two at most. Its files wait
+// on their runs most of the time (one at a time, the host's CPU was 24% busy), so two lanes of
+// different brokers fit on 2 cores. CONVOY_TEST_BROKER_LANES overrides (1: one file at a time).
+const brokerLanes = Number(process.env.CONVOY_TEST_BROKER_LANES ?? Math.min(2, availableParallelism()));
 let phases;
 try {
   phases = planPhases(files, { unitOnly: args.includes('--unit'), unitConcurrency, isolated: args.includes('--isolated') });
@@ -47,9 +51,15 @@ try {
 // the second phase, the brokers each segment holds.
 if (args.includes('--list')) {
   for (const [i, p] of phases.entries()) {
-    console.log(`# phase ${i + 1}: ${p.concurrency} at once`);
+    console.log(`# phase ${i + 1}: ${p.groups ? `${p.concurrency} at once` : `a file at a time${brokerLanes > 1 ? ` in each of up to ${brokerLanes} lanes` : ''}`}`);
     if (p.groups) console.log(p.groups.map((g) => g.join('\n')).join('\n\n'));
-    else for (const seg of p.segments) console.log(`## ${seg.hold.length ? `holding ${seg.hold.join(', ')}` : 'holding nothing'}\n${seg.files.join('\n')}`);
+    else {
+      const { alone, lanes } = lanesOf(p.segments, brokerLanes);
+      if (alone) console.log(`## holding nothing\n${alone.files.join('\n')}`);
+      for (const [l, lane] of lanes.entries()) {
+        for (const seg of lane) console.log(`## ${lanes.length > 1 ? `lane ${l + 1}, ` : ''}holding ${seg.hold.join(', ')}\n${seg.files.join('\n')}`);
+      }
+    }
   }
   process.exit(0);
 }
@@ -121,11 +131,32 @@ function keepTsxCache(base, dir) {
   }
 }
 
-/** Runs node's test runner on `list` at `concurrency`; resolves true when every test passed. */
-async function runNodeTests(list, concurrency, extraEnv = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...list], { cwd: root, stdio: 'inherit', env: { ...env, ...extraEnv } });
+/**
+ * Runs node's test runner on `list` at `concurrency`; resolves true when every test passed. With
+ * `buffered`, its report is printed whole when it ends (a lane beside another would interleave
+ * its lines with the other's).
+ */
+async function runNodeTests(list, concurrency, { extraEnv = {}, buffered = false } = {}) {
+  const args = ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...list];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: { ...env, ...extraEnv } });
+  const out = [];
+  if (buffered) for (const s of [child.stdout, child.stderr]) s.on('data', (d) => out.push(d));
   const [code] = await once(child, 'exit');
+  if (buffered) process.stdout.write(Buffer.concat(out));
   return code === 0;
+}
+
+/** A lane of the second phase: its segments one after another, each with its brokers held. */
+async function runLane(segments, buffered) {
+  const steps = holdSteps(segments);
+  let ok = true;
+  for (const [j, seg] of segments.entries()) {
+    for (const name of steps[j].start) held.set(name, await hold(name));
+    for (const name of seg.hold) held.get(name).files += seg.files.length;
+    if (!(await runNodeTests(seg.files, 1, { buffered }))) ok = false;
+    for (const name of steps[j].stop) await stopHeld(name);
+  }
+  return ok;
 }
 
 /**
@@ -185,16 +216,14 @@ try {
     if (phases.length > 1) console.log(`# phase ${i + 1} of ${phases.length}: ${phase.files.length} test files ${phase.kind === 'unit' ? 'that need no broker' : 'that need real brokers, one at a time'}`);
     const clock = startClock();
     if (phase.groups) {
-      // A file here said it needs nothing: a broker it starts anyway fails it (harness/broker/module.ts).
-      if (!(await runNodeTests(batches(phase.groups, batchDir), phase.concurrency, { CONVOY_NO_BROKERS: '1' }))) failed = true;
+      // A file here said it needs nothing: a broker it starts anyway fails it (harness/broker/registry.ts).
+      if (!(await runNodeTests(batches(phase.groups, batchDir), phase.concurrency, { extraEnv: { CONVOY_NO_BROKERS: '1' } }))) failed = true;
     } else {
-      const steps = holdSteps(phase.segments);
-      for (const [j, seg] of phase.segments.entries()) {
-        for (const name of steps[j].start) held.set(name, await hold(name));
-        for (const name of seg.hold) held.get(name).files += seg.files.length;
-        if (!(await runNodeTests(seg.files, 1))) failed = true;
-        for (const name of steps[j].stop) await stopHeld(name);
-      }
+      const { alone, lanes } = lanesOf(phase.segments, brokerLanes);
+      if (alone && !(await runLane([alone], false))) failed = true;
+      if (lanes.length > 1) console.log(`# ${lanes.length} lanes at once, each printed when its broker's files are done: ${lanes.map((l) => l.flatMap((seg) => seg.hold).join(' + ')).join('; ')}`);
+      const results = await Promise.all(lanes.map((lane) => runLane(lane, lanes.length > 1)));
+      if (results.includes(false)) failed = true;
     }
     measured.push({ kind: phase.kind, files: phase.files.length, ...clock() });
   }

@@ -129,6 +129,37 @@ export function holdSteps(segments) {
 }
 
 /**
+ * The second phase's segments in lanes that run at once: the segment that holds nothing first,
+ * alone (its files start brokers of their own, a 3-node cluster among them); then the others,
+ * each lane one file at a time, so that no two files share a broker at once (a file may cut its
+ * broker's link) and at most one broker per lane is up. Segments linked by a broker they share
+ * stay in one lane; lanes are filled longest first (by the remembered times, 10 s a file when
+ * none is known).
+ */
+export function lanesOf(segments, lanes) {
+  const alone = segments.find((s) => s.hold.length === 0);
+  const held = segments.filter((s) => s.hold.length > 0);
+  // Segments that share a broker, transitively, form one component.
+  const components = [];
+  for (const seg of held) {
+    const linked = components.filter((c) => c.some((t) => t.hold.some((b) => seg.hold.includes(b))));
+    const merged = [...linked.flat(), seg];
+    for (const c of linked) components.splice(components.indexOf(c), 1);
+    components.push(merged);
+  }
+  const known = readTimes();
+  const weight = (c) => c.reduce((t, seg) => t + seg.files.reduce((u, f) => u + (known[f] ?? 10_000), 0), 0);
+  const out = Array.from({ length: Math.max(1, lanes) }, () => ({ segments: [], ms: 0 }));
+  for (const c of [...components].sort((a, b) => weight(b) - weight(a))) {
+    const lane = out.reduce((min, l) => (l.ms < min.ms ? l : min));
+    // Keep the phase's segment order inside a lane.
+    lane.segments = [...lane.segments, ...c].sort((x, y) => held.indexOf(x) - held.indexOf(y));
+    lane.ms += weight(c);
+  }
+  return { alone, lanes: out.map((l) => l.segments).filter((l) => l.length > 0) };
+}
+
+/**
  * The processes of the first phase, as lists of files: a folder to a process (a process costs
  * about 0.5 s of CPU before its first test: node, tsx, and the harness modules every file imports
  * again), except where the remembered times (bin/test-times.js) say a folder would take longer

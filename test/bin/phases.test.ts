@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../runner/helpers.ts';
 // @ts-expect-error: a plain JavaScript module of bin/ (it runs before TypeScript can), untyped
-import { NeedsError, holdSteps, needsOf, segmentsOf } from '../../bin/test-plan.js';
+import { NeedsError, holdSteps, lanesOf, needsOf, segmentsOf } from '../../bin/test-plan.js';
 
-function runTests(args: string[], times: string, concurrency = '3') {
-  const env: NodeJS.ProcessEnv = { ...process.env, CONVOY_TEST_TIMES: times, CONVOY_TEST_CONCURRENCY: concurrency };
+function runTests(args: string[], times: string, concurrency = '3', lanes = '1') {
+  const env: NodeJS.ProcessEnv = { ...process.env, CONVOY_TEST_TIMES: times, CONVOY_TEST_CONCURRENCY: concurrency, CONVOY_TEST_BROKER_LANES: lanes };
   delete env.NODE_TEST_CONTEXT; // else a nested runner reports to this one instead of running
   const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'run-tests.js'), ...args], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 });
   assert.equal(r.status, 0, r.stdout + r.stderr);
@@ -36,13 +36,20 @@ test('the tests that need nothing run first and several at once; those that need
   // Filters in the opposite order to the phases: the order comes from the needs, not the filter.
   assert.equal(runTests(['--list', 'test/faults/kafka-faults.test.ts', 'test/workload/rng.test.ts', 'test/checker/order.property.test.ts'], none), [
     '# phase 1: 3 at once', 'test/checker/order.property.test.ts', '', 'test/workload/rng.test.ts',
-    '# phase 2: 1 at once', '## holding kafka', 'test/faults/kafka-faults.test.ts', '',
+    '# phase 2: a file at a time', '## holding kafka', 'test/faults/kafka-faults.test.ts', '',
   ].join('\n'));
-  assert.equal(runTests(['--list', 'test/faults/kafka-faults.test.ts'], none), '# phase 1: 1 at once\n## holding kafka\ntest/faults/kafka-faults.test.ts\n');
+  assert.equal(runTests(['--list', 'test/faults/kafka-faults.test.ts'], none), '# phase 1: a file at a time\n## holding kafka\ntest/faults/kafka-faults.test.ts\n');
   // Brokers of their own and programs first, while nothing is held; then each shared broker's files together.
-  assert.equal(runTests(['--list', 'brokers/sqs/test/queues', 'brokers/kafka/test/cluster', 'test/report/dashboard', 'brokers/sqs/test/conformance', 'brokers/kafka/test/single-node'], none), [
-    '# phase 1: 1 at once', '## holding nothing', 'brokers/kafka/test/cluster.test.ts', 'test/report/dashboard.test.ts',
+  const mixed = ['--list', 'brokers/sqs/test/queues', 'brokers/kafka/test/cluster', 'test/report/dashboard', 'brokers/sqs/test/conformance', 'brokers/kafka/test/single-node'];
+  assert.equal(runTests(mixed, none), [
+    '# phase 1: a file at a time', '## holding nothing', 'brokers/kafka/test/cluster.test.ts', 'test/report/dashboard.test.ts',
     '## holding kafka', 'brokers/kafka/test/single-node.test.ts', '## holding sqs', 'brokers/sqs/test/conformance.test.ts', 'brokers/sqs/test/queues.test.ts', '',
+  ].join('\n'));
+  // In two lanes: what holds nothing first, alone; then each broker's files in a lane, the longest first.
+  const times = timesFile(t, { 'brokers/kafka/test/single-node.test.ts': 5_000, 'brokers/sqs/test/queues.test.ts': 20_000, 'brokers/sqs/test/conformance.test.ts': 1_000 });
+  assert.equal(runTests(mixed, times, '3', '2'), [
+    '# phase 1: a file at a time in each of up to 2 lanes', '## holding nothing', 'brokers/kafka/test/cluster.test.ts', 'test/report/dashboard.test.ts',
+    '## lane 1, holding sqs', 'brokers/sqs/test/conformance.test.ts', 'brokers/sqs/test/queues.test.ts', '## lane 2, holding kafka', 'brokers/kafka/test/single-node.test.ts', '',
   ].join('\n'));
   const unit = runTests(['--list', '--unit'], none);
   assert.equal(unit.match(/^# phase/gm)?.length, 1);
@@ -60,6 +67,15 @@ test('a file says what it needs in its @needs line; a word the plan does not kno
   assert.deepEqual(need('tool.ts'), { shared: [], own: false, tools: ['chromium'], ownBrokers: [] });
   assert.throws(() => need('typo.ts'), (e: Error) => e instanceof NeedsError && e.message === 'test/bin/fixtures/needs/typo.ts:4: @needs: unknown need "kafak"; expected broker names (kafka, pubsub, rabbitmq, servicebus, sqs), "own" and then broker names, or tools (chromium, toxiproxy)');
   assert.throws(() => need('own-nothing.ts'), /own-nothing\.ts: @needs own: name the brokers it starts/);
+});
+
+test('lanes never share a broker: segments linked by a broker go in one lane', () => {
+  const seg = (hold: string[], files: string[]) => ({ hold, files });
+  const segments = [seg([], ['own']), seg(['kafka'], ['k']), seg(['kafka', 'rabbitmq'], ['kr']), seg(['pubsub'], ['p']), seg(['rabbitmq'], ['r']), seg(['sqs'], ['s'])];
+  const { alone, lanes } = lanesOf(segments, 2);
+  assert.deepEqual(alone, seg([], ['own']));
+  assert.deepEqual(lanes.map((l: { hold: string[] }[]) => l.map((s) => s.hold.join('+'))), [['kafka', 'kafka+rabbitmq', 'rabbitmq'], ['pubsub', 'sqs']]);
+  assert.deepEqual(lanesOf(segments, 1).lanes.map((l: unknown[]) => l.length), [5], 'one lane: every segment, in order');
 });
 
 test('a shared broker is held from the first segment that needs it to the last', () => {
