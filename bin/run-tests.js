@@ -213,7 +213,7 @@ const heldLog = [];
 const held = new Map();
 try {
   for (const [i, phase] of phases.entries()) {
-    if (phases.length > 1) console.log(`# phase ${i + 1} of ${phases.length}: ${phase.files.length} test files ${phase.kind === 'unit' ? 'that need no broker' : 'that need real brokers, one at a time'}`);
+    if (phases.length > 1) console.log(`# phase ${i + 1} of ${phases.length}: ${phase.files.length} test files ${phase.kind === 'unit' ? 'that need nothing' : 'that need brokers or programs'}`);
     const clock = startClock();
     if (phase.groups) {
       // A file here said it needs nothing: a broker it starts anyway fails it (harness/broker/registry.ts).
