@@ -69,6 +69,22 @@ test('a file says what it needs in its @needs line; a word the plan does not kno
   assert.throws(() => need('own-nothing.ts'), /own-nothing\.ts: @needs own: name the brokers it starts/);
 });
 
+test('a fresh machine (no times of its own) balances the lanes by the checked-in times: Kafka\'s files alone in a lane', () => {
+  const cache = mkdtempSync(join(tmpdir(), 'convoy-fresh-cache-'));
+  try {
+    const env: NodeJS.ProcessEnv = { ...process.env, CONVOY_CACHE: cache, CONVOY_TEST_BROKER_LANES: '2' };
+    delete env.CONVOY_TEST_TIMES;
+    delete env.NODE_TEST_CONTEXT;
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'run-tests.js'), '--list'], { cwd: ROOT, encoding: 'utf8', env, timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const lanes = r.stdout.split('\n').filter((l) => l.startsWith('## lane'));
+    assert.deepEqual(lanes.filter((l) => l.startsWith('## lane 1,')), ['## lane 1, holding kafka']);
+    assert.ok(lanes.filter((l) => l.startsWith('## lane 2,')).length >= 3, lanes.join('\n'));
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+});
+
 test('lanes never share a broker: segments linked by a broker go in one lane', () => {
   const seg = (hold: string[], files: string[]) => ({ hold, files });
   const segments = [seg([], ['own']), seg(['kafka'], ['k']), seg(['kafka', 'rabbitmq'], ['kr']), seg(['pubsub'], ['p']), seg(['rabbitmq'], ['r']), seg(['sqs'], ['s'])];
