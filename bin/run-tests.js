@@ -20,6 +20,8 @@ import { NeedsError, ROOT as root, allTestFiles, holdSteps, lanesOf, phases as p
 import { readRecord, startClock, summaryLines } from './test-summary.js';
 
 const startedAtMs = Date.now();
+/** A run started by a test of this runner (the outer run's record is in its environment). */
+const nested = Boolean(process.env.CONVOY_TEST_RECORD);
 const loadStart = loadavg()[0];
 const args = process.argv.slice(2);
 const filters = args.filter((a) => !a.startsWith('--'));
@@ -230,7 +232,7 @@ try {
 } finally {
   for (const name of [...held.keys()]) await stopHeld(name);
   const { counts, files: times } = readRecord(record);
-  console.log(summaryLines({ phases: measured, held: heldLog, record: { counts, files: times }, loadStart, startedAtMs }).join('\n'));
+  console.log(summaryLines({ phases: measured, held: heldLog, record: { counts, files: times }, loadStart, startedAtMs, nested }).join('\n'));
   // The plain closing line, for the whole run (node's runner printed one per process it ran).
   console.log(`${counts.pass} passed, ${counts.fail + counts.cancelled} failed${counts.skipped + counts.todo ? `, ${counts.skipped + counts.todo} skipped` : ''}`);
   if (!failed) rmSync(testTmp, { recursive: true, force: true });

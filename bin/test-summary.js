@@ -96,13 +96,15 @@ function remember(run) {
 /**
  * The summary's lines. `phases`: { kind, files, wallS, hostBusy, hostCpuS }; `held`: brokers held
  * in the second phase, { name, startS, upS, files }; `record`: readRecord()'s; `loadStart`: the
- * 1-minute load average when the run started.
+ * 1-minute load average when the run started; `nested`: a run started by a test, which keeps no
+ * history (it would stand in the history as the suite's last run).
  */
-export function summaryLines({ phases, held, record, loadStart, startedAtMs }) {
+export function summaryLines({ phases, held, record, loadStart, startedAtMs, nested }) {
   const cores = availableParallelism();
-  const bootstrapMs = envMs('CONVOY_BOOTSTRAP_MS');
-  const setupMs = envMs('CONVOY_SETUP_MS');
-  const launchedMs = envMs('CONVOY_LAUNCHED_MS');
+  // A run inside a test (of this runner) inherits the outer run's launch figures: they are not its own.
+  const bootstrapMs = nested ? undefined : envMs('CONVOY_BOOTSTRAP_MS');
+  const setupMs = nested ? undefined : envMs('CONVOY_SETUP_MS');
+  const launchedMs = nested ? undefined : envMs('CONVOY_LAUNCHED_MS');
   const prev = previousRun();
   const lines = [`# timing: ${cores} cores, load average ${loadStart.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end`];
   if (bootstrapMs !== undefined) lines.push(`#   bootstrap (npm packages)   ${s(bootstrapMs / 1000).padStart(8)}`);
@@ -123,7 +125,7 @@ export function summaryLines({ phases, held, record, loadStart, startedAtMs }) {
   } else lines.push(`#   tests in all               ${s(tests).padStart(8)}`);
   const slow = Object.entries(record.files).sort((a, b) => b[1] - a[1]).slice(0, SLOWEST);
   if (slow.length) lines.push(`#   slowest files:`, ...slow.map(([f, ms]) => `#     ${(ms / 1000).toFixed(1).padStart(6)} s  ${f}`));
-  remember({
+  if (!nested) remember({
     at: new Date(startedAtMs).toISOString(),
     cores,
     loadStart,

@@ -150,6 +150,7 @@ test('a run ends with where its time went, whatever the result, and keeps it in 
   const run = () => {
     const env: NodeJS.ProcessEnv = { ...process.env, CONVOY_CACHE: cache, CONVOY_TEST_TIMES: join(cache, 'times.json'), CONVOY_LAUNCHED_MS: String(Date.now() - 5_000), CONVOY_BOOTSTRAP_MS: '1200', CONVOY_SETUP_MS: '800' };
     delete env.NODE_TEST_CONTEXT;
+    delete env.CONVOY_TEST_RECORD; // an outermost run, as ./convoy test starts it
     return spawnSync(process.execPath, [join(ROOT, 'bin', 'run-tests.js'), 'test/workload/rng.test.ts', 'test/workload/keys.test.ts'], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 });
   };
   const first = run();
@@ -169,5 +170,13 @@ test('a run ends with where its time went, whatever the result, and keeps it in 
   // The next run names this one's time beside its own.
   const second = run();
   assert.match(second.stdout, /^#   phase 1, no broker \(2 files\) .*; last run [\d.]+ s$/m);
+  assert.equal(readFileSync(join(cache, 'test-runs.jsonl'), 'utf8').trim().split('\n').length, 2);
+  // A run that a test starts inside another (its record in the environment) keeps no history and
+  // claims none of the outer run's launch figures.
+  const env: NodeJS.ProcessEnv = { ...process.env, CONVOY_CACHE: cache, CONVOY_TEST_TIMES: join(cache, 'times.json'), CONVOY_LAUNCHED_MS: '1', CONVOY_TEST_RECORD: join(cache, 'outer.jsonl') };
+  delete env.NODE_TEST_CONTEXT;
+  const inner = spawnSync(process.execPath, [join(ROOT, 'bin', 'run-tests.js'), 'test/workload/rng.test.ts'], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 });
+  assert.equal(inner.status, 0, inner.stderr);
+  assert.doesNotMatch(inner.stdout, /in all, from/);
   assert.equal(readFileSync(join(cache, 'test-runs.jsonl'), 'utf8').trim().split('\n').length, 2);
 });
