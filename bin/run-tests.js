@@ -167,6 +167,7 @@ async function runLane(segments, buffered) {
  * tests' runs reuse it and nothing outside this run sees it. If it cannot start, the files that
  * need it still run (each starting brokers of its own, and failing with the broker's reason).
  */
+const HOLD_START_MS = 300_000;
 async function hold(name) {
   const t = performance.now();
   const child = spawn(process.execPath, [join(root, 'bin', 'convoy.js'), 'brokers', 'hold', name], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env });
@@ -174,10 +175,18 @@ async function hold(name) {
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const exited = once(child, 'exit');
+  // A broker's own start has its own bounds; this one only keeps a stuck holder from hanging the run.
+  let bound;
   const up = await Promise.race([
     new Promise((ok) => child.stdout.on('data', () => /^holding /m.test(out) && ok(true))),
     exited.then(() => false),
+    new Promise((ok) => (bound = setTimeout(() => ok(false), HOLD_START_MS))),
   ]);
+  clearTimeout(bound);
+  if (!up && child.exitCode === null) {
+    child.kill('SIGTERM');
+    out += `\nno broker held after ${HOLD_START_MS / 1000} s`;
+  }
   const startS = (performance.now() - t) / 1000;
   if (!up) console.log(`# could not hold ${name} for the tests that share it (they start their own): ${out.trim().split('\n').at(-1)}`);
   else console.log(`# holding ${name} (up in ${startS.toFixed(1)} s)`);
