@@ -5,28 +5,17 @@
  * across waves; refusals before sending are definite; acks 0 gives a lane and no offset.
  */
 // @needs kafka
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Deployment, SendAck } from '../../../harness/broker/contract.ts';
+import type { SendAck } from '../../../harness/broker/contract.ts';
 import { SendFailure } from '../../../harness/broker/contract.ts';
-import { Run, payload, runNames, settings, startKafka, waitFor } from './helpers.ts';
+import { Run, payload, runNames, settings, kafkaForFile, waitFor } from './helpers.ts';
 
-let dep: Deployment;
-let stopKafka: () => Promise<void> = async () => {};
-
-before(async () => {
-  const started = await startKafka({}, { reuse: true });
-  dep = started.dep;
-  stopKafka = started.stop;
-});
-
-after(async () => {
-  await stopKafka();
-});
+const kafka = kafkaForFile();
 
 test('confluent: every one of many concurrent sends is acked with the lane and offset its message was written at', async () => {
   const s = settings({ client: 'confluent', topic: { partitions: 3 }, consumer: { autoCommit: false } });
-  const run = await new Run(dep, s, runNames('confluent-open-loop')).init();
+  const run = await new Run(kafka.dep, s, runNames('confluent-open-loop')).init();
   try {
     const p = await run.producer();
     const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
@@ -70,7 +59,7 @@ test('confluent: every one of many concurrent sends is acked with the lane and o
 });
 
 test('confluent: a message refused before sending is a definite failure, and the producer goes on', async () => {
-  const run = await new Run(dep, settings({ client: 'confluent', topic: { partitions: 1 } }), runNames('confluent-refused')).init();
+  const run = await new Run(kafka.dep, settings({ client: 'confluent', topic: { partitions: 1 } }), runNames('confluent-refused')).init();
   try {
     const p = await run.producer();
     // librdkafka's message.max.bytes is 1000000: refused locally, never sent.
@@ -89,7 +78,7 @@ test('confluent: a message refused before sending is a definite failure, and the
 });
 
 test('confluent: acks 0 gives the lane and no offset', async () => {
-  const run = await new Run(dep, settings({ client: 'confluent', topic: { partitions: 2 }, producer: { acks: 0 } }), runNames('confluent-acks0')).init();
+  const run = await new Run(kafka.dep, settings({ client: 'confluent', topic: { partitions: 2 }, producer: { acks: 0 } }), runNames('confluent-acks0')).init();
   try {
     const p = await run.producer();
     const acks = await Promise.all(Array.from({ length: 20 }, (_, i) => p.send({ key: `k${i}`, payload: payload(`k${i}`, 1) })));
