@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { GatewaySection } from '../checker/result-schema.ts';
-import type { RunRecord } from '../runner/run.ts';
+import type { RunRecord } from '../runner/record.ts';
 import { DUPLICATE_VERSIONS_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
 import type { VersionedState } from '../workload/entity.ts';

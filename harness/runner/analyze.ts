@@ -21,7 +21,7 @@ import { DUPLICATE_VERSIONS_EXPECTATION, FINAL_STATE_EXPECTATION } from '../scen
 import type { ExpectationSpec } from '../scenario/types.ts';
 import type { ScenarioSource } from '../scenario/source.ts';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
-import type { RunRecord } from './run.ts';
+import type { RunRecord } from './record.ts';
 import { BROKERS_DIR, loadBroker } from '../broker/registry.ts';
 import { gatewayFigures, judgeDuplicateVersions } from '../gateway/analysis.ts';
 

@@ -5,7 +5,7 @@
  * the run.
  */
 import { intendedSchedule } from '../workload/schedule.ts';
-import { drainBoundMs, drainPlan } from '../runner/drain.ts';
+import { drainBoundMs, drainPlan } from '../runner/drain-rules.ts';
 import type { Scenario } from './types.ts';
 import { WINDOW_KEYWORDS } from './schema.ts';
 import { isObject, show } from './values.ts';

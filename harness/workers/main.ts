@@ -16,7 +16,7 @@ type Run = (init: WorkerInit, inbox: Inbox, send: (m: FromWorker) => void) => Pr
 /** Each role's entry point, loaded only in its own process. */
 const ROLES: Record<WorkerInit['role'], () => Promise<Run>> = {
   producer: async () => (await import('./producer.ts')).runProducer,
-  consumer: async () => (await import('./consumer.ts')).runConsumer,
+  consumer: async () => (await import('./consumer/run.ts')).runConsumer,
   instance: async () => (await import('../gateway/instance.ts')).runInstance,
   router: async () => (await import('../gateway/router.ts')).runRouter,
   relay: async () => (await import('../gateway/relay.ts')).runRelay,

@@ -5,17 +5,17 @@
  * same process events, with `effect: conflated` for a dropped delivery and `batch: <size>` on
  * each delivery applied in a shared store transaction.
  */
-import type { Delivery, Settlement } from '../broker/contract.ts';
-import type { Handling, Task } from '../consumer/concurrency/contract.ts';
-import type { PoisonTracker } from '../consumer/poison.ts';
-import type { EntityStore, Effect } from '../consumer/store.ts';
-import type { HandlerEffect } from '../faults/contract.ts';
-import type { ProcessEvent } from '../history/events.ts';
-import type { HistoryWriter } from '../history/writer.ts';
-import type { DecodedMessage } from '../workload/codec.ts';
-import { nowMicros, sleep } from '../clock.ts';
-import type { WorkerStats } from './protocol.ts';
-import type { ConsumerPhases } from './phases.ts';
+import type { Delivery, Settlement } from '../../broker/contract.ts';
+import type { Handling, Task } from '../../consumer/concurrency/contract.ts';
+import type { PoisonTracker } from '../../consumer/poison.ts';
+import type { EntityStore, Effect } from '../../consumer/store.ts';
+import type { HandlerEffect } from '../../faults/contract.ts';
+import type { ProcessEvent } from '../../history/events.ts';
+import type { HistoryWriter } from '../../history/writer.ts';
+import type { DecodedMessage } from '../../workload/codec.ts';
+import { nowMicros, sleep } from '../../clock.ts';
+import type { WorkerStats } from '../protocol.ts';
+import type { ConsumerPhases } from '../phases.ts';
 
 const PARTS = Symbol('task parts');
 
@@ -37,7 +37,7 @@ export interface GroupedContext {
   effects: () => Iterable<HandlerEffect>;
   log(line: string): void;
   /**
-   * Ends the consumer's open group commit (harness/workers/group-commit.ts): its store writes
+   * Ends the consumer's open group commit (harness/workers/consumer/group-commit.ts): its store writes
    * commit and its records are written before anything of these, so the file keeps the
    * handling order and no record precedes its commit.
    */

@@ -1,7 +1,7 @@
-/** The drain's endings (harness/runner/drain.ts) on scripted counts, with a short poll. */
+/** The drain's endings (harness/runner/drain-rules.ts) on scripted counts, with a short poll. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drain, drainBoundMs, drainPlan, DRAIN_MARGIN_MS, type DrainProbe } from '../../harness/runner/drain.ts';
+import { drain, drainBoundMs, drainPlan, DRAIN_MARGIN_MS, type DrainProbe } from '../../harness/runner/drain-rules.ts';
 import type { RemainingReport } from '../../harness/broker/contract.ts';
 
 const never = new AbortController().signal;

@@ -1,4 +1,4 @@
-import type { ProcessEvent } from '../history/events.ts';
+import type { ProcessEvent } from '../../history/events.ts';
 
 /** What every handling attempt of one delivery records the same. */
 export type ProcessBase = Pick<ProcessEvent, 'key' | 'producer' | 'seq' | 'consumer' | 'lane' | 'offset' | 'deliveryCount' | 'intended' | 'stamp'>;

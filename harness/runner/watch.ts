@@ -1,0 +1,54 @@
+import { nowMicros } from '../clock.ts';
+import { InfraError } from '../errors.ts';
+import type { WorkerHandle } from '../workers/handle.ts';
+import type { WorkerStats } from '../workers/protocol.ts';
+import type { RunContext } from './context.ts';
+
+/** The sum of one stat over some workers. */
+export function sum(ws: readonly WorkerHandle[], field: keyof WorkerStats): number {
+  return ws.reduce((n, w) => n + Number(w.stats[field]), 0);
+}
+
+/**
+ * The runner's look at its workers while messages flow (produce, fault windows, drain): the
+ * progress line, the worst loop lag, and a worker that died without a fault killing it, which
+ * ends the run (its verdict is then unknown).
+ */
+export class RunWatch {
+  private lastSent = 0;
+  private lastApplied = 0;
+  private lastTick = Date.now();
+
+  constructor(private readonly ctx: () => RunContext) {}
+
+  /** Every process that publishes or consumes, live now. */
+  workers(): WorkerHandle[] {
+    const ctx = this.ctx();
+    return [...(ctx.publishing?.workers() ?? []), ...ctx.consumers.live];
+  }
+
+  tick(phase: string): void {
+    const ctx = this.ctx();
+    const publishers = ctx.publishing?.publishers() ?? [];
+    const consumers = ctx.consumers.all();
+    const sent = sum(publishers, 'sent');
+    const applied = sum(consumers, 'applied');
+    const dt = Math.max(0.001, (Date.now() - this.lastTick) / 1000);
+    const w = ctx.scenario.workload;
+    ctx.progress.update({
+      phase, elapsedS: (nowMicros() - ctx.record.startUs) / 1e6, totalS: (w.warmupMs + (w.durationMs ?? 0)) / 1000, sentRate: (sent - this.lastSent) / dt,
+      processedRate: (applied - this.lastApplied) / dt, backlog: Math.max(0, sum(publishers, 'acked') - applied), errors: sum(consumers, 'errors'),
+      stale: sum(consumers, 'stale'),
+    });
+    this.lastSent = sent;
+    this.lastApplied = applied;
+    this.lastTick = Date.now();
+    const watched = this.workers();
+    ctx.record.worstLoopLagMs = Math.max(ctx.record.worstLoopLagMs, ...watched.map((w) => w.stats.loopLagMs));
+    for (const w of watched) {
+      if (w.exited && w.exitCode !== 0 && !w.killedByFault) {
+        throw new InfraError(`worker ${w.id} died (exit ${w.exitCode}); see ${w.logFile}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import type { ConsumerClient } from '../../broker/contract.ts';
+import type { Scheduler, Task } from '../../consumer/concurrency/contract.ts';
+import { nowMicros } from '../../clock.ts';
+import { decodeMessage } from '../../workload/codec.ts';
+import type { ConsumerContext } from './context.ts';
+import type { TaskParts } from './grouped-handling.ts';
+import type { Handle } from './handle.ts';
+import type { Holding } from './hold.ts';
+
+/**
+ * Takes the client's deliveries: each is decoded and given to the mode's scheduler as a task
+ * that handles it. The client's promise resolves when the mode took the delivery (in partition
+ * mode: handled it), which is when the gate hands out the lane's next one.
+ */
+export async function receive(
+  ctx: ConsumerContext,
+  client: ConsumerClient,
+  schedule: { scheduler: Scheduler; task(parts: TaskParts, run: () => Promise<void>): Task },
+  handle: Handle,
+  holding: Holding,
+): Promise<void> {
+  const { stats, phases } = ctx;
+  const { scheduler, task } = schedule;
+  const accepted = () => {
+    stats.inFlight = scheduler.inFlight;
+    holding.poke();
+  };
+  // Not an async function: its frame and await were one more promise per message.
+  await client.start((d) => {
+    const received = nowMicros();
+    if (phases.firstUs === 0) phases.firstUs = received;
+    const msg = decodeMessage(d.payload);
+    stats.inFlight = scheduler.inFlight + 1;
+    return scheduler.accept(msg?.key ?? null, task({ d, msg, received }, () => handle(d, msg, received))).then(accepted);
+  });
+}
