@@ -25,6 +25,9 @@
  * reader slower than MESSAGES in that time is measured on what it read),
  * CONVOY_BENCH_CLIENTS, CONVOY_BENCH_MODES narrow the set (`partition*6`: partition mode with
  * broker.consumer.partitionsConsumedConcurrently 6, one delivery in flight per partition).
+ * CONVOY_BENCH_ROUNDS (default 1) repeats each client and mode, the trees interleaved and their
+ * order alternated per round (before, this; this, before; ...), and prints each tree's median
+ * and range of client CPU per 1,000 messages and of msg/s, and the ratio of the medians.
  */
 import { execSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
@@ -51,6 +54,7 @@ const SIZE = 256;
 const WORKERS = 8;
 const CLIENTS = (process.env.CONVOY_BENCH_CLIENTS ?? 'confluent,kafkajs').split(',').filter(Boolean);
 /** A concurrency mode, `partition*N`: partition mode with broker.consumer.partitionsConsumedConcurrently N. */
+const ROUNDS = Math.max(1, Number(process.env.CONVOY_BENCH_ROUNDS ?? 1));
 const MODES = (process.env.CONVOY_BENCH_MODES ?? `partition,partition*${PARTITIONS},key,unordered`).split(',').filter(Boolean);
 type Mode = 'partition' | 'key' | 'unordered';
 const modeOf = (m: string) => ({ mode: m.split('*')[0] as Mode, concurrentPartitions: Number(m.split('*')[1] ?? 1) });
@@ -277,13 +281,19 @@ export async function consumerThroughput(opts: { resultsDir: string }): Promise<
           }
         }
         for (const mode of MODES) {
-          for (const tree of measured) {
-            const r = await convoyConsumer(tree, d, admin, names, client, mode, opts.resultsDir);
-            lines.push(
-              `  convoy ${client.padEnd(9)} ${mode.padEnd(9)} ${tree.label}: ${Math.round(r.rate)} msg/s over ${r.messages} msgs${r.note ? ` (${r.note})` : ''}, ratio to the Java tool ${javaRate ? (r.rate / javaRate).toFixed(2) : '-'}${bareRate ? `, to the bare binding ${(r.rate / bareRate).toFixed(2)}` : ''}, client CPU ${r.cpuPer1k.toFixed(1)} ms per 1k msgs`,
-            );
-            lines.push(`      ${fmtPhases(r.phases, r.rate)}`);
+          const readings = new Map<Tree, Reading[]>(measured.map((t) => [t, []]));
+          for (let round = 1; round <= ROUNDS; round++) {
+            // Interleaved, and the order alternated: neither tree always reads after the other.
+            for (const tree of round % 2 === 1 ? measured : [...measured].reverse()) {
+              const r = await convoyConsumer(tree, d, admin, names, client, mode, opts.resultsDir);
+              readings.get(tree)!.push(r);
+              lines.push(
+                `  convoy ${client.padEnd(9)} ${mode.padEnd(9)} ${tree.label}${ROUNDS > 1 ? ` round ${round}` : ''}: ${Math.round(r.rate)} msg/s over ${r.messages} msgs${r.note ? ` (${r.note})` : ''}, ratio to the Java tool ${javaRate ? (r.rate / javaRate).toFixed(2) : '-'}${bareRate ? `, to the bare binding ${(r.rate / bareRate).toFixed(2)}` : ''}, client CPU ${r.cpuPer1k.toFixed(1)} ms per 1k msgs`,
+              );
+              lines.push(`      ${fmtPhases(r.phases, r.rate)}`);
+            }
           }
+          if (ROUNDS > 1) lines.push(...roundsSummary(client, mode, readings));
         }
       }
     } finally {
@@ -293,6 +303,26 @@ export async function consumerThroughput(opts: { resultsDir: string }): Promise<
   });
   lines.push(`at end: ${load()}`);
   return lines;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Each tree's median and range over the rounds; with two trees, the ratio of the medians (this / before). */
+function roundsSummary(client: string, mode: string, readings: Map<Tree, Reading[]>): string[] {
+  const out = [`  ${client} ${mode}, ${ROUNDS} interleaved rounds, median (range):`];
+  const medians: number[] = [];
+  for (const [tree, rs] of readings) {
+    const cpu = rs.map((r) => r.cpuPer1k);
+    const rate = rs.map((r) => r.rate);
+    medians.push(median(cpu));
+    out.push(`    ${tree.label}: client CPU ${median(cpu).toFixed(1)} (${Math.min(...cpu).toFixed(1)}–${Math.max(...cpu).toFixed(1)}) ms per 1k msgs, ${Math.round(median(rate))} (${Math.round(Math.min(...rate))}–${Math.round(Math.max(...rate))}) msg/s`);
+  }
+  if (medians.length === 2) out.push(`    client CPU per 1k msgs, this tree / before: ${(medians[1]! / medians[0]!).toFixed(3)}`);
+  return out;
 }
 
 /** Index of the last non-zero second (0 when none). */

@@ -42,9 +42,15 @@ export const STAGES: readonly Stage[] = [
 
 export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<RunRecord> {
   const ctx = await openRun(scenario, opts);
+  await runStages(ctx, STAGES);
+  return ctx.record;
+}
+
+/** Runs the stages in order until one fails (the run is then incomplete), then closes the run. */
+export async function runStages(ctx: RunContext & { close(): Promise<void> }, stages: readonly Stage[]): Promise<void> {
   let current: RunStage = 'setup';
   try {
-    for (const stage of STAGES) {
+    for (const stage of stages) {
       current = stage.name;
       if (stage.applies && !(await stage.applies(ctx))) continue;
       await stage.run(ctx);
@@ -54,7 +60,6 @@ export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<
   } finally {
     await ctx.close();
   }
-  return ctx.record;
 }
 
 /** Kept, not thrown: the partial history is still analysed, and the verdict will be unknown. */
