@@ -2,7 +2,19 @@ import { nowMicros } from '../clock.ts';
 import { InfraError } from '../errors.ts';
 import type { WorkerHandle } from '../workers/handle.ts';
 import type { WorkerStats } from '../workers/protocol.ts';
-import type { RunContext } from './context.ts';
+import type { Scenario } from '../scenario/types.ts';
+import type { ConsumerGroup } from './consumer-group.ts';
+import type { Progress } from './progress.ts';
+import type { RunRecord } from './record.ts';
+
+/** What the watch reads of a run (its context has all of it). */
+export interface WatchedRun {
+  readonly scenario: Pick<Scenario, 'workload'>;
+  readonly record: RunRecord;
+  readonly progress: Progress;
+  readonly consumers: ConsumerGroup;
+  readonly publishing?: { publishers(): WorkerHandle[]; workers(): WorkerHandle[] };
+}
 
 /** The sum of one stat over some workers. */
 export function sum(ws: readonly WorkerHandle[], field: keyof WorkerStats): number {
@@ -19,7 +31,7 @@ export class RunWatch {
   private lastApplied = 0;
   private lastTick = Date.now();
 
-  constructor(private readonly ctx: () => RunContext) {}
+  constructor(private readonly ctx: () => WatchedRun) {}
 
   /** Every process that publishes or consumes, live now. */
   workers(): WorkerHandle[] {
