@@ -9,6 +9,7 @@ import { DASH, formatCount, formatRate } from '../format.ts';
 import type { ReportResult } from '../view.ts';
 import type { ConsumersSection } from '../../checker/result-schema.ts';
 import type { HolVictims } from '../../metrics/hol-victims.ts';
+import type { ReportSection } from './contract.ts';
 
 /** A figure with up to `digits` decimals. */
 function fig(n: number | null | undefined, digits = 2): string {
@@ -57,3 +58,5 @@ export function consumersSection(r: ReportResult): string {
   ${hol}
 </section>`;
 }
+
+export default { order: 80, nav: { id: 'consumers', label: 'Consumers' }, render: ({ result }) => consumersSection(result) } satisfies ReportSection;

@@ -9,6 +9,7 @@ import { dataAttrs, esc } from '../html.ts';
 import { formatCount, formatDuration } from '../format.ts';
 import type { LatencySummary, ReportResult } from '../view.ts';
 import { STATS, cells } from './latency.ts';
+import type { ReportSection } from './contract.ts';
 
 interface Costs {
   consumers: number;
@@ -103,3 +104,5 @@ export function costsSection(r: ReportResult): string {
   ${withCosts.map(([strategy, s]) => strategyCosts(strategy, s.costs!)).join('\n')}
 </section>`;
 }
+
+export default { order: 90, nav: { id: 'costs', label: 'Strategy cost' }, render: ({ result }) => costsSection(result) } satisfies ReportSection;

@@ -1,6 +1,7 @@
 /** The scenario and the environment of the run (secrets redacted). */
 import { esc } from '../html.ts';
 import type { ReportResult } from '../view.ts';
+import type { ReportSection } from './contract.ts';
 
 function pre(id: string, value: unknown): string {
   return `<pre class="json" id="${id}">${esc(JSON.stringify(value ?? null, null, 2))}</pre>`;
@@ -23,3 +24,5 @@ export function environmentSection(r: ReportResult): string {
   ${r.workload?.finalState ? `<details><summary>Final state per strategy</summary>${pre('final-state-json', r.workload.finalState)}</details>` : ''}
 </section>`;
 }
+
+export default { order: 100, nav: { id: 'environment', label: 'Scenario' }, render: ({ result }) => environmentSection(result) } satisfies ReportSection;

@@ -10,6 +10,7 @@ import { DASH, formatCount, formatDuration } from '../format.ts';
 import type { ReportResult } from '../view.ts';
 import type { GatewaySection } from '../../checker/result-schema.ts';
 import type { LatencySummary } from '../../metrics/histogram.ts';
+import type { ReportSection } from './contract.ts';
 
 type Gateway = typeof GatewaySection.static;
 interface RoleLatency { latency: LatencySummary; byStatus: Record<string, number>; processes: string[] }
@@ -74,3 +75,5 @@ export function gatewaySection(r: ReportResult): string {
   ${g.autocannon.limits.length ? `<details><summary>autocannon's limits</summary><ul>${g.autocannon.limits.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></details>` : ''}
 </section>`;
 }
+
+export default { order: 40, nav: { id: 'gateway', label: 'Order service' }, render: ({ result }) => gatewaySection(result) } satisfies ReportSection;

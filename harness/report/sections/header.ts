@@ -2,6 +2,7 @@
 import { dataAttrs, esc } from '../html.ts';
 import { formatCount, formatDate, formatDuration, formatRate } from '../format.ts';
 import { brokerKind, faultWindowsOf, scenarioName, startedAt, type ReportResult } from '../view.ts';
+import type { ReportSection } from './contract.ts';
 
 export function headerSection(r: ReportResult): string {
   const brokerVersions = Object.entries(r.versions?.brokers ?? {}).map(([k, v]) => `${k} ${v}`).join(', ');
@@ -30,3 +31,5 @@ export function headerSection(r: ReportResult): string {
   </div>
 </header>`;
 }
+
+export default { order: 0, render: ({ result }) => headerSection(result) } satisfies ReportSection;

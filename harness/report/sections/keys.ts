@@ -2,6 +2,7 @@
 import { dataAttrs, esc } from '../html.ts';
 import { formatCount } from '../format.ts';
 import type { KeyDetailSection } from '../key-detail.ts';
+import type { ReportSection } from './contract.ts';
 
 export function keysSection(d: KeyDetailSection): string {
   const blocks = d.keys
@@ -23,3 +24,5 @@ export function keysSection(d: KeyDetailSection): string {
   ${blocks}
 </section>`;
 }
+
+export default { order: 60, nav: { id: 'keys', label: 'Worst keys' }, render: ({ keys }) => keysSection(keys) } satisfies ReportSection;

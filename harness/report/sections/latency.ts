@@ -2,6 +2,7 @@
 import { dataAttrs, esc } from '../html.ts';
 import { formatCount, formatDuration } from '../format.ts';
 import type { LatencySummary, ReportResult } from '../view.ts';
+import type { ReportSection } from './contract.ts';
 
 export const METRIC_LABELS: Record<string, string> = {
   publish: 'publish (send to ack)',
@@ -55,3 +56,5 @@ export function latencySection(r: ReportResult): string {
   ${phaseRows ? `<h3>Before, during and after each fault</h3><table class="latency phases" id="phase-table"><thead><tr><th>fault</th><th>phase</th><th>metric</th><th>count</th>${STATS.map(([, l]) => `<th>${l}</th>`).join('')}</tr></thead><tbody>${phaseRows}</tbody></table>` : ''}
 </section>`;
 }
+
+export default { order: 30, nav: { id: 'latency', label: 'Latency' }, render: ({ result }) => latencySection(result) } satisfies ReportSection;

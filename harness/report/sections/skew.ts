@@ -2,6 +2,7 @@
 import { dataAttrs, esc } from '../html.ts';
 import { formatCount, formatShare } from '../format.ts';
 import type { ReportResult } from '../view.ts';
+import type { ReportSection } from './contract.ts';
 
 export function skewSection(r: ReportResult): string {
   const s = r.workload?.skew;
@@ -27,3 +28,5 @@ export function skewSection(r: ReportResult): string {
   ${s.lanes.length ? `<table class="lanes" id="lane-table"><thead><tr><th>lane</th><th>messages</th><th>share</th><th>keys</th><th>busiest key</th><th>its share of the lane</th></tr></thead><tbody>${laneRows}</tbody></table>` : '<p class="hint">No lane was reported by the acks or applies.</p>'}
 </section>`;
 }
+
+export default { order: 50, nav: { id: 'skew', label: 'Key skew' }, render: ({ result }) => skewSection(result) } satisfies ReportSection;

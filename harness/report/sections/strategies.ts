@@ -2,6 +2,7 @@
 import { dataAttrs, esc } from '../html.ts';
 import { formatCount } from '../format.ts';
 import type { ReportResult } from '../view.ts';
+import type { ReportSection } from './contract.ts';
 
 interface Score {
   strategy: string;
@@ -36,3 +37,5 @@ export function strategiesSection(r: ReportResult): string {
   <table class="strategies" id="strategy-table"><thead><tr><th>strategy</th><th>run</th><th>keys wrong</th><th>wrong fields (keys)</th><th>applied</th><th>skipped</th><th>rejected</th><th>its own counts</th><th>examples</th></tr></thead><tbody>${rows}</tbody></table>
 </section>`;
 }
+
+export default { order: 70, nav: { id: 'strategies', label: 'Strategies' }, render: ({ result }) => strategiesSection(result) } satisfies ReportSection;

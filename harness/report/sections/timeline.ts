@@ -2,6 +2,7 @@
 import { dataAttrs, esc } from '../html.ts';
 import { formatSeconds } from '../format.ts';
 import { faultWindowsOf, type ReportResult } from '../view.ts';
+import type { ReportSection } from './contract.ts';
 
 export function timelineSection(r: ReportResult): string {
   const t = r.timeline;
@@ -32,3 +33,5 @@ export function timelineSection(r: ReportResult): string {
   ${t.rebalances !== undefined ? `<p class="hint">Consumer group rebalances recorded: ${esc(t.rebalances)}.</p>` : ''}
 </section>`;
 }
+
+export default { order: 20, nav: { id: 'timeline', label: 'Timeline' }, render: ({ result }) => timelineSection(result) } satisfies ReportSection;

@@ -3,6 +3,7 @@ import { ANOMALY_TYPES } from '../../checker/types.ts';
 import { dataAttrs, esc } from '../html.ts';
 import { formatCount, relativeTimes } from '../format.ts';
 import { settleMsOf, type ExpectationResult, type ReportResult } from '../view.ts';
+import type { ReportSection } from './contract.ts';
 
 export function scopeLabel(e: Pick<ExpectationResult, 'window'>): string {
   return e.window ? `${e.window.relation} ${e.window.fault}` : 'whole run';
@@ -57,3 +58,5 @@ export function verdictSection(r: ReportResult): string {
   </table>
 </section>`;
 }
+
+export default { order: 10, nav: { id: 'verdict', label: 'Verdict' }, render: ({ result }) => verdictSection(result) } satisfies ReportSection;
