@@ -197,10 +197,8 @@ export class ConsumerCore {
 
   /** The harness's delivery gate takes every message from here on (ConsumerClient.start). */
   start(onDelivery: (d: Delivery) => Promise<void>): void {
-    // partitionsConsumedConcurrently partitions are fetched side by side, and each may have one
-    // delivery out (the gate's lane rule): partition mode's one in flight becomes one per partition.
-    const maxInFlight = Math.max(this.options.maxInFlight, this.settings.partitionsConsumedConcurrently);
-    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight, log: this.options.log, onHandlerError: 'requeue', onRenewal: this.options.onRenewal });
+    // partitionsConsumedConcurrently partitions are fetched side by side, one delivery out each.
+    this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, lanesAtOnce: this.settings.partitionsConsumedConcurrently, log: this.options.log, onHandlerError: 'requeue', onRenewal: this.options.onRenewal });
   }
 
   /** The group gave this member `partitions` (possibly none): it is ready. */

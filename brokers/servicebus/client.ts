@@ -98,11 +98,9 @@ export class ServiceBusConsumer implements ConsumerClient {
   async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
     this.started = true;
     const sessions = this.settings.sessions ? (this.settings.maxConcurrentSessions ?? Math.max(1, this.options.maxInFlight)) : 0;
-    // Each session loop holds one delivery at a time of its own: maxConcurrentSessions sessions
-    // are worked on at once even when the consumer takes one delivery at a time per lane.
-    const maxInFlight = Math.max(this.options.maxInFlight, sessions);
+    // Each session loop holds one delivery at a time of its own: its sessions are lanes worked on side by side.
     // A handler that throws leaves the message locked: the lock expires and it comes again.
-    const gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight, log: this.options.log, onHandlerError: 'release', onRenewal: this.options.onRenewal });
+    const gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, lanesAtOnce: sessions, log: this.options.log, onHandlerError: 'release', onRenewal: this.options.onRenewal });
     const accept = (d: Delivery) => gate.accept(d);
     this.closeGate = () => gate.close();
     if (!this.settings.sessions) {

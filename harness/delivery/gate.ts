@@ -6,7 +6,9 @@
  *   - per lane, in the order accepted: a lane's next delivery is handed out only after
  *     `onDelivery` of its previous one resolved (the harness resolves it at once when its
  *     concurrency mode allows parallel work, and only after the handling in partition mode);
- *   - at most `maxInFlight` handed-out deliveries unsettled at once;
+ *   - at most `maxInFlight` handed-out deliveries unsettled at once, and never fewer than the
+ *     lanes the client works on side by side (`lanesAtOnce`): each of those may have its one
+ *     delivery out, so partition mode's one in flight becomes one per such lane;
  *   - a handler that throws without settling: logged, and the delivery settled as the adapter
  *     says (`onHandlerError`);
  *   - keep-alive: while deliveries wait for their turn, the client's own keep-alive runs (a
@@ -44,6 +46,11 @@ export interface GateOptions {
   /** The consumer's name, for log lines. */
   id: string;
   maxInFlight: number;
+  /**
+   * Lanes the client works on side by side, one delivery out each (Kafka's
+   * partitionsConsumedConcurrently, Service Bus's concurrent sessions): the cap is at least this.
+   */
+  lanesAtOnce?: number;
   log(line: string): void;
   /** How a delivery is settled when its handler threw without settling it. */
   onHandlerError: Settlement;
@@ -77,7 +84,7 @@ export class DeliveryGate {
     private readonly onDelivery: (d: Delivery) => Promise<void>,
     private readonly options: GateOptions,
   ) {
-    this.max = Math.max(1, options.maxInFlight);
+    this.max = Math.max(1, options.maxInFlight, options.lanesAtOnce ?? 0);
   }
 
   /** Handed out and not settled. */

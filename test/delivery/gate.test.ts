@@ -255,3 +255,19 @@ test('a renewal that was not due (renew resolves false) is not counted; one that
   assert.ok(counted.every((ok) => ok));
   gate.close();
 });
+
+test('lanes worked on side by side (lanesAtOnce) each have their delivery out, however low maxInFlight is', async () => {
+  const h = holding();
+  const gate = new DeliveryGate(h.onDelivery, { ...options, maxInFlight: 1, lanesAtOnce: 3 });
+  for (const [lane, n] of [['a', 1], ['b', 2], ['c', 3], ['d', 4]] as const) void gate.accept(incoming(lane, n));
+  await tick();
+  // Three lanes at once: the fourth waits for a settlement, as maxInFlight alone would make the second wait.
+  assert.deepEqual(h.seen.map((d) => d.payload.toString()), ['1', '2', '3']);
+  assert.equal(gate.inFlight, 3);
+  const lone = new DeliveryGate(holding().onDelivery, { ...options, maxInFlight: 1 });
+  for (const [lane, n] of [['a', 1], ['b', 2]] as const) void lone.accept(incoming(lane, n));
+  await tick();
+  assert.equal(lone.inFlight, 1);
+  gate.close();
+  lone.close();
+});
