@@ -6,5 +6,5 @@
 // @needs kafka
 import { conformance } from '../../../test/broker/contract.ts';
 
-conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'kafkajs', topic: { partitions: 3 } }, ordersKeys: true, handOverMs: 45_000, lanes: true, addPartitions: true });
-conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'confluent', topic: { partitions: 3 } }, ordersKeys: true, handOverMs: 45_000, lanes: true, addPartitions: true });
+conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'kafkajs', topic: { partitions: 3 } }, ordersKeys: true, handOverMs: 45_000, lanes: true });
+conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'confluent', topic: { partitions: 3 } }, ordersKeys: true, handOverMs: 45_000, lanes: true });

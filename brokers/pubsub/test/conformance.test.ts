@@ -6,4 +6,4 @@
 // @needs pubsub
 import { conformance } from '../../../test/broker/contract.ts';
 
-conformance({ broker: 'pubsub', settings: { kind: 'pubsub', messageOrdering: true, ackDeadlineSeconds: 10 }, ordersKeys: true, handOverMs: 40_000, lanes: false, addPartitions: false });
+conformance({ broker: 'pubsub', settings: { kind: 'pubsub', messageOrdering: true, ackDeadlineSeconds: 10 }, ordersKeys: true, handOverMs: 40_000, lanes: false });

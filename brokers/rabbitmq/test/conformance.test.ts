@@ -6,4 +6,4 @@
 // @needs rabbitmq
 import { conformance } from '../../../test/broker/contract.ts';
 
-conformance({ broker: 'rabbitmq', settings: { kind: 'rabbitmq', topology: 'single-active' }, ordersKeys: true, handOverMs: 20_000, lanes: true, addPartitions: false });
+conformance({ broker: 'rabbitmq', settings: { kind: 'rabbitmq', topology: 'single-active' }, ordersKeys: true, handOverMs: 20_000, lanes: true });

@@ -6,4 +6,4 @@
 // @needs sqs
 import { conformance } from '../../../test/broker/contract.ts';
 
-conformance({ broker: 'sqs', settings: { kind: 'sqs', queueType: 'fifo', visibilityTimeoutSeconds: 2 }, ordersKeys: true, handOverMs: 20_000, lanes: false, addPartitions: false });
+conformance({ broker: 'sqs', settings: { kind: 'sqs', queueType: 'fifo', visibilityTimeoutSeconds: 2 }, ordersKeys: true, handOverMs: 20_000, lanes: false });
