@@ -18,10 +18,11 @@
 import { InputError } from '../errors.ts';
 import { faultStart, faultUntil, inFault } from './faults.ts';
 import type { Occurrences } from './occurrences.ts';
+import { DEFAULT_EXPECTED_ZERO, WINDOW_RELATIONS, type WindowRelation } from './anomaly-types.ts';
 import { ANOMALY_TYPES, isAnomalyType, type Anomalies, type AnomalyType, type BrokerRemaining, type FaultWindow, type InputStats } from './types.ts';
 
 export type Expected = '0' | '>0' | 'any';
-export type Relation = 'during' | 'outside' | 'before' | 'after';
+export type Relation = WindowRelation;
 
 export interface WindowScope {
   relation: Relation;
@@ -56,19 +57,10 @@ export interface Verdict {
   reasons: string[];
 }
 
-export const DEFAULT_EXPECTED_ZERO: readonly AnomalyType[] = [
-  'lost',
-  'abandoned',
-  'reorder',
-  'gap',
-  'overlap',
-  'split',
-  'phantom',
-  'ghost',
-];
+export { DEFAULT_EXPECTED_ZERO };
 
 const EXPECTED_VALUES: readonly Expected[] = ['0', '>0', 'any'];
-const RELATIONS: readonly Relation[] = ['during', 'outside', 'before', 'after'];
+const RELATIONS: readonly Relation[] = WINDOW_RELATIONS;
 
 /** The default expectation of every type. */
 export function defaultExpectations(): Expectation[] {

@@ -7,7 +7,8 @@
  * Sections stay open (later issues add fields); older results may lack newer fields.
  */
 import { Type } from '../typebox.ts';
-import type { SchemaOptions, Static, TSchema, TUnion } from '@sinclair/typebox';
+import type { SchemaOptions, Static, TOptional, TSchema, TUnion } from '@sinclair/typebox';
+import { ANOMALIES, ANOMALY_TYPES, type AnomalyType } from './anomaly-types.ts';
 import { schemaId } from '../schemas/id.ts';
 
 /** JSON Schema `oneOf` (TypeBox's Union writes anyOf): exactly one branch, typed as their union. */
@@ -108,24 +109,14 @@ const VerdictDef = Type.Object(
   { additionalProperties: false },
 );
 
+/** Each anomaly type (anomaly-types.ts); one added in a later version is optional, so older results stay valid. */
+type AnomaliesProps = { [K in AnomalyType]: (typeof ANOMALIES)[K] extends { since: string } ? TOptional<typeof AnomalyDef> : typeof AnomalyDef };
 const AnomaliesDef = Type.Object(
+  Object.fromEntries(ANOMALY_TYPES.map((t) => [t, 'since' in ANOMALIES[t] ? Type.Optional(AnomalyDef) : AnomalyDef])) as AnomaliesProps,
   {
-    lost: AnomalyDef,
-    unseen: Type.Optional(AnomalyDef),
-    abandoned: AnomalyDef,
-    duplicate: AnomalyDef,
-    reorder: AnomalyDef,
-    regression: AnomalyDef,
-    gap: AnomalyDef,
-    overlap: AnomalyDef,
-    split: AnomalyDef,
-    phantom: AnomalyDef,
-    ghost: AnomalyDef,
-    'unknown-delivered': AnomalyDef,
-    retried: AnomalyDef,
-    displaced: AnomalyDef,
+    description: `Every anomaly type of the checker, zero counts included (${ANOMALY_TYPES.filter((t) => 'since' in ANOMALIES[t]).map((t) => `${t} since v${(ANOMALIES[t] as { since: string }).since}`).join(', ')}).`,
+    additionalProperties: false,
   },
-  { description: 'Every anomaly type of the checker (issue 3), zero counts included (unseen since v1.1).', additionalProperties: false },
 );
 
 const RemainingDef = oneOf(

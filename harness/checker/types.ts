@@ -1,31 +1,10 @@
 /**
- * Shapes of what the ordering checker reports. The anomaly names and their meaning are a
- * contract (issue 3): results are published and compared across runs.
+ * Shapes of what the ordering checker reports. The anomaly types themselves are defined once,
+ * in anomaly-types.ts.
  */
 
-/** Every anomaly type, in the order results list them. */
-export const ANOMALY_TYPES = [
-  'lost',
-  'unseen',
-  'abandoned',
-  'duplicate',
-  'reorder',
-  'regression',
-  'gap',
-  'overlap',
-  'split',
-  'phantom',
-  'ghost',
-  'unknown-delivered',
-  'retried',
-  'displaced',
-] as const;
-
-export type AnomalyType = (typeof ANOMALY_TYPES)[number];
-
-export function isAnomalyType(s: string): s is AnomalyType {
-  return (ANOMALY_TYPES as readonly string[]).includes(s);
-}
+export { ANOMALY_TYPES, isAnomalyType, type AnomalyType } from './anomaly-types.ts';
+import type { AnomalyType } from './anomaly-types.ts';
 
 /** One handling attempt as examples show it. Missing optional fields are null. */
 export interface EventRef {

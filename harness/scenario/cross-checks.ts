@@ -7,7 +7,8 @@ import { InputError } from '../errors.ts';
 import type { BrokerSettings } from '../broker/contract.ts';
 import { deepMerge } from './deep-merge.ts';
 import type { Scenario, TimeDistribution } from './types.ts';
-import { FINAL_STATE_EXPECTATION, WINDOW_KEYWORDS } from './schema.ts';
+import { WINDOW_RELATIONS } from '../checker/anomaly-types.ts';
+import { FINAL_STATE_EXPECTATION } from './schema.ts';
 import { isObject, show } from './values.ts';
 import type { CatalogueChoice } from './catalogue.ts';
 import { strategyOptions } from '../consumer/strategies/registry.ts';
@@ -92,8 +93,8 @@ function strategyChecks(s: Scenario, strategies: ReadonlyMap<string, CatalogueCh
 
 function crossCheckExpectation(type: string, spec: unknown, faultNames: string[], errors: string[]): void {
   if (!isObject(spec)) return;
-  const windows = WINDOW_KEYWORDS.filter((k) => (spec as Record<string, unknown>)[k] !== undefined);
-  if (windows.length > 1) errors.push(`expect.${type}: expected at most one of ${WINDOW_KEYWORDS.join(', ')}, got ${windows.join(' and ')}`);
+  const windows = WINDOW_RELATIONS.filter((k) => (spec as Record<string, unknown>)[k] !== undefined);
+  if (windows.length > 1) errors.push(`expect.${type}: expected at most one of ${WINDOW_RELATIONS.join(', ')}, got ${windows.join(' and ')}`);
   for (const k of windows) {
     const ref = (spec as Record<string, unknown>)[k] as string;
     if (type === FINAL_STATE_EXPECTATION) errors.push(`expect.${type}.${k}: the final state has no time; expected no window`);

@@ -5,7 +5,8 @@
  */
 import { basename, extname } from 'node:path';
 import type { ExpectationSpec } from './types.ts';
-import { ANOMALY_TYPES, DEFAULT_EXPECT_ZERO, DURATION_COMMENT, FINAL_STATE_EXPECTATION, DUPLICATE_VERSIONS_EXPECTATION } from './schema.ts';
+import { ANOMALIES, ANOMALY_TYPES } from '../checker/anomaly-types.ts';
+import { DURATION_COMMENT, FINAL_STATE_EXPECTATION, DUPLICATE_VERSIONS_EXPECTATION } from './schema.ts';
 import { deref, isObject, type SchemaObject } from './values.ts';
 
 /** Milliseconds from a number (already ms) or a string "250ms", "30s", "2m", "1h", "500us". */
@@ -75,7 +76,7 @@ export function resolveExpectations(given: Record<string, ExpectationSpec | Expe
     // unseen left out stays out: then it bears on lost (checker/expectations.ts), which an
     // explicit `unseen: any` would switch off.
     if (v === undefined && t === 'unseen') continue;
-    if (v === undefined) out[t] = (DEFAULT_EXPECT_ZERO as readonly string[]).includes(t) ? '0' : 'any';
+    if (v === undefined) out[t] = ANOMALIES[t].expectedByDefault;
     else out[t] = Array.isArray(v) ? v.map(one) : one(v);
   }
   const state = given[FINAL_STATE_EXPECTATION];

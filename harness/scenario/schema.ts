@@ -14,7 +14,7 @@
  */
 import { Type } from '../typebox.ts';
 import type { Static, TSchema, TUnsafe } from '@sinclair/typebox';
-import { ANOMALY_TYPES } from '../checker/types.ts';
+import { ANOMALY_TYPES, DEFAULT_EXPECTED_ZERO, WINDOW_RELATIONS, type WindowRelation } from '../checker/anomaly-types.ts';
 import { fileURLToPath } from 'node:url';
 import { concurrencySchema } from '../consumer/concurrency/registry.ts';
 // Issue 21: the strategies contribute `consumers.strategy` and wrong-state's `strategy` (see below).
@@ -56,7 +56,7 @@ export const durationSchema = {
 } as const;
 const Duration = Type.Unsafe(durationSchema) as TDuration;
 
-/** Anomaly types of the checker (issue 3), in its order: the checker owns the list. */
+/** Anomaly types of the checker, in its order: the checker owns the list (harness/checker/anomaly-types.ts). */
 export { ANOMALY_TYPES };
 
 /** Keys whose final state differs from the truth under the consumers' strategy. */
@@ -64,9 +64,14 @@ export const FINAL_STATE_EXPECTATION = 'wrong-state';
 /** Order-service runs (workload.gateway): events given a version another event of their key already had. */
 export const DUPLICATE_VERSIONS_EXPECTATION = 'duplicate-versions';
 
-export const DEFAULT_EXPECT_ZERO = ['lost', 'abandoned', 'reorder', 'gap', 'overlap', 'split', 'phantom', 'ghost'] as const;
-
-export const WINDOW_KEYWORDS = ['during', 'before', 'after', 'outside'] as const;
+/** What each of the checker's window relations means here: a relation added there fails type checking until it is described. */
+const WINDOW_TEXT = {
+  during: "Within the fault's window (plus run.settleMs).",
+  outside: "Anywhere but the fault's window.",
+  before: 'Before the fault starts.',
+  after: "After the fault's window (plus run.settleMs).",
+} satisfies Record<WindowRelation, string>;
+const perRelation = <T>(f: (r: WindowRelation) => T) => Object.fromEntries(WINDOW_RELATIONS.map((r) => [r, f(r)])) as Record<WindowRelation, T>;
 
 const dur = (description: string) => durationRef({ description });
 /** A duration with a default. */
@@ -311,21 +316,16 @@ const Fault = openObject(
 );
 
 const window = (description: string) => optional(str({ description }));
-const Expectation = expectation('0, ">0" or "any", alone or as { expect, during | before | after | outside: <fault name> }.', {
-  during: window("Within the fault's window (plus run.settleMs)."),
-  before: window('Before the fault starts.'),
-  after: window("After the fault's window (plus run.settleMs)."),
-  outside: window("Anywhere but the fault's window."),
-});
+const Expectation = expectation(
+  `0, ">0" or "any", alone or as { expect, ${WINDOW_RELATIONS.join(' | ')}: <fault name> }.`,
+  perRelation((r) => window(WINDOW_TEXT[r])),
+);
 // Issue 21: wrong-state's expectation, which may name the strategy it judges. The windows are
 // accepted here so that the loader can say why they make no sense (the final state has no time).
 const notAllowed = () => window('Not allowed: the final state has no time.');
 const StateExpectation = expectation('0, ">0" or "any", alone or as { expect, strategy }.', {
   strategy: optional(Type.Unsafe<string>(strategyNameSchema())),
-  during: notAllowed(),
-  before: notAllowed(),
-  after: notAllowed(),
-  outside: notAllowed(),
+  ...perRelation(() => notAllowed()),
 });
 
 /** One expectation of an anomaly type, as written: wrong-state's form is the wider one (the
@@ -344,7 +344,7 @@ const Expect = Type.Unsafe<Record<string, ExpectationValue | ExpectationValue[]>
       Type.Unsafe<ExpectationValue>({ ...ExpectValue, description: 'Order-service runs (workload.gateway): events numbered with a version another event of their order already had (0, ">0" or "any"; the whole run). Default any.' }),
     ),
   }, {
-    description: `Expectations per anomaly type. Types left out: ${DEFAULT_EXPECT_ZERO.join(', ')} expect 0; the others any, but unseen left out bears on lost: lost 0 with unseen messages (acked, undelivered, still on the broker) is unknown, not a pass.`,
+    description: `Expectations per anomaly type. Types left out: ${DEFAULT_EXPECTED_ZERO.join(', ')} expect 0; the others any, but unseen left out bears on lost: lost 0 with unseen messages (acked, undelivered, still on the broker) is unknown, not a pass.`,
     additionalProperties: false,
   }),
 ) as TUnsafe<Record<string, ExpectationValue | ExpectationValue[]>> & { properties: Record<string, TSchema> };
@@ -432,12 +432,6 @@ export const scenarioSchema = {
 };
 
 export const SCHEMA_FILE = fileURLToPath(new URL('./scenario.schema.json', import.meta.url));
-
-/** The published file's text. */
-export function schemaJson(): string {
-  return JSON.stringify(scenarioSchema, null, 2) + '\n';
-}
-
 
 /** The plug-ins a scenario schema is built with (ScenarioCatalogue has them). */
 export interface SchemaPlugins {

@@ -7,7 +7,7 @@
 import { intendedSchedule } from '../workload/schedule.ts';
 import { drainBoundMs, drainPlan } from '../runner/drain-rules.ts';
 import type { Scenario } from './types.ts';
-import { WINDOW_KEYWORDS } from './schema.ts';
+import { WINDOW_RELATIONS } from '../checker/anomaly-types.ts';
 import { isObject, show } from './values.ts';
 
 /** The nightly suite's bound on warm-up + duration + drain timeout, unless run.maxDurationMs says more. */
@@ -35,7 +35,7 @@ export function windowsInsideRun(s: Scenario, brokerHorizonMs: number): string[]
   for (const [type, specs] of Object.entries(s.expect)) {
     (Array.isArray(specs) ? specs : [specs]).forEach((spec, i) => {
       if (!isObject(spec)) return;
-      for (const k of WINDOW_KEYWORDS) {
+      for (const k of WINDOW_RELATIONS) {
         const f = s.faults.find((x) => x.name === (spec as Record<string, unknown>)[k]);
         const why = f && lastStart(f);
         if (f && why) {

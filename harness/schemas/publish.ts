@@ -12,17 +12,29 @@ export { SCHEMA_ID_BASE, schemaId } from './id.ts';
 export interface Published {
   /** Repository path of the published copy. */
   path: string;
-  /** The schema, as generated from its source. */
+  /** The module it is generated from. */
+  source: string;
+  /** The schema, as generated from its source, with a `$comment` saying so. */
   schema(): Promise<unknown>;
+}
+
+/** A generated schema says so, and where it comes from, right after its `$id`. */
+function generated(source: string, schema: object): object {
+  const { $schema, $id, ...rest } = schema as Record<string, unknown>;
+  return { $schema, $id, $comment: `Generated from ${source} by harness/schemas/publish.ts: edit the source, not this file.`, ...rest };
 }
 
 const root = (p: string) => fileURLToPath(new URL(`../../${p}`, import.meta.url));
 
+function published(path: string, source: string, load: () => Promise<object>): Published {
+  return { path, source, schema: async () => generated(source, await load()) };
+}
+
 /** Every published schema; the sources are imported lazily (the scenario's needs no plug-ins). */
 export const PUBLISHED: Published[] = [
-  { path: 'harness/scenario/scenario.schema.json', schema: async () => (await import('../scenario/schema.ts')).scenarioSchema },
-  { path: 'results/schema/result.v1.json', schema: async () => (await import('../checker/result-schema.ts')).resultSchema },
-  { path: 'results/schema/history.v1.json', schema: async () => (await import('../history/schema.ts')).historySchema },
+  published('harness/scenario/scenario.schema.json', 'harness/scenario/schema.ts', async () => (await import('../scenario/schema.ts')).scenarioSchema),
+  published('results/schema/result.v1.json', 'harness/checker/result-schema.ts', async () => (await import('../checker/result-schema.ts')).resultSchema),
+  published('results/schema/history.v1.json', 'harness/history/schema.ts', async () => (await import('../history/schema.ts')).historySchema),
 ];
 
 /** A published file's text: 2-space JSON, one trailing newline. */

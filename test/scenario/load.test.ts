@@ -218,7 +218,7 @@ test('expectations: anomaly names, values, and windows that name an existing fau
   assert.deepEqual(await problems(ok + faults + 'expect:\n  gap: { expect: ">0", during: stall-c9 }\n  overlap: { expect: any, during: stall-c1, after: stall-c1 }\n'), [
     'faults[1].name: expected a unique name, got "stall-c1" (also faults[0].name)',
     'expect.gap.during: expected the name of a fault (stall-c1, stall-c1), got "stall-c9"',
-    'expect.overlap: expected at most one of during, before, after, outside, got during and after',
+    'expect.overlap: expected at most one of during, outside, before, after, got during and after',
   ]);
   assert.deepEqual(await problems(ok + 'expect:\n  reorder: { expect: ">0", before: nothing }\n'), [
     'expect.reorder.before: expected the name of a fault (the scenario has none), got "nothing"',
