@@ -9,7 +9,7 @@
 import type { ContainerService, DeployContext } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { isListening } from '../../harness/runtime/ports.ts';
-import { containersDeployment, startBehindToxiproxy, toxiproxyService } from '../../harness/runtime/containers.ts';
+import { containersDeployment, startBehindToxiproxy, toxiproxyService } from '../../harness/broker/containers.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { clientVersion, type PubsubEndpoint } from './connection.ts';
 import { PROXY_NAME, type PubsubDeployment } from './local.ts';

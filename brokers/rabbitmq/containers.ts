@@ -7,7 +7,7 @@
  */
 import type { ContainerService, DeployContext } from '../../harness/broker/contract.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
-import { containersDeployment, startBehindToxiproxy, toxiproxyService } from '../../harness/runtime/containers.ts';
+import { containersDeployment, startBehindToxiproxy, toxiproxyService } from '../../harness/broker/containers.ts';
 import type { RabbitEndpoint } from './connection.ts';
 import { PROXY_NAME, type RabbitDeployment } from './local.ts';
 import type { RabbitSettings } from './settings.ts';

@@ -17,7 +17,7 @@ import { InfraError, InputError } from '../../harness/errors.ts';
 import { sleep } from '../../harness/clock.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
 import { LocalProcess, pidAlive, processMemory, signalGroup, tailFile, type ProcessSpec } from '../../harness/runtime/process.ts';
-import { findProxied, proxiedDeployment, startProxied, type NodeDeployment } from '../../harness/runtime/proxied-node.ts';
+import { findProxied, proxiedDeployment, startProxied, type NodeDeployment } from '../../harness/broker/proxied-node.ts';
 import { requireTool } from '../../harness/runtime/requirements.ts';
 import { installedVersion, RABBITMQ_BIN_DIR } from './bin-dir.ts';
 import { RABBITMQ_SERVER } from './requirements.ts';

@@ -11,8 +11,8 @@ import { InfraError } from '../../harness/errors.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
 import { tailFile } from '../../harness/runtime/process.ts';
-import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
-import { findProxied, proxiedDeployment, startProxied } from '../../harness/runtime/proxied-node.ts';
+import { ProcessNode, type NodeProcess } from '../../harness/broker/process-node.ts';
+import { findProxied, proxiedDeployment, startProxied } from '../../harness/broker/proxied-node.ts';
 import { connectionStringFor } from './emulator/index.ts';
 import type { ServiceBusEndpoint } from './endpoint.ts';
 

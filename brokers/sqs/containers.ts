@@ -8,7 +8,7 @@
 import type { ContainerService, DeployContext } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
-import { containersDeployment, startBehindToxiproxy, toxiproxyService } from '../../harness/runtime/containers.ts';
+import { containersDeployment, startBehindToxiproxy, toxiproxyService } from '../../harness/broker/containers.ts';
 import { DUMMY_CREDENTIALS, type SqsEndpoint } from './connection.ts';
 import { EMULATOR_NOTES, LOCAL_REGION, PROXY_NAME, sdkVersion, sqsHealthy, type SqsDeployment } from './local.ts';
 import type { SqsSettings } from './settings.ts';

@@ -9,7 +9,7 @@
 import { Type } from '../typebox.ts';
 import type { SchemaOptions, Static, TOptional, TSchema, TUnion } from '@sinclair/typebox';
 import { ANOMALIES, ANOMALY_TYPES, type AnomalyType } from './anomaly-types.ts';
-import { schemaId } from '../schemas/id.ts';
+import { schemaId } from '../schema-id.ts';
 
 /** JSON Schema `oneOf` (TypeBox's Union writes anyOf): exactly one branch, typed as their union. */
 function oneOf<T extends TSchema[]>(schemas: [...T], options: SchemaOptions = {}) {

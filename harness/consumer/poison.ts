@@ -1,26 +1,11 @@
 /**
- * Poison messages: which messages fail every time, and what a consumer does with one.
- * Which: a seeded share of messages (decided in the message plan, carried in the payload's
- * poison flag) or every message of the given keys. What: the scenario's policy, as a pure
- * decision per handling attempt, so every concurrency mode shares one rule.
+ * Poison messages: what a consumer does with one (which messages are poison is decided in the
+ * message plan: harness/workload/poison-picker.ts, carried in the payload's poison flag, or
+ * every message of the given keys). The scenario's policy, as a pure decision per handling
+ * attempt, so every concurrency mode shares one rule.
  */
 import type { PoisonSpec } from '../scenario/types.ts';
 import type { Settlement } from '../broker/contract.ts';
-import type { Rng } from '../workload/rng.ts';
-
-/**
- * Returns a function deciding, message by message in plan order, whether a message is poison.
- * It draws exactly one number per call whatever the spec, so the poison stream stays aligned.
- */
-export function poisonPicker(spec: PoisonSpec | undefined, rng: Rng): (key: string) => boolean {
-  if (!spec) return () => false;
-  const share = spec.share ?? 0;
-  const keys = new Set(spec.keys ?? []);
-  return (key) => {
-    const u = rng.next();
-    return keys.has(key) || u < share;
-  };
-}
 
 export type PoisonDecision =
   /** Not poison, key not parked: run the handler and apply. */

@@ -116,7 +116,7 @@ export function checkCapability(path: string, scope: FaultScope, what: string, p
 // The worker side of a fault. A fault that acts inside producer or consumer processes (a stall,
 // failing handlers, a crash after an apply, a metadata refresh) declares it in its own file as
 // `worker`; the runner side tells the chosen workers with startInWorker / endInWorker, and each
-// worker process loads the hooks of every fault kind (harness/workers/fault-hooks.ts), so adding
+// worker process loads the hooks of every fault kind (harness/faults/worker-hooks.ts), so adding
 // one touches no worker file.
 
 /** What a consumer process lets a fault change in its handling, per handling attempt. */

@@ -7,15 +7,26 @@
 import { join } from 'node:path';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { GatewaySection } from '../checker/result-schema.ts';
-import type { RunRecord } from '../runner/record.ts';
+import type { Scenario } from '../scenario/types.ts';
+import type { WorkerStats } from '../workers/protocol.ts';
 import { DUPLICATE_VERSIONS_EXPECTATION } from '../scenario/schema.ts';
 import type { ExpectationSpec } from '../scenario/types.ts';
 import type { VersionedState } from '../workload/entity.ts';
 import { gatewayMode } from './registry.ts';
 import { AUTOCANNON_LIMITS, MIN_REQUEST_RATE_SHARE, autocannonSummary, duplicateVersions, httpFigures, storeTruth, type DuplicateVersions } from './figures.ts';
 
+/** What the analysis reads of a run's record (harness/runner/record.ts has it all). */
+export interface GatewayRunRecord {
+  scenario: Scenario;
+  runDir: string;
+  historyFile: string;
+  startUs: number;
+  gaveUp: unknown;
+  gateway?: { driver: WorkerStats; services: Record<string, WorkerStats>; storeFile: string };
+}
+
 export async function gatewayFigures(
-  record: RunRecord,
+  record: GatewayRunRecord,
   marks: { name: string; detail?: unknown }[],
   incomplete: string[],
 ): Promise<{ section: GatewaySection; truth: Map<string, VersionedState> | undefined }> {

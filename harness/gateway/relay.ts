@@ -10,7 +10,7 @@ import { sleep } from '../clock.ts';
 import { HistoryWriter } from '../history/writer.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit } from '../workers/protocol.ts';
 import { loopLagMeter } from '../workers/loop-lag.ts';
-import { WorkerFaults } from '../workers/fault-hooks.ts';
+import { WorkerFaults } from '../faults/worker-hooks.ts';
 import { OrderStore } from './store.ts';
 import { publisher } from './publish.ts';
 

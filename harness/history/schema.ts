@@ -10,7 +10,7 @@
  */
 import { Type } from '../typebox.ts';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { schemaId } from '../schemas/id.ts';
+import { schemaId } from '../schema-id.ts';
 
 export const HISTORY_FORMAT = 'convoy.history';
 /** The version this convoy writes. */

@@ -12,9 +12,8 @@
  */
 import { sleep } from '../clock.ts';
 import type { RemainingReport } from '../broker/contract.ts';
+import type { DrainPlan } from '../scenario/drain-plan.ts';
 
-/** Added to the horizon: a message given back at the horizon still has to be handled. */
-export const DRAIN_MARGIN_MS = 5_000;
 /** Nothing moving for this long with the counts met: every acked message was processed. */
 const SETTLED_MS = 1_500;
 /** How often the broker is asked during the drain (when nothing is in flight). */
@@ -32,21 +31,6 @@ export interface DrainOutcome {
   horizonMs: number;
   /** run.drainTimeoutMs, when the scenario set it. */
   capMs: number | null;
-}
-
-export interface DrainPlan {
-  horizonMs: number;
-  capMs: number | null;
-}
-
-/** The drain's bounds for a broker horizon (ms, before the margin) and the scenario's cap. */
-export function drainPlan(brokerHorizonMs: number, capMs: number | undefined): DrainPlan {
-  return { horizonMs: brokerHorizonMs + DRAIN_MARGIN_MS, capMs: capMs ?? null };
-}
-
-/** The longest the drain can take under a plan. */
-export function drainBoundMs(plan: DrainPlan): number {
-  return plan.capMs === null ? plan.horizonMs : Math.min(plan.capMs, plan.horizonMs);
 }
 
 /** The live counts the drain watches. */

@@ -21,7 +21,7 @@ import { concurrencySchema } from '../consumer/concurrency/registry.ts';
 import { STRATEGIES, strategyFieldSchema, strategyNameSchema, type StrategySchemaPart } from '../consumer/strategies/schema.ts';
 import type { StrategyOptions } from '../consumer/strategies/contract.ts';
 import type { GatewaySpec } from '../gateway/contract.ts';
-import { schemaId } from '../schemas/id.ts';
+import { schemaId } from '../schema-id.ts';
 // Issue 23: the order service's modes contribute `workload.gateway.mode` (harness/gateway/modes/).
 import { gatewaySchema } from '../gateway/registry.ts';
 import {

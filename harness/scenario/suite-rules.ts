@@ -5,7 +5,7 @@
  * the run.
  */
 import { intendedSchedule } from '../workload/schedule.ts';
-import { drainBoundMs, drainPlan } from '../runner/drain-rules.ts';
+import { drainBoundMs, drainPlan } from './drain-plan.ts';
 import type { Scenario } from './types.ts';
 import { WINDOW_RELATIONS } from '../checker/anomaly-types.ts';
 import { isObject, show } from './values.ts';

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export { SCHEMA_ID_BASE, schemaId } from './id.ts';
+export { SCHEMA_ID_BASE, schemaId } from '../schema-id.ts';
 
 export interface Published {
   /** Repository path of the published copy. */

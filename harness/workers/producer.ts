@@ -8,7 +8,7 @@ import { encodeMessage } from '../workload/codec.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from './protocol.ts';
 import { eventAt } from '../workload/entity.ts';
 import { loopLagMeter } from './loop-lag.ts';
-import { WorkerFaults } from './fault-hooks.ts';
+import { WorkerFaults } from '../faults/worker-hooks.ts';
 import { ResendPolicy } from './resend.ts';
 
 /**

@@ -17,7 +17,7 @@
 import type { PoisonSpec, RateSpec, SizeSpec, WorkloadSpec } from '../scenario/types.ts';
 import { Rng, hash32 } from './rng.ts';
 import { keyChooser, keyName, type KeyChooser } from './keys.ts';
-import { poisonPicker } from '../consumer/poison.ts';
+import { poisonPicker } from './poison-picker.ts';
 import { subKeyOf } from './split.ts';
 
 /** Microseconds from schedule start at which message i should be sent, or null (unlimited). */

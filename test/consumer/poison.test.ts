@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decidePoison, poisonPicker, PoisonTracker, retryBackoffMs } from '../../harness/consumer/poison.ts';
+import { decidePoison, PoisonTracker, retryBackoffMs } from '../../harness/consumer/poison.ts';
 import { handlerTimeSampler, handlerFor, meanMs } from '../../harness/consumer/handler-time.ts';
 import { Rng } from '../../harness/workload/rng.ts';
 import type { PoisonSpec } from '../../harness/scenario/types.ts';
@@ -38,17 +38,6 @@ test('park-key: the poison message parks its key; every later message of the key
   assert.deepEqual(t.decide('k2', 1, false, 1), { action: 'handle' });
   assert.deepEqual([...t.parkedKeys], ['k1']);
   assert.deepEqual(t.parked, [{ key: 'k1', seq: 2 }, { key: 'k1', seq: 3 }]);
-});
-
-test('poison picker: seeded share, given keys, one draw per message', () => {
-  const pick = poisonPicker(spec('retry', { share: 0.2, keys: ['hot'] }), Rng.from(1).fork('poison'));
-  let n = 0;
-  for (let i = 0; i < 10_000; i++) if (pick(`k${i}`)) n++;
-  assert.ok(Math.abs(n / 10_000 - 0.2) < 0.02);
-  assert.equal(pick('hot'), true);
-  const again = poisonPicker(spec('retry', { share: 0.2 }), Rng.from(1).fork('poison'));
-  const replay = poisonPicker(spec('retry', { share: 0.2 }), Rng.from(1).fork('poison'));
-  assert.deepEqual(Array.from({ length: 100 }, () => again('x')), Array.from({ length: 100 }, () => replay('y')));
 });
 
 test('handler times: constant, uniform in range, exponential mean; overrides per consumer', () => {

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { WorkerFaults } from '../../harness/workers/fault-hooks.ts';
+import { WorkerFaults } from '../../harness/faults/worker-hooks.ts';
 import { faultKinds } from '../../harness/faults/registry.ts';
 import { CONCURRENCY_MODES, concurrencyMode, concurrencySchema, loadConcurrencyModes } from '../../harness/consumer/concurrency/registry.ts';
 import type { ConsumerSide, HandlerEffect } from '../../harness/faults/contract.ts';

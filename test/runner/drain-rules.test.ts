@@ -1,7 +1,8 @@
 /** The drain's endings (harness/runner/drain-rules.ts) on scripted counts, with a short poll. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { drain, drainBoundMs, drainPlan, DRAIN_MARGIN_MS, type DrainProbe } from '../../harness/runner/drain-rules.ts';
+import { drain, type DrainProbe } from '../../harness/runner/drain-rules.ts';
+import { drainBoundMs, drainPlan, DRAIN_MARGIN_MS } from '../../harness/scenario/drain-plan.ts';
 import type { RemainingReport } from '../../harness/broker/contract.ts';
 
 const never = new AbortController().signal;

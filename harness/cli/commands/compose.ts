@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
-import { composeForAllBrokers } from '../../runtime/compose.ts';
+import { composeForAllBrokers } from '../../broker/compose.ts';
 
 export function register(program: Command): void {
   program

@@ -20,7 +20,7 @@ import { newHistogram, record } from '../../metrics/histogram.ts';
 import { ownerClient } from '../../owner/client.ts';
 import type { ConsumerSpec } from '../../scenario/types.ts';
 import { Rng } from '../../workload/rng.ts';
-import { WorkerFaults } from '../fault-hooks.ts';
+import { WorkerFaults } from '../../faults/worker-hooks.ts';
 import { emptyPhases, type ConsumerPhases } from '../phases.ts';
 import { emptyStats, type FromWorker, type WorkerInit, type WorkerStats } from '../protocol.ts';
 import { GroupCommit } from './group-commit.ts';

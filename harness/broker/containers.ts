@@ -5,7 +5,7 @@
  * from the same ContainerService list. No image can be pulled on the machines convoy is
  * developed on, so startBehindToxiproxy() is UNTESTED there; toxiproxyService() is.
  */
-import type { ContainerService, Deployment } from '../broker/contract.ts';
+import type { ContainerService, Deployment } from './contract.ts';
 import { InfraError } from '../errors.ts';
 import { TOXIPROXY_VERSION, ToxiproxyApi } from '../net/toxiproxy.ts';
 import type { NodeDeployment } from './proxied-node.ts';

@@ -4,10 +4,10 @@
  * by an earlier convoy process (`brokers up`) is adopted through its pid file.
  */
 import { readFileSync, rmSync } from 'node:fs';
-import type { BrokerNode } from '../broker/contract.ts';
+import type { BrokerNode } from './contract.ts';
 import { sleep } from '../clock.ts';
 import { InfraError } from '../errors.ts';
-import { LocalProcess, pidAlive, processMemory, signalGroup } from './process.ts';
+import { LocalProcess, pidAlive, processMemory, signalGroup } from '../runtime/process.ts';
 
 export interface NodeProcess {
   /** For messages: "elasticmq on 4567". */

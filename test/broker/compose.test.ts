@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { composeForAllBrokers, renderCompose } from '../../harness/runtime/compose.ts';
+import { composeForAllBrokers, renderCompose } from '../../harness/broker/compose.ts';
 import { ROOT } from '../runner/helpers.ts';
 import { brokerNames, loadBroker } from '../../harness/broker/registry.ts';
 

@@ -14,8 +14,8 @@ import { ToxiproxyApi } from '../../harness/net/toxiproxy.ts';
 import { loadInstance } from '../../harness/runtime/instances.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
 import { pidAlive } from '../../harness/runtime/process.ts';
-import { ProcessNode, type NodeProcess } from '../../harness/runtime/process-node.ts';
-import { findProxied, startProxied, type ProxiedNode } from '../../harness/runtime/proxied-node.ts';
+import { ProcessNode, type NodeProcess } from '../../harness/broker/process-node.ts';
+import { findProxied, startProxied, type ProxiedNode } from '../../harness/broker/proxied-node.ts';
 
 const KEY = `test-proxied-${process.pid}`;
 const SERVER = `require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.argv[1]), '127.0.0.1')`;

@@ -4,9 +4,9 @@
  * fault kinds; a `fault` message from the runner starts or ends it. The worker asks for the
  * active effects and never names a fault.
  */
-import type { ConsumerSide, FaultKind, HandlerEffect, ProducerSide, RelayEffect, RelaySide } from '../faults/contract.ts';
-import { faultKinds } from '../faults/registry.ts';
-import type { ToWorker } from './protocol.ts';
+import type { ConsumerSide, FaultKind, HandlerEffect, ProducerSide, RelayEffect, RelaySide } from './contract.ts';
+import { faultKinds } from './registry.ts';
+import type { ToWorker } from '../workers/protocol.ts';
 
 type Started = { end?(): void };
 

@@ -5,10 +5,10 @@
  * (`convoy brokers up`), and finds a recorded one again for reuse.
  */
 import { join } from 'node:path';
-import type { BrokerNode, DeployContext, Deployment } from '../broker/contract.ts';
+import type { BrokerNode, DeployContext, Deployment } from './contract.ts';
 import { startToxiproxy, ToxiproxyApi, type ToxiproxyServer } from '../net/toxiproxy.ts';
-import { onCleanup } from './cleanup.ts';
-import { loadInstance, ownerOf, removeInstance, saveInstance, type InstanceRecord } from './instances.ts';
+import { onCleanup } from '../runtime/cleanup.ts';
+import { loadInstance, ownerOf, removeInstance, saveInstance, type InstanceRecord } from '../runtime/instances.ts';
 
 /** What the instance record holds besides the module's own data. */
 export interface ProxiedRecord {
