@@ -99,7 +99,7 @@ export class EntityStore {
 
   /**
    * Opens a write transaction that stays open across apply() calls (the strategies' own become
-   * savepoints) until commit(): the consumer worker's group commit (harness/workers/consumer/group-commit.ts).
+   * savepoints) until commit(): the consumer worker's group commit (harness/roles/consumer/group-commit.ts).
    * IMMEDIATE: the write lock is taken at once, so another process waits in busy_timeout
    * instead of failing on a lock upgrade.
    */

@@ -181,7 +181,7 @@ const Producer = object(
     processBroker: optional(
       list(BrokerOverride(), {}, { description: "Per process, in order: broker settings overriding the producer's (e.g. one process with another partitioner)." }),
     ),
-    // Issue 23, item 5 (seed 000: "your own resends"); harness/workers/resend.ts.
+    // Issue 23, item 5 (seed 000: "your own resends"); harness/roles/resend.ts.
     resend: optional(Resend),
   },
   { additionalProperties: false },

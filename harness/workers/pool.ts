@@ -17,7 +17,7 @@ import { OWNER_ENV, ensureReaper, ownerTag, watchGroup } from '../runtime/reaper
 import { moduleProcessArgs } from '../module-ext.ts';
 
 /** The worker's module: compiled, or its source through tsx's ES-module loader (module-ext.ts). */
-const WORKER_ARGS = moduleProcessArgs('harness/workers/main');
+const WORKER_ARGS = moduleProcessArgs('harness/roles/main');
 const WORKER_MAIN = WORKER_ARGS.at(-1)!;
 const WORKER_LOADER = WORKER_ARGS.slice(0, -1);
 /** Idle workers kept at most, and for how long (a suite's long real-broker runs need none). */

@@ -1,5 +1,5 @@
 /**
- * The consumer worker (harness/workers/consumer/run.ts) against one real Kafka node with the
+ * The consumer worker (harness/roles/consumer/run.ts) against one real Kafka node with the
  * librdkafka client: a plain message (decoded, 0 ms handler, no poison policy, grouped apply)
  * takes a path without an async frame of its own (issue 29); every other one the general path.
  * Both must record the same history, line for line, times aside.

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pidAlive } from '../../harness/runtime/process.ts';
 
-const WORKER_MAIN = fileURLToPath(new URL('../../harness/workers/main.ts', import.meta.url));
+const WORKER_MAIN = fileURLToPath(new URL('../../harness/roles/main.ts', import.meta.url));
 
 test('worker main exits when the IPC channel to its parent closes (parent killed with SIGKILL)', { timeout: 30_000 }, async () => {
   // A stand-in parent: forks the worker detached (as WorkerHandle does), never sends init.

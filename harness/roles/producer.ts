@@ -5,9 +5,9 @@ import { HistoryWriter } from '../history/writer.ts';
 import { ackLine, sendLine } from '../history/producer-lines.ts';
 import { MessagePlan, type PlannedMessage } from '../workload/schedule.ts';
 import { encodeMessage } from '../workload/codec.ts';
-import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from './protocol.ts';
+import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from '../workers/protocol.ts';
 import { eventAt } from '../workload/entity.ts';
-import { loopLagMeter } from './loop-lag.ts';
+import { loopLagMeter } from '../workers/loop-lag.ts';
 import { WorkerFaults } from '../faults/worker-hooks.ts';
 import { ResendPolicy } from './resend.ts';
 

@@ -1,10 +1,10 @@
 /**
- * The consumer worker's process events (harness/workers/consumer/process-event.ts) are written out by
+ * The consumer worker's process events (harness/roles/consumer/process-event.ts) are written out by
  * hand for speed: their JSON must stay byte for byte what the spread they replace gave.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { processEvent, type ProcessBase } from '../../../harness/workers/consumer/process-event.ts';
+import { processEvent, type ProcessBase } from '../../../harness/roles/consumer/process-event.ts';
 
 const bases: ProcessBase[] = [
   { key: 'k1', producer: 'p1', seq: 3, consumer: 'c1', lane: 'p0', offset: 42, deliveryCount: 2, intended: 1_764_657_600_123_456, stamp: 1_764_657_600_123 },

@@ -2,7 +2,7 @@ import type { HistoryEvent } from '../../history/events.ts';
 import type { HistoryWriter } from '../../history/writer.ts';
 import type { Effect, EntityStore } from '../../consumer/store.ts';
 import type { Delivered } from '../../consumer/strategies/contract.ts';
-import type { ConsumerPhases } from '../phases.ts';
+import type { ConsumerPhases } from '../../workers/phases.ts';
 
 /**
  * The consumer worker's group commit: handled messages' store writes go into one open SQLite

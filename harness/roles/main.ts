@@ -7,9 +7,9 @@
  */
 import { ConvoyError } from '../errors.ts';
 import { settingsCheckedByRunner } from '../broker/settings-check.ts';
-import { leftovers, processSnapshot } from './leftovers.ts';
-import { stopLoopLagMeters } from './loop-lag.ts';
-import type { FromWorker, Inbox, ToWorker, WorkerInit } from './protocol.ts';
+import { leftovers, processSnapshot } from '../workers/leftovers.ts';
+import { stopLoopLagMeters } from '../workers/loop-lag.ts';
+import type { FromWorker, Inbox, ToWorker, WorkerInit } from '../workers/protocol.ts';
 
 type Run = (init: WorkerInit, inbox: Inbox, send: (m: FromWorker) => void) => Promise<void>;
 

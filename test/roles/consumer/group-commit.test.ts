@@ -1,5 +1,5 @@
 /**
- * The consumer worker's group commit (harness/workers/consumer/group-commit.ts): a group's store writes
+ * The consumer worker's group commit (harness/roles/consumer/group-commit.ts): a group's store writes
  * and history records are written together when it ends (store first), never before, and the
  * store ends in the same state as with one transaction per message.
  */
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { openStore } from '../../../harness/consumer/store.ts';
 import { HistoryWriter } from '../../../harness/history/writer.ts';
 import type { ProcessEvent } from '../../../harness/history/events.ts';
-import { GroupCommit } from '../../../harness/workers/consumer/group-commit.ts';
+import { GroupCommit } from '../../../harness/roles/consumer/group-commit.ts';
 import { emptyPhases } from '../../../harness/workers/phases.ts';
 import naive from '../../../harness/consumer/strategies/naive.ts';
 import versioned from '../../../harness/consumer/strategies/versioned.ts';

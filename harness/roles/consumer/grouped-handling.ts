@@ -14,8 +14,8 @@ import type { ProcessEvent } from '../../history/events.ts';
 import type { HistoryWriter } from '../../history/writer.ts';
 import type { DecodedMessage } from '../../workload/codec.ts';
 import { nowMicros, sleep } from '../../clock.ts';
-import type { WorkerStats } from '../protocol.ts';
-import type { ConsumerPhases } from '../phases.ts';
+import type { WorkerStats } from '../../workers/protocol.ts';
+import type { ConsumerPhases } from '../../workers/phases.ts';
 
 const PARTS = Symbol('task parts');
 
@@ -37,7 +37,7 @@ export interface GroupedContext {
   effects: () => Iterable<HandlerEffect>;
   log(line: string): void;
   /**
-   * Ends the consumer's open group commit (harness/workers/consumer/group-commit.ts): its store writes
+   * Ends the consumer's open group commit (harness/roles/consumer/group-commit.ts): its store writes
    * commit and its records are written before anything of these, so the file keeps the
    * handling order and no record precedes its commit.
    */

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ResendPolicy } from '../../harness/workers/resend.ts';
+import { ResendPolicy } from '../../harness/roles/resend.ts';
 import { resendFigures } from '../../harness/metrics/resends.ts';
 import { measureHistory } from '../../harness/runner/measure.ts';
 import { loadScenarioFile } from '../../harness/scenario/load.ts';

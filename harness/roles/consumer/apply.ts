@@ -13,7 +13,7 @@ import { recorder } from './record.ts';
  * handler error, recorded; the message goes back to the broker.
  */
 export interface Apply {
-  /** In the open group commit (harness/workers/consumer/group-commit.ts); false when it failed. */
+  /** In the open group commit (harness/roles/consumer/group-commit.ts); false when it failed. */
   inGroup(ev: ProcessEvent, msg: DecodedMessage): boolean;
   /** In a transaction of its own: recorded (`done`), kept unsettled by the strategy (`held`), or `failed`. */
   alone(d: Delivery, ev: ProcessEvent, msg: DecodedMessage): Promise<'done' | 'held' | 'failed'>;

@@ -1,5 +1,5 @@
 import { sleep } from '../../clock.ts';
-import type { FromWorker, Inbox, WorkerInit } from '../protocol.ts';
+import type { FromWorker, Inbox, WorkerInit } from '../../workers/protocol.ts';
 import { applier } from './apply.ts';
 import { openConsumer } from './context.ts';
 import { openGate, type Renewals } from './gate.ts';

@@ -21,8 +21,8 @@ import { ownerClient } from '../../owner/client.ts';
 import type { ConsumerSpec } from '../../scenario/types.ts';
 import { Rng } from '../../workload/rng.ts';
 import { WorkerFaults } from '../../faults/worker-hooks.ts';
-import { emptyPhases, type ConsumerPhases } from '../phases.ts';
-import { emptyStats, type FromWorker, type WorkerInit, type WorkerStats } from '../protocol.ts';
+import { emptyPhases, type ConsumerPhases } from '../../workers/phases.ts';
+import { emptyStats, type FromWorker, type WorkerInit, type WorkerStats } from '../../workers/protocol.ts';
 import { GroupCommit } from './group-commit.ts';
 
 export interface ConsumerContext {
