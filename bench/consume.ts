@@ -38,7 +38,7 @@ import type { Deployment } from '../harness/broker/contract.ts';
 import { loadBroker } from '../harness/broker/registry.ts';
 import { nowMicros, sleep } from '../harness/clock.ts';
 import { encodeMessage } from '../harness/workload/codec.ts';
-import type { Scenario } from '../harness/scenario/types.ts';
+import type { Scenario } from '../harness/spec/types.ts';
 import type { WorkerInit } from '../harness/workers/protocol.ts';
 import type { ConsumerPhases } from '../harness/workers/phases.ts';
 import { openStrategyStore } from '../harness/consumer/strategies/open.ts';

@@ -7,7 +7,7 @@ import { loadBroker } from '../harness/broker/registry.ts';
 import { cacheDir } from '../harness/runtime/cache.ts';
 import { executeRun } from '../harness/runner/run.ts';
 import { analyzeRun } from '../harness/runner/analyze.ts';
-import type { Scenario } from '../harness/scenario/types.ts';
+import type { Scenario } from '../harness/spec/types.ts';
 import { provision, toolCommand, PRODUCER_PERFORMANCE } from '../brokers/kafka/provision.ts';
 
 const RECORDS = 200_000;

@@ -2,7 +2,7 @@
  * Handler time: how long a consumer's handler takes for one message, in milliseconds, drawn
  * from the scenario's distribution with a seeded stream (give each consumer its own fork).
  */
-import type { ConsumerSpec, TimeDistribution } from '../scenario/types.ts';
+import type { ConsumerSpec, TimeDistribution } from '../spec/types.ts';
 import type { Rng } from '../workload/rng.ts';
 
 export function handlerTimeSampler(dist: TimeDistribution, rng: Rng): () => number {

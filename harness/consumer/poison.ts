@@ -4,7 +4,7 @@
  * every message of the given keys). The scenario's policy, as a pure decision per handling
  * attempt, so every concurrency mode shares one rule.
  */
-import type { PoisonSpec } from '../scenario/types.ts';
+import type { PoisonSpec } from '../spec/types.ts';
 import type { Settlement } from '../broker/contract.ts';
 
 export type PoisonDecision =

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { BrokerAdmin, BrokerCapabilities, Capability, Deployment, ProducerClient, RuntimeKind, Settlement } from '../broker/contract.ts';
-import type { FaultSpec } from '../scenario/types.ts';
+import type { FaultSpec } from '../spec/types.ts';
 import type { WorkerHandle } from '../workers/handle.ts';
 import type { OwnerControl } from '../owner/service.ts';
 

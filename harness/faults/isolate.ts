@@ -2,7 +2,7 @@ import { ToxiproxyApi } from '../net/toxiproxy.ts';
 import type { NetworkLink } from '../broker/contract.ts';
 import type { FaultContext, FaultKind, StartedFault } from './contract.ts';
 import { checkCapability, endInWorker, startInWorker } from './contract.ts';
-import type { FaultSpec } from '../scenario/types.ts';
+import type { FaultSpec } from '../spec/types.ts';
 
 /**
  * A network partition between broker nodes (Jepsen's main nemesis): the named nodes are cut off

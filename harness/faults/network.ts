@@ -1,6 +1,6 @@
 import { ToxiproxyApi, type ToxicSpec } from '../net/toxiproxy.ts';
 import type { FaultContext, FaultKind, StartedFault } from './contract.ts';
-import type { FaultSpec } from '../scenario/types.ts';
+import type { FaultSpec } from '../spec/types.ts';
 
 /**
  * Network faults through Toxiproxy on one of the deployment's links (`clients` by default,

@@ -2,7 +2,7 @@ import { nowMicros } from '../clock.ts';
 import { InputError } from '../errors.ts';
 import type { HistoryWriter } from '../history/writer.ts';
 import { onCleanup } from '../runtime/cleanup.ts';
-import type { FaultSpec } from '../scenario/types.ts';
+import type { FaultSpec } from '../spec/types.ts';
 import type { FaultContext, FaultKind, StartedFault } from './contract.ts';
 
 export interface FaultRecord {

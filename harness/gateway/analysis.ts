@@ -7,10 +7,10 @@
 import { join } from 'node:path';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { GatewaySection } from '../checker/result-schema.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import type { WorkerStats } from '../workers/protocol.ts';
-import { DUPLICATE_VERSIONS_EXPECTATION } from '../scenario/schema.ts';
-import type { ExpectationSpec } from '../scenario/types.ts';
+import { DUPLICATE_VERSIONS_EXPECTATION } from '../spec/sections.ts';
+import type { ExpectationSpec } from '../spec/types.ts';
 import type { VersionedState } from '../workload/entity.ts';
 import { gatewayMode } from './registry.ts';
 import { AUTOCANNON_LIMITS, MIN_REQUEST_RATE_SHARE, autocannonSummary, duplicateVersions, httpFigures, storeTruth, type DuplicateVersions } from './figures.ts';

@@ -4,7 +4,7 @@
  * per second, and the mode must be one the broker can serve. Each problem is a `<path>: ...` line.
  */
 import type { BrokerCapabilities } from '../broker/contract.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { gatewayMode } from './registry.ts';
 
 export function gatewayProblems(s: Scenario, raw: Record<string, any>): string[] {

@@ -8,18 +8,7 @@
 import type { BrokerCapabilities } from '../broker/contract.ts';
 import type { OrderStore, StoredEvent } from './store.ts';
 
-/** `workload.gateway` as the scenario resolves it. */
-export interface GatewaySpec {
-  /** Service instances, separate processes: i1..iN. */
-  instances: number;
-  mode: string;
-  /** autocannon connections (each closed loop: one request at a time). */
-  connections: number;
-  /** Outbox relays, one per lane (default: the broker's lanes, else 1). */
-  relays?: number;
-  /** autocannon's request timeout, s. */
-  timeoutS: number;
-}
+export type { GatewaySpec } from '../spec/plugin-parts.ts';
 
 /** One request's change as the instance received it. */
 export interface OrderChange {

@@ -10,7 +10,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { decode, newHistogram, summarize, type LatencySummary } from '../metrics/histogram.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { stateAt, type VersionedState } from '../workload/entity.ts';
 import { AUTOCANNON_MARK, HTTP_MARK } from './contract.ts';
 

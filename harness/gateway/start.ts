@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { BrokerHost } from '../broker/in-process.ts';
 import { sleep } from '../clock.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { WorkerHandle } from '../workers/handle.ts';
 import type { GatewayInit, WorkerInit } from '../workers/protocol.ts';
 import { gatewayMode } from './registry.ts';

@@ -7,7 +7,7 @@
 import { stringify } from 'yaml';
 import { InputError } from '../errors.ts';
 import { ScenarioError, parseScenario, type LoadOptions } from '../scenario/load.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import type { Assignment, MatrixFile } from './file.ts';
 
 export interface Cell {

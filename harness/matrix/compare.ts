@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { ANOMALY_TYPES } from '../checker/types.ts';
 import { EXIT, type ExitCode } from '../errors.ts';
 import { CURVE_PERCENTILES, decode, newHistogram, summarize, type Histogram } from '../metrics/histogram.ts';
-import { FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
+import { FINAL_STATE_EXPECTATION } from '../spec/sections.ts';
 import { asReportResult, type ReportResult } from '../report/view.ts';
 import { judgeExpectations, type ExpectationOutcome } from './expect.ts';
 import type { DoneRun } from './run-matrix.ts';

@@ -10,7 +10,8 @@ import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { InputError } from '../errors.ts';
 import { show } from '../scenario/values.ts';
-import { ANOMALY_TYPES, FINAL_STATE_EXPECTATION } from '../scenario/schema.ts';
+import { ANOMALY_TYPES } from '../checker/anomaly-types.ts';
+import { FINAL_STATE_EXPECTATION } from '../spec/sections.ts';
 
 /** What a cross-cell expectation can count: an anomaly type, or a wrong final state. */
 export const MATRIX_EXPECTABLE: readonly string[] = [...ANOMALY_TYPES, FINAL_STATE_EXPECTATION];

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { Rng } from '../workload/rng.ts';
 import type { Cell } from './cells.ts';
 import type { Assignment, MatrixExpectation, MatrixFile } from './file.ts';

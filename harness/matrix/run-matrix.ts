@@ -9,7 +9,7 @@ import { ConvoyError, EXIT, type ExitCode } from '../errors.ts';
 import type { RuntimeKind } from '../broker/contract.ts';
 import type { Result } from '../runner/analyze.ts';
 import type { RunCommandOptions } from '../runner/run-and-analyze.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { runScenario, type MatrixPlan, type PlannedRun } from './plan.ts';
 
 export const RUNS_DIR = 'runs';

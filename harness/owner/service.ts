@@ -13,7 +13,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { nowMicros } from '../clock.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { MessagePlan } from '../workload/schedule.ts';
 import { stateAt } from '../workload/entity.ts';
 

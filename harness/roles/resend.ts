@@ -7,7 +7,7 @@
  * recorded as it comes (a write that succeeded late is still a write). By then the open-loop
  * schedule has sent the key's later messages, so the copy lands behind them.
  */
-import type { ResendSpec } from '../scenario/types.ts';
+import type { ResendSpec } from '../spec/types.ts';
 
 export interface SendWatch {
   /** The send was answered: ok, definitely refused, or unknown (which may trigger a re-send). */

@@ -13,7 +13,7 @@ import type { FaultContext, FaultKind } from '../faults/contract.ts';
 import type { FaultTimeline } from '../faults/timeline.ts';
 import { HistoryWriter } from '../history/writer.ts';
 import { onInterrupt } from '../runtime/cleanup.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import type { WorkerHandle } from '../workers/handle.ts';
 import type { WorkerInit } from '../workers/protocol.ts';
 import { ConsumerGroup } from './consumer-group.ts';

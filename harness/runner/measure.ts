@@ -6,7 +6,7 @@ import type { KeyWrites } from '../metrics/lane-moves.ts';
 import { truth, type VersionedState } from '../workload/entity.ts';
 import { skewReport } from '../workload/skew.ts';
 import { emptyCounts, type Apply, type EffectCounts } from '../consumer/replay.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { ConsumerCostCounter, type ConsumerCosts } from '../metrics/consumer-costs.ts';
 import { entityOf } from '../workload/split.ts';
 import { entityOrder, type EntityOrder } from '../checker/entity-order.ts';

@@ -5,7 +5,7 @@
  */
 import type { Deployment, RuntimeKind } from '../broker/contract.ts';
 import type { FaultRecord } from '../faults/timeline.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import type { WorkerHandle } from '../workers/handle.ts';
 import type { WorkerStats } from '../workers/protocol.ts';
 import type { CpuFigures } from './cpu-watch.ts';

@@ -1,6 +1,6 @@
 import { EXIT, type ExitCode } from '../errors.ts';
 import type { RuntimeKind } from '../broker/contract.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { analyzeRun, type Result } from './analyze.ts';
 import { executeRun } from './run.ts';
 import { readScenarioSource, type ScenarioSource } from '../scenario/source.ts';

@@ -5,7 +5,7 @@
  * record: the analysis (checker, metrics, verdict) is separate, so that it can be repeated
  * offline from the run's files.
  */
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { debugDetail } from '../verbosity.ts';
 import { openRun, type RunContext, type Stage } from './context.ts';
 import type { RunOptions, RunRecord, RunStage } from './record.ts';

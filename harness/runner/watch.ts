@@ -2,7 +2,7 @@ import { nowMicros } from '../clock.ts';
 import { InfraError } from '../errors.ts';
 import type { WorkerHandle } from '../workers/handle.ts';
 import type { WorkerStats } from '../workers/protocol.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import type { ConsumerGroup } from './consumer-group.ts';
 import type { Progress } from './progress.ts';
 import type { RunRecord } from './record.ts';

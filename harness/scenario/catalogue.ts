@@ -4,7 +4,7 @@
  * The loader keeps no registry of its own: a test hands in a fake broker and two fault kinds,
  * the CLI the real ones. Each plug-in contributes its schema fragment here.
  */
-import type { Scenario } from './types.ts';
+import type { Scenario } from '../spec/types.ts';
 import type { BrokerCapabilities, BrokerSettings, RuntimeKind } from '../broker/contract.ts';
 import type { FaultKind } from '../faults/contract.ts';
 import type { SchemaObject } from './values.ts';

@@ -6,9 +6,9 @@
 import { InputError } from '../errors.ts';
 import type { BrokerSettings } from '../broker/contract.ts';
 import { deepMerge } from './deep-merge.ts';
-import type { Scenario, TimeDistribution } from './types.ts';
+import type { Scenario, TimeDistribution } from '../spec/types.ts';
 import { WINDOW_RELATIONS } from '../checker/anomaly-types.ts';
-import { FINAL_STATE_EXPECTATION } from './schema.ts';
+import { FINAL_STATE_EXPECTATION } from '../spec/sections.ts';
 import { isObject, show } from './values.ts';
 import type { CatalogueChoice } from './catalogue.ts';
 import { strategyOptions } from '../consumer/strategies/registry.ts';

@@ -4,9 +4,9 @@
  * type. Defaults live in the schema and nowhere else.
  */
 import { basename, extname } from 'node:path';
-import type { ExpectationSpec } from './types.ts';
+import type { ExpectationSpec } from '../spec/types.ts';
 import { ANOMALIES, ANOMALY_TYPES } from '../checker/anomaly-types.ts';
-import { DURATION_COMMENT, FINAL_STATE_EXPECTATION, DUPLICATE_VERSIONS_EXPECTATION } from './schema.ts';
+import { DURATION_COMMENT, FINAL_STATE_EXPECTATION, DUPLICATE_VERSIONS_EXPECTATION } from '../spec/sections.ts';
 import { deref, isObject, type SchemaObject } from './values.ts';
 
 /** Milliseconds from a number (already ms) or a string "250ms", "30s", "2m", "1h", "500us". */

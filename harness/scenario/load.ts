@@ -20,7 +20,7 @@ import { resendProblems } from './resend-check.ts';
 import { gatewayBrokerProblems, gatewayProblems } from '../gateway/check.ts';
 import { durationWarnings, windowsInsideRun } from './suite-rules.ts';
 import { scenarioSchema } from './schema.ts';
-import type { Scenario } from './types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { dedupe, isObject, show, type SchemaObject } from './values.ts';
 
 export interface LoadOptions {

@@ -4,7 +4,7 @@
  * `<path>: ...` line.
  */
 import type { BrokerCapabilities } from '../broker/contract.ts';
-import type { Scenario } from './types.ts';
+import type { Scenario } from '../spec/types.ts';
 
 /** The longest ack timeout a re-send may wait for (10 minutes). */
 export const MAX_ACK_TIMEOUT_MS = 600_000;

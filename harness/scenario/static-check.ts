@@ -6,7 +6,7 @@
  */
 import type { BrokerCapabilities, RuntimeKind } from '../broker/contract.ts';
 import type { FaultKind, FaultScope } from '../faults/contract.ts';
-import type { Scenario } from './types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { relayCount } from '../gateway/check.ts';
 import { gatewayMode } from '../gateway/registry.ts';
 

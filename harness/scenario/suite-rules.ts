@@ -6,7 +6,7 @@
  */
 import { intendedSchedule } from '../workload/schedule.ts';
 import { drainBoundMs, drainPlan } from './drain-plan.ts';
-import type { Scenario } from './types.ts';
+import type { Scenario } from '../spec/types.ts';
 import { WINDOW_RELATIONS } from '../checker/anomaly-types.ts';
 import { isObject, show } from './values.ts';
 

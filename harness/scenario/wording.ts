@@ -3,7 +3,7 @@
  * mean" for a typo'd property and one message per value for unions (not one per branch).
  */
 import type { ErrorObject } from 'ajv';
-import { DURATION_COMMENT, EXPECTATION_COMMENT, EXPECTATION_LIST_COMMENT, NAME_PATTERN } from './schema.ts';
+import { DURATION_COMMENT, EXPECTATION_COMMENT, EXPECTATION_LIST_COMMENT, NAME_PATTERN } from '../spec/sections.ts';
 import { STRATEGY_COMMENT } from '../consumer/strategies/schema.ts';
 import { dedupe, deref, escapePointer, isObject, plain, show, unescapePointer, valueAt, type SchemaObject } from './values.ts';
 

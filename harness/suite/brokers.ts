@@ -14,7 +14,7 @@ import { needsOf } from '../setup/setup.ts';
 import { cacheDir } from '../runtime/cache.ts';
 import { instancesDir, listInstances, markStartedBySuite, removeInstance, reusableHere } from '../runtime/instances.ts';
 import { stopByPidFile } from '../runtime/process.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 
 function aliveKeys(): Map<string, string> {
   return new Map(listInstances().filter((i) => i.alive && reusableHere(i.record)).map((i) => [i.record.key, i.record.broker]));

@@ -9,7 +9,7 @@ import { ConvoyError, EXIT, type ExitCode } from '../errors.ts';
 import { debugDetail } from '../verbosity.ts';
 import type { RunCommandOptions } from '../runner/run-and-analyze.ts';
 import type { Result } from '../runner/analyze.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import type { RuntimeKind } from '../broker/contract.ts';
 import { buildDashboard, type DashboardOutput } from '../report/dashboard/build.ts';
 import type { SuiteEntry } from '../report/dashboard/junit.ts';

@@ -4,7 +4,7 @@
  * history file, which the runner merges at the end.
  */
 import type { BrokerSettings, Endpoint, RunNames } from '../broker/contract.ts';
-import type { Scenario } from '../scenario/types.ts';
+import type { Scenario } from '../spec/types.ts';
 import type { ConsumerPhases } from './phases.ts';
 
 /** The order service's processes (harness/gateway/): instances, the key-affine router, outbox relays, the load driver. */

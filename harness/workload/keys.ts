@@ -4,7 +4,7 @@
  * round-robin draws nothing: message i goes to key i mod count, so a key's k-th message is in
  * the k-th round and `workload.messages` = k x count gives every key exactly k messages.
  */
-import type { Distribution, WorkloadSpec } from '../scenario/types.ts';
+import type { Distribution, WorkloadSpec } from '../spec/types.ts';
 import type { Rng } from './rng.ts';
 
 export interface KeyChooser {

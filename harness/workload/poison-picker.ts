@@ -1,4 +1,4 @@
-import type { PoisonSpec } from '../scenario/types.ts';
+import type { PoisonSpec } from '../spec/types.ts';
 import type { Rng } from './rng.ts';
 
 /**

@@ -14,7 +14,7 @@
  * identical in every process; each producer process regenerates the whole plan and keeps its
  * own messages, which costs well under a second per million messages (see the test).
  */
-import type { PoisonSpec, RateSpec, SizeSpec, WorkloadSpec } from '../scenario/types.ts';
+import type { PoisonSpec, RateSpec, SizeSpec, WorkloadSpec } from '../spec/types.ts';
 import { Rng, hash32 } from './rng.ts';
 import { keyChooser, keyName, type KeyChooser } from './keys.ts';
 import { poisonPicker } from './poison-picker.ts';

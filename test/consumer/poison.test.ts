@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { decidePoison, PoisonTracker, retryBackoffMs } from '../../harness/consumer/poison.ts';
 import { handlerTimeSampler, handlerFor, meanMs } from '../../harness/consumer/handler-time.ts';
 import { Rng } from '../../harness/workload/rng.ts';
-import type { PoisonSpec } from '../../harness/scenario/types.ts';
+import type { PoisonSpec } from '../../harness/spec/types.ts';
 
 const spec = (policy: PoisonSpec['policy'], over: Partial<PoisonSpec> = {}): PoisonSpec => ({ share: 0.1, policy, maxAttempts: 3, backoffMs: 100, ...over });
 const none = new Set<string>();

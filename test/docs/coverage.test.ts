@@ -4,7 +4,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadScenarioFile } from '../../harness/scenario/load.ts';
 import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
-import type { ExpectationSpec } from '../../harness/scenario/types.ts';
+import type { ExpectationSpec } from '../../harness/spec/types.ts';
 import { ROOT } from '../runner/helpers.ts';
 import { loadBroker } from '../../harness/broker/registry.ts';
 

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Deployment } from '../../harness/broker/contract.ts';
 import type { FaultContext } from '../../harness/faults/contract.ts';
-import type { FaultSpec } from '../../harness/scenario/types.ts';
+import type { FaultSpec } from '../../harness/spec/types.ts';
 import { onCleanup, runCleanup } from '../../harness/runtime/cleanup.ts';
 import { ToxiproxyApi } from '../../harness/net/toxiproxy.ts';
 import { kafkaAdmin, type KafkaAdmin } from '../../brokers/kafka/admin.ts';

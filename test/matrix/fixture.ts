@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { MatrixPlan } from '../../harness/matrix/plan.ts';
 import type { DoneRun } from '../../harness/matrix/run-matrix.ts';
 import { encode, newHistogram, record } from '../../harness/metrics/histogram.ts';
-import type { Scenario } from '../../harness/scenario/types.ts';
+import type { Scenario } from '../../harness/spec/types.ts';
 
 function encoded(values: number[]): string {
   const h = newHistogram();

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { EXIT, InfraError, InputError } from '../../harness/errors.ts';
 import type { Result } from '../../harness/runner/analyze.ts';
-import type { Scenario } from '../../harness/scenario/types.ts';
+import type { Scenario } from '../../harness/spec/types.ts';
 import { runSuite, type SuiteDeps, type SuiteOptions } from '../../harness/suite/run-suite.ts';
 import { worstExitCode } from '../../harness/suite/exit-code.ts';
 import { reportAfterRun } from '../../harness/report/render.ts';

@@ -4,9 +4,9 @@ import { loadScenario, parseScenario, ScenarioError } from '../../harness/scenar
 import { parseDuration } from '../../harness/scenario/defaults.ts';
 import { suggest } from '../../harness/scenario/wording.ts';
 import { plannedSendingMs } from '../../harness/scenario/suite-rules.ts';
-import { durationSchema } from '../../harness/scenario/schema.ts';
+import { durationSchema } from '../../harness/spec/sections.ts';
 import { InputError } from '../../harness/errors.ts';
-import type { Scenario } from '../../harness/scenario/types.ts';
+import type { Scenario } from '../../harness/spec/types.ts';
 import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 import { catalogue, faultKinds, fakeBroker, fixture, options } from './helpers.ts';
 

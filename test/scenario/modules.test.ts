@@ -11,7 +11,7 @@ import { describe as describeSchema, suggest } from '../../harness/scenario/word
 import { brokerProblems, faultFieldProblems, scenarioProblems } from '../../harness/scenario/validate.ts';
 import { scenarioSchema } from '../../harness/scenario/schema.ts';
 import { InputError } from '../../harness/errors.ts';
-import type { Scenario } from '../../harness/scenario/types.ts';
+import type { Scenario } from '../../harness/spec/types.ts';
 import type { SchemaObject } from '../../harness/scenario/values.ts';
 import { catalogue } from './helpers.ts';
 

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { scenarioSchema, SCHEMA_FILE, ANOMALY_TYPES } from '../../harness/scenario/schema.ts';
+import { scenarioSchema, SCHEMA_FILE } from '../../harness/scenario/schema.ts';
+import { ANOMALY_TYPES } from '../../harness/checker/anomaly-types.ts';
 import { PUBLISHED, schemaText } from '../../harness/schemas/publish.ts';
 
 test('the published scenario.schema.json is the schema in schema.ts, saying it is generated from it', async () => {

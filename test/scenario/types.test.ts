@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseScenario } from '../../harness/scenario/load.ts';
-import type { Scenario, ScenarioInput } from '../../harness/scenario/types.ts';
+import type { Scenario, ScenarioInput } from '../../harness/spec/types.ts';
 import { options } from './helpers.ts';
 
 test('the resolved type has every defaulted field, durations in ms, as the loader fills them', async () => {

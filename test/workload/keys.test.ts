@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../harness/workload/rng.ts';
 import { keyChooser, keyName, harmonic, ZIPF_TABLE_LIMIT } from '../../harness/workload/keys.ts';
-import type { Distribution } from '../../harness/scenario/types.ts';
+import type { Distribution } from '../../harness/spec/types.ts';
 
 function counts(count: number, distribution: Distribution, n: number, seed = 1): number[] {
   const c = keyChooser({ count, distribution });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { poisonPicker } from '../../harness/workload/poison-picker.ts';
 import { Rng } from '../../harness/workload/rng.ts';
-import type { PoisonSpec } from '../../harness/scenario/types.ts';
+import type { PoisonSpec } from '../../harness/spec/types.ts';
 
 const spec = (policy: PoisonSpec['policy'], over: Partial<PoisonSpec> = {}): PoisonSpec => ({ share: 0.1, policy, maxAttempts: 3, backoffMs: 100, ...over });
 

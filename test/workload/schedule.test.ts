@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MessagePlan, intendedSchedule, messagesBefore, sizePicker, type PlanInput, type PlannedMessage } from '../../harness/workload/schedule.ts';
 import { Rng } from '../../harness/workload/rng.ts';
-import type { WorkloadSpec } from '../../harness/scenario/types.ts';
+import type { WorkloadSpec } from '../../harness/spec/types.ts';
 
 function workload(over: Partial<WorkloadSpec> = {}): PlanInput['workload'] {
   return {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBroker } from '../../../harness/broker/registry.ts';
 import { openStrategyStore } from '../../../harness/consumer/strategies/open.ts';
-import type { Scenario } from '../../../harness/scenario/types.ts';
+import type { Scenario } from '../../../harness/spec/types.ts';
 import { WorkerHandle } from '../../../harness/workers/handle.ts';
 import type { WorkerInit } from '../../../harness/workers/protocol.ts';
 import { encodeMessage } from '../../../harness/workload/codec.ts';

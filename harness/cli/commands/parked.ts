@@ -19,7 +19,7 @@ import { ParkingLot } from '../../consumer/parking-lot.ts';
 import { compareWithTruth, openDatabase } from '../../consumer/store.ts';
 import { openStrategyStore } from '../../consumer/strategies/open.ts';
 import { truth, type TruthMessage } from '../../workload/entity.ts';
-import type { Scenario } from '../../scenario/types.ts';
+import type { Scenario } from '../../spec/types.ts';
 import type { HistoryEvent } from '../../history/events.ts';
 
 export function register(program: Command): void {

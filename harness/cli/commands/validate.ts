@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { loadScenario, type LoadOptions } from '../../scenario/load.ts';
 import { secs } from '../../scenario/suite-rules.ts';
 import { scenarioCatalogue } from '../catalogue.ts';
-import type { Scenario } from '../../scenario/types.ts';
+import type { Scenario } from '../../spec/types.ts';
 
 /** "hot-key (broker kafka, 20 s, 2 faults)" */
 export function summary(s: Scenario): string {

@@ -23,11 +23,8 @@ export interface Delivered {
   stampMs?: number;
 }
 
-/** `consumers.strategy` resolved to an object: the kind and its options. */
-export interface StrategyOptions {
-  kind: string;
-  [option: string]: unknown;
-}
+export type { StrategyOptions } from '../../spec/plugin-parts.ts';
+import type { StrategyOptions } from '../../spec/plugin-parts.ts';
 
 /**
  * What a strategy that holds messages back (the resequencer) returns instead of an effect: the

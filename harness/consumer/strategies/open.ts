@@ -1,4 +1,4 @@
-import type { Scenario } from '../../scenario/types.ts';
+import type { Scenario } from '../../spec/types.ts';
 import { openStore, type EntityStore } from '../store.ts';
 import type { StrategyContext } from './contract.ts';
 import { chosenStrategy } from './registry.ts';

@@ -18,7 +18,7 @@ import type { HandlerEffect } from '../../faults/contract.ts';
 import { HistoryWriter } from '../../history/writer.ts';
 import { newHistogram, record } from '../../metrics/histogram.ts';
 import { ownerClient } from '../../owner/client.ts';
-import type { ConsumerSpec } from '../../scenario/types.ts';
+import type { ConsumerSpec } from '../../spec/types.ts';
 import { Rng } from '../../workload/rng.ts';
 import { WorkerFaults } from '../../faults/worker-hooks.ts';
 import { emptyPhases, type ConsumerPhases } from '../../workers/phases.ts';

@@ -10,7 +10,7 @@
  * `consumers.concurrency` its mode's, and `consumers.strategy` a strategy's options.
  */
 import type { Static } from '@sinclair/typebox';
-import { Sections, type ExpectationValue, type ScenarioFile } from './schema.ts';
+import { Sections, type ExpectationValue, type ScenarioFile } from './sections.ts';
 import type { Resolved } from './schema-kit.ts';
 
 type S = typeof Sections;
