@@ -1,6 +1,7 @@
 /**
  * What the loader checks a scenario against, handed in by its caller (the CLI builds it from
- * brokers/, harness/faults/ and the consumer's strategies and modes: harness/cli/catalogue.ts).
+ * brokers/, harness/faults/, the consumer's strategies and modes and the order service's modes:
+ * harness/cli/catalogue.ts).
  * The loader keeps no registry of its own: a test hands in a fake broker and two fault kinds,
  * the CLI the real ones. Each plug-in contributes its schema fragment here.
  */
@@ -40,6 +41,14 @@ export interface CatalogueChoice {
   unfit?(entity: Scenario['workload']['entity']): string | undefined;
 }
 
+/** An order-service mode (`workload.gateway.mode`) as the loader sees it (harness/gateway/modes/). */
+export interface CatalogueGatewayMode {
+  /** The instances only write an outbox; relay processes, one per lane, publish it. */
+  relay?: boolean;
+  /** Why the broker cannot serve this mode with its capabilities, or undefined. */
+  unservable?(capabilities: BrokerCapabilities | undefined, broker: string): string | undefined;
+}
+
 export interface ScenarioCatalogue {
   brokers: {
     /** The installed broker kinds, for `broker.kind: expected one of ...`. */
@@ -50,4 +59,6 @@ export interface ScenarioCatalogue {
   faults: ReadonlyMap<string, CatalogueFaultKind>;
   strategies: ReadonlyMap<string, CatalogueChoice>;
   modes: ReadonlyMap<string, CatalogueChoice>;
+  /** The order service's modes, by name. */
+  gatewayModes: ReadonlyMap<string, CatalogueGatewayMode>;
 }

@@ -17,14 +17,14 @@ import { defaultName, fillDefaults, resolveExpectations } from './defaults.ts';
 import { crossChecks, producerSettingsProblems } from './cross-checks.ts';
 import { faultProblems, type Target } from './static-check.ts';
 import { resendProblems } from './resend-check.ts';
-import { gatewayBrokerProblems, gatewayProblems } from '../gateway/check.ts';
+import { gatewayBrokerProblems, gatewayProblems } from './gateway-checks.ts';
 import { durationWarnings, windowsInsideRun } from './suite-rules.ts';
 import { scenarioSchema } from './schema.ts';
 import type { Scenario } from '../spec/types.ts';
 import { dedupe, isObject, show, type SchemaObject } from './values.ts';
 
 export interface LoadOptions {
-  /** Brokers, fault kinds, strategies and modes to check against (harness/cli/catalogue.ts). */
+  /** Brokers, fault kinds, strategies, modes and the order service's modes to check against (harness/cli/catalogue.ts). */
   catalogue: ScenarioCatalogue;
   /** File name for messages and the default scenario name. */
   file?: string;
@@ -120,7 +120,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   });
   resolved.expect = resolveExpectations(resolved.expect ?? {});
   const scenario = resolved as Scenario;
-  errors.push(...crossChecks(scenario, raw, warnings, catalogue.strategies), ...gatewayProblems(scenario, raw));
+  errors.push(...crossChecks(scenario, raw, warnings, catalogue.strategies), ...gatewayProblems(scenario, raw, catalogue.gatewayModes));
   if (errors.length) throw fail(errors);
 
   // The broker's own defaults; a producer's overrides must make valid settings too.
@@ -136,7 +136,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   // Faults against what the broker can do here and what the scenario has.
   const target: Target = { runtime: options.target?.runtime ?? 'local', allowDestructive: options.target?.allowDestructive ?? false };
   const capabilities = brokerModule?.capabilities?.(scenario.broker, target.runtime);
-  const faultErrors = [...faultProblems(scenario, target, capabilities, kinds), ...resendProblems(scenario, raw, capabilities), ...gatewayBrokerProblems(scenario, capabilities)];
+  const faultErrors = [...faultProblems(scenario, target, capabilities, kinds, catalogue.gatewayModes), ...resendProblems(scenario, raw, capabilities), ...gatewayBrokerProblems(scenario, capabilities, catalogue.gatewayModes)];
   if (faultErrors.length) throw fail(faultErrors);
   // The suite's rules on time.
   const horizonMs = brokerModule?.resolveSettings && brokerModule.redeliveryHorizonMs ? brokerModule.redeliveryHorizonMs(scenario.broker as BrokerSettings) : 0;

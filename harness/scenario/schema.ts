@@ -50,11 +50,14 @@ export const SCHEMA_FILE = fileURLToPath(new URL('./scenario.schema.json', impor
 export interface SchemaPlugins {
   strategies: ReadonlyMap<string, { description?: string; optionsSchema?: Record<string, unknown> }>;
   modes: ReadonlyMap<string, { description?: string }>;
+  /** The order service's modes; their names are `workload.gateway.mode`'s values. */
+  gatewayModes?: ReadonlyMap<string, unknown>;
 }
 
 /**
- * The scenario schema with the given strategies and concurrency modes as the allowed values
- * (each plug-in's description beside its name). With none given, the built-in lists stay.
+ * The scenario schema with the given strategies, concurrency modes and order-service modes as
+ * the allowed values (each strategy's and mode's description beside its name). With none given,
+ * the built-in lists stay.
  */
 export function scenarioSchemaFor(plugins: SchemaPlugins): Record<string, unknown> {
   const s = structuredClone(scenarioSchema) as any;
@@ -79,5 +82,6 @@ export function scenarioSchemaFor(plugins: SchemaPlugins): Record<string, unknow
     s.$defs.stateExpectation.oneOf[1].properties.strategy = strategyNameSchema(chosen);
   }
   choose(s.$defs.consumers.properties.concurrency.properties.mode, plugins.modes);
+  if (plugins.gatewayModes?.size) s.$defs.workload.properties.gateway.properties.mode.enum = [...plugins.gatewayModes.keys()];
   return s;
 }

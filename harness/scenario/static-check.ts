@@ -7,8 +7,8 @@
 import type { BrokerCapabilities, RuntimeKind } from '../broker/contract.ts';
 import type { FaultKind, FaultScope } from '../faults/contract.ts';
 import type { Scenario } from '../spec/types.ts';
-import { relayCount } from '../gateway/check.ts';
-import { gatewayMode } from '../gateway/registry.ts';
+import type { CatalogueGatewayMode } from './catalogue.ts';
+import { relayCount } from '../gateway/relays.ts';
 
 /** Where the scenario is meant to run. */
 export interface Target {
@@ -24,12 +24,13 @@ export function faultProblems(
   target: Target,
   capabilities: BrokerCapabilities | undefined,
   kinds: ReadonlyMap<string, CheckedFaultKind>,
+  gatewayModes: ReadonlyMap<string, CatalogueGatewayMode>,
 ): string[] {
   const consumers = Array.from({ length: s.consumers.processes }, (_, i) => `c${i + 1}`);
   const producers = s.workload.producers.map((p) => p.name);
   const producerProcesses = Object.fromEntries(s.workload.producers.map((p) => [p.name, p.processes]));
   const g = s.workload.gateway;
-  const relays = g && gatewayMode(g.mode).relay ? Array.from({ length: relayCount(s, capabilities) }, (_, i) => `relay-${i + 1}`) : [];
+  const relays = g && gatewayModes.get(g.mode)?.relay ? Array.from({ length: relayCount(s, capabilities) }, (_, i) => `relay-${i + 1}`) : [];
   return s.faults.flatMap((f, i) => {
     const kind = kinds.get(f.kind);
     if (!kind) return [];

@@ -35,8 +35,8 @@ const compiledFaults = new WeakMap<SchemaObject, ValidateFunction>();
 
 /** The scenario's own problems (the broker section and faults' own fields are left open here). */
 export function scenarioProblems(data: unknown, catalogue: ScenarioCatalogue): string[] {
-  const plugins = { strategies: catalogue.strategies, modes: catalogue.modes };
-  const key = JSON.stringify([...plugins.strategies, ...plugins.modes]);
+  const plugins = { strategies: catalogue.strategies, modes: catalogue.modes, gatewayModes: catalogue.gatewayModes };
+  const key = JSON.stringify([...plugins.strategies, ...plugins.modes, ...plugins.gatewayModes.keys()]);
   let v = compiledScenario.get(key);
   if (!v) {
     // Without its $id: one ajv holds several variants (the plug-ins differ, the $id does not).

@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import type { BrokerSettings } from '../../harness/broker/contract.ts';
 import type { LoadOptions } from '../../harness/scenario/load.ts';
+import { GATEWAY_MODES } from '../../harness/gateway/registry.ts';
 import type { BrokerSchemaModule, CatalogueFaultKind, ScenarioCatalogue } from '../../harness/scenario/catalogue.ts';
 import type { SchemaObject } from '../../harness/scenario/values.ts';
 import { STRATEGIES } from '../../harness/consumer/strategies/schema.ts';
@@ -39,6 +40,7 @@ export function catalogue(
     faults,
     strategies: new Map([...STRATEGIES].map(([name, st]) => [name, { description: st.description, unfit: st.unfit?.bind(st) }])),
     modes: new Map(CONCURRENCY_MODES.map((m) => [m.name, { description: m.description }])),
+    gatewayModes: new Map(GATEWAY_MODES.map((m) => [m.name, m])),
   };
 }
 

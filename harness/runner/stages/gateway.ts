@@ -1,4 +1,4 @@
-import { relayCount } from '../../gateway/check.ts';
+import { relayCount } from '../../gateway/relays.ts';
 import { startGateway } from '../../gateway/start.ts';
 import type { Stage } from '../context.ts';
 import { keepPublisherStats } from '../record.ts';

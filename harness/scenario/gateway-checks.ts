@@ -1,13 +1,16 @@
 /**
  * What `convoy validate` refuses in `workload.gateway` beyond its schema: it replaces the
  * producers, autocannon holds one fixed rate, its connections cannot outnumber the requests
- * per second, and the mode must be one the broker can serve. Each problem is a `<path>: ...` line.
+ * per second, and the mode must be one the broker can serve. The modes come in the loader's
+ * catalogue (catalogue.ts). Each problem is a `<path>: ...` line.
  */
 import type { BrokerCapabilities } from '../broker/contract.ts';
 import type { Scenario } from '../spec/types.ts';
-import { gatewayMode } from './registry.ts';
+import type { CatalogueGatewayMode } from './catalogue.ts';
 
-export function gatewayProblems(s: Scenario, raw: Record<string, any>): string[] {
+type Modes = ReadonlyMap<string, CatalogueGatewayMode>;
+
+export function gatewayProblems(s: Scenario, raw: Record<string, any>, modes: Modes): string[] {
   const g = s.workload.gateway;
   if (!g) return [];
   const errors: string[] = [];
@@ -22,19 +25,14 @@ export function gatewayProblems(s: Scenario, raw: Record<string, any>): string[]
   }
   if (s.workload.keys.split !== undefined) errors.push('workload.keys.split: not with workload.gateway (the service numbers whole orders)');
   if (s.consumers.poison) errors.push('consumers.poison: not with workload.gateway (the service writes no poison)');
-  if (g.relays !== undefined && !gatewayMode(g.mode).relay) errors.push(`workload.gateway.relays: only the outbox mode has relays, got mode ${g.mode}`);
+  if (g.relays !== undefined && !modes.get(g.mode)?.relay) errors.push(`workload.gateway.relays: only the outbox mode has relays, got mode ${g.mode}`);
   return errors;
 }
 
 /** The mode against what the broker can do with these settings (needs its capabilities). */
-export function gatewayBrokerProblems(s: Scenario, capabilities: BrokerCapabilities | undefined): string[] {
+export function gatewayBrokerProblems(s: Scenario, capabilities: BrokerCapabilities | undefined, modes: Modes): string[] {
   const g = s.workload.gateway;
   if (!g) return [];
-  const why = gatewayMode(g.mode).unservable?.(capabilities, s.broker.kind);
+  const why = modes.get(g.mode)?.unservable?.(capabilities, s.broker.kind);
   return why ? [`workload.gateway.mode: ${why}`] : [];
-}
-
-/** Relay processes of an outbox run: the scenario's, else one per broker lane, else one. */
-export function relayCount(s: Scenario, capabilities: BrokerCapabilities | undefined): number {
-  return s.workload.gateway?.relays ?? capabilities?.lanes ?? 1;
 }
