@@ -38,7 +38,7 @@
 import { compareIds } from './interner.ts';
 import { Occurrences } from './occurrences.ts';
 import { Scratch } from './scratch.ts';
-import { ACK_ANY_TRUE, ACK_ANY_UNKNOWN, OUT_ERROR, OUT_OK, type HistoryStore } from './store.ts';
+import { ACK_ANY_TRUE, ACK_ANY_UNKNOWN, OUT_ERROR, OUT_OK, type HistoryStore } from './history-columns.ts';
 import { TopK } from './topk.ts';
 import { ANOMALY_TYPES, type AnomalyType, type BrokerRemaining } from './types.ts';
 

@@ -10,7 +10,7 @@ import { DEFAULT_SETTLE_MS, faultWindows } from './faults.ts';
 import { parseBytes } from './byteParser.ts';
 import { Fields, parseFast } from './lineParser.ts';
 import { Occurrences } from './occurrences.ts';
-import { HistoryStore, WHOLE_EVENT } from './store.ts';
+import { HistoryStore, WHOLE_EVENT } from './history-columns.ts';
 import type { Anomalies, BadLine, BrokerRemaining, FaultWindow, InputStats, WindowInput } from './types.ts';
 
 export interface CheckerOptions {

@@ -3,7 +3,7 @@
  * seq), which events with their times, and a one-line note.
  */
 import { ST_FAILED, ST_OK, ST_UNSENT, T, eventTime, type FinalPass } from './analysis.ts';
-import { OUT_ERROR, OUT_OK } from './store.ts';
+import { OUT_ERROR, OUT_OK } from './history-columns.ts';
 import { ANOMALY_TYPES, type Anomalies, type AckStatus, type EventRef, type Example } from './types.ts';
 
 const LANES_SHOWN = 10;

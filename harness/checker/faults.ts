@@ -3,7 +3,7 @@
  * anomaly caused by the fault but surfacing shortly after it still counts as "during" it.
  */
 import type { FaultWindow, WindowInput } from './types.ts';
-import type { FaultMark } from './store.ts';
+import type { FaultMark } from './history-columns.ts';
 
 export const DEFAULT_SETTLE_MS = 5000;
 

@@ -5,7 +5,7 @@
  * key's parked messages in version order through the consumers' strategy and unparks the key.
  */
 import type Database from 'better-sqlite3';
-import { naturalCompare } from './store.ts';
+import { naturalCompare } from './entity-store.ts';
 
 export interface ParkedMessage {
   key: string;

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import type { EntitySpec } from '../workload/changes.ts';
 import type { VersionedState } from '../workload/entity.ts';
-import { compareWithTruth, openStore, type Comparison } from './store.ts';
+import { compareWithTruth, openStore, type Comparison } from './entity-store.ts';
 import { EFFECTS, type ConsumerStrategy, type Delivered, type Effect, type StrategyOptions } from './strategies/contract.ts';
 import { loadStrategies, strategyOptions } from './strategies/registry.ts';
 import type { MergedCosts } from './strategies/costs.ts';

@@ -17,7 +17,7 @@ export interface FaultContext {
   admin: BrokerAdmin;
   producers(): WorkerHandle[];
   consumers(): WorkerHandle[];
-  /** The consumers' shared state store (SQLite; harness/consumer/store.ts). */
+  /** The consumers' shared state store (SQLite; harness/consumer/entity-store.ts). */
   storeFile: string;
   /** The entities' owner service, when the run started one (harness/owner/service.ts). */
   owner?: OwnerControl;

@@ -6,7 +6,7 @@
  * it. It is found there (registry.ts) and named by `workload.gateway.mode`.
  */
 import type { BrokerCapabilities } from '../broker/contract.ts';
-import type { OrderStore, StoredEvent } from './store.ts';
+import type { OrderStore, StoredEvent } from './order-store.ts';
 
 export type { GatewaySpec } from '../spec/plugin-parts.ts';
 

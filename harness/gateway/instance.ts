@@ -11,7 +11,7 @@ import { nowMicros } from '../clock.ts';
 import { HistoryWriter } from '../history/writer.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit } from '../workers/protocol.ts';
 import { gatewayMode } from './registry.ts';
-import { OrderStore, laneOf } from './store.ts';
+import { OrderStore, laneOf } from './order-store.ts';
 import { publisher } from './publish.ts';
 import { httpLatency, readBody, serveUntilStopped } from './http-latency.ts';
 

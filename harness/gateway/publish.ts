@@ -12,7 +12,7 @@ import type { Scenario } from '../spec/types.ts';
 import { encodeMessage } from '../workload/codec.ts';
 import { eventAt } from '../workload/entity.ts';
 import type { WorkerStats } from '../workers/protocol.ts';
-import type { StoredEvent } from './store.ts';
+import type { StoredEvent } from './order-store.ts';
 
 /** The logical producer of every event the service publishes. */
 export const GATEWAY_PRODUCER = 'gateway';

@@ -11,7 +11,7 @@ import { HistoryWriter } from '../history/writer.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit } from '../workers/protocol.ts';
 import { loopLagMeter } from '../workers/loop-lag.ts';
 import { WorkerFaults } from '../faults/worker-hooks.ts';
-import { OrderStore } from './store.ts';
+import { OrderStore } from './order-store.ts';
 import { publisher } from './publish.ts';
 
 const BATCH = 200;

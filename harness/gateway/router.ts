@@ -6,7 +6,7 @@
 import { createServer, request, Agent } from 'node:http';
 import { HistoryWriter } from '../history/writer.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit } from '../workers/protocol.ts';
-import { laneOf } from './store.ts';
+import { laneOf } from './order-store.ts';
 import { httpLatency, serveUntilStopped } from './http-latency.ts';
 
 const ORDER = /^\/orders\/([^/]+)\//;

@@ -11,7 +11,7 @@ import type { Scenario } from '../spec/types.ts';
 import { WorkerHandle } from '../workers/handle.ts';
 import type { GatewayInit, WorkerInit } from '../workers/protocol.ts';
 import { gatewayMode } from './registry.ts';
-import { OrderStore } from './store.ts';
+import { OrderStore } from './order-store.ts';
 
 export interface GatewayRun {
   /** Instances and relays: what publishes (their stats are the run's producer stats). */

@@ -2,12 +2,12 @@
  * A worker process: a producer or a consumer of one run. Started by WorkerHandle with IPC;
  * everything it does goes to its own history file, and it exits when its run ends, when its
  * parent goes away, or after a fatal error (reported over IPC first). A process the runner
- * marked reusable (pool.ts) whose run left nothing alive (leftovers.ts) reports `idle` instead
+ * marked reusable (harness/workers/pool.ts) whose run left nothing alive (harness/workers/open-handles.ts) reports `idle` instead
  * of exiting and takes the next run's init.
  */
 import { ConvoyError } from '../errors.ts';
 import { settingsCheckedByRunner } from '../broker/settings-check.ts';
-import { leftovers, processSnapshot } from '../workers/leftovers.ts';
+import { leftovers, processSnapshot } from '../workers/open-handles.ts';
 import { stopLoopLagMeters } from '../workers/loop-lag.ts';
 import type { FromWorker, Inbox, ToWorker, WorkerInit } from '../workers/protocol.ts';
 
@@ -20,7 +20,7 @@ const ROLES: Record<WorkerInit['role'], () => Promise<Run>> = {
   instance: async () => (await import('../gateway/instance.ts')).runInstance,
   router: async () => (await import('../gateway/router.ts')).runRouter,
   relay: async () => (await import('../gateway/relay.ts')).runRelay,
-  load: async () => (await import('../gateway/load.ts')).runLoad,
+  load: async () => (await import('../gateway/load-driver.ts')).runLoad,
 };
 
 function send(m: FromWorker): void {

@@ -33,7 +33,7 @@ import {
   values,
   withPluginFields,
   type TDuration,
-} from '../spec/schema-kit.ts';
+} from './schema-kit.ts';
 
 export const DURATION_COMMENT = 'convoy:duration';
 /** Marks a part a plug-in fills in (harness/scenario/schema.ts): `convoy:plugin:<part>`. */

@@ -2,7 +2,7 @@
  * Worker processes, and the idle ones kept for another run. Starting a worker (node, tsx, the
  * worker's modules) costs about half a second of CPU; a test process makes dozens of short
  * memory-broker runs of three or four workers each. A worker whose run ended and left nothing
- * alive (leftovers.ts) reports `idle` and waits here for the next WorkerHandle of the same
+ * alive (open-handles.ts) reports `idle` and waits here for the next WorkerHandle of the same
  * start settings (node flags, environment, working directory) in this process.
  *
  * Reused only for runs of an in-process broker (the memory broker, a test double): a real

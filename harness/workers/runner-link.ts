@@ -5,7 +5,7 @@
  */
 import type { PeerLink } from '../broker/in-process.ts';
 import type { FromWorker, ToWorker } from './protocol.ts';
-import { processWide, reportLeftovers } from './leftovers.ts';
+import { processWide, reportLeftovers } from './open-handles.ts';
 
 let nextLink = 0;
 let nextCall = 0;

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Fields } from '../../harness/checker/lineParser.ts';
-import { ACK_ANY_TRUE, ACK_ANY_UNKNOWN, HistoryStore, MAX_SEQ } from '../../harness/checker/store.ts';
+import { ACK_ANY_TRUE, ACK_ANY_UNKNOWN, HistoryStore, MAX_SEQ } from '../../harness/checker/history-columns.ts';
 
 type Ev = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { FinalPass } from '../../harness/checker/analysis.ts';
 import { renderAnomalies } from '../../harness/checker/examples.ts';
 import { Fields } from '../../harness/checker/lineParser.ts';
-import { HistoryStore, MAX_SEQ, WHOLE_EVENT } from '../../harness/checker/store.ts';
+import { HistoryStore, MAX_SEQ, WHOLE_EVENT } from '../../harness/checker/history-columns.ts';
 import { historyArb, type Ev } from './helpers.ts';
 
 /** Feeds events to two stores, one through the fast path; returns what each said and found. */

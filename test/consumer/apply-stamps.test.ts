@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convoy, onlyRunDir } from '../runner/helpers.ts';
-import { openStore } from '../../harness/consumer/store.ts';
+import { openStore } from '../../harness/consumer/entity-store.ts';
 import { loadStrategies } from '../../harness/consumer/strategies/registry.ts';
 import { ordersScenario } from './orders-scenario.ts';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../harness/consumer/store.ts';
+import { openStore } from '../../harness/consumer/entity-store.ts';
 import { loadStrategies } from '../../harness/consumer/strategies/registry.ts';
 import type { StrategyContext } from '../../harness/consumer/strategies/contract.ts';
 import { changeStateAt, type EntitySpec } from '../../harness/workload/changes.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { replay, scoreStrategies, type Apply } from '../../harness/consumer/replay.ts';
-import { compareWithTruth } from '../../harness/consumer/store.ts';
+import { compareWithTruth } from '../../harness/consumer/entity-store.ts';
 import { loadStrategies } from '../../harness/consumer/strategies/registry.ts';
 import type { ConsumerStrategy } from '../../harness/consumer/strategies/contract.ts';
 import { cancels, changeStateAt, type EntitySpec } from '../../harness/workload/changes.ts';
@@ -150,7 +150,7 @@ test('scoreStrategies: the live one from the store file, the fitting pure others
     { key: 'w', seq: 1, producer: 'p', end: 10 },
     { key: 'w', seq: 2, producer: 'p', end: 20 },
   ];
-  const { openStore } = await import('../../harness/consumer/store.ts');
+  const { openStore } = await import('../../harness/consumer/entity-store.ts');
   const store = openStore(storeFile, get('commutative-dedup'), WALLETS);
   for (const a of [...applies].sort((x, y) => x.end - y.end)) store.apply(a);
   store.close();

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runHere } from '../../brokers/memory/test/run-here.ts';
 import { storeLock } from '../../harness/faults/freeze.ts';
-import { openDatabase } from '../../harness/consumer/store.ts';
+import { openDatabase } from '../../harness/consumer/entity-store.ts';
 
 const SCENARIO = new URL('./fixtures/freeze-busy-consumer.yaml', import.meta.url).pathname;
 

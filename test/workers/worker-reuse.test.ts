@@ -1,6 +1,6 @@
 /**
  * Worker processes reused across memory-broker runs (harness/workers/pool.ts): a worker whose run
- * left nothing alive (harness/workers/leftovers.ts) takes the next run, and that run is the run
+ * left nothing alive (harness/workers/open-handles.ts) takes the next run, and that run is the run
  * a fresh process would have made; a worker a fault froze is never reused.
  */
 import { test } from 'node:test';
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { leftovers, processSnapshot, processWide, reportLeftovers } from '../../harness/workers/leftovers.ts';
+import { leftovers, processSnapshot, processWide, reportLeftovers } from '../../harness/workers/open-handles.ts';
 import { idleWorkers } from '../../harness/workers/pool.ts';
 import { pidAlive } from '../../harness/runtime/process.ts';
 import { runHere } from '../../brokers/memory/test/run-here.ts';

@@ -16,7 +16,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../errors.ts';
 import { ParkingLot } from '../../consumer/parking-lot.ts';
-import { compareWithTruth, openDatabase } from '../../consumer/store.ts';
+import { compareWithTruth, openDatabase } from '../../consumer/entity-store.ts';
 import { openStrategyStore } from '../../consumer/strategies/open.ts';
 import { truth, type TruthMessage } from '../../workload/entity.ts';
 import type { Scenario } from '../../spec/types.ts';

@@ -1,5 +1,5 @@
 import type { Scenario } from '../../spec/types.ts';
-import { openStore, type EntityStore } from '../store.ts';
+import { openStore, type EntityStore } from '../entity-store.ts';
 import type { StrategyContext } from './contract.ts';
 import { chosenStrategy } from './registry.ts';
 

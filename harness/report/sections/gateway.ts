@@ -60,7 +60,7 @@ export function gatewaySection(r: ReportResult): string {
     ? item('Duplicate versions', 'duplicateVersions', d.count, `${formatCount(d.count)} events on ${formatCount(d.keys)} orders, of ${formatCount(d.events)} distinct events${d.examples.length ? `; e.g. ${d.examples.slice(0, 3).map((e) => `${e.key} v${e.version} (events ${e.events.join(', ')})`).join('; ')}` : ''}`)
     : item('Duplicate versions', 'duplicateVersions', null, 'not recorded (the send events carry no version)');
   return `<section id="gateway">
-  <h2>Order service</h2>
+  <h2>Gateway: the order service under load</h2>
   <p class="hint">The service under test: HTTP requests change orders; its instances publish each change as an event. The store at the end is the truth the final state is judged against.</p>
   <dl class="identity" id="gateway-shape">
     ${item('Mode', 'mode', g.mode, g.mode)}
@@ -76,4 +76,4 @@ export function gatewaySection(r: ReportResult): string {
 </section>`;
 }
 
-export default { order: 40, nav: { id: 'gateway', label: 'Order service' }, render: ({ result }) => gatewaySection(result) } satisfies ReportSection;
+export default { order: 40, nav: { id: 'gateway', label: 'Gateway' }, render: ({ result }) => gatewaySection(result) } satisfies ReportSection;

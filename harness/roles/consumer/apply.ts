@@ -1,6 +1,6 @@
 import type { Delivery } from '../../broker/contract.ts';
 import { nowMicros } from '../../clock.ts';
-import type { Effect } from '../../consumer/store.ts';
+import type { Effect } from '../../consumer/entity-store.ts';
 import type { ProcessEvent } from '../../history/events.ts';
 import type { DecodedMessage } from '../../workload/codec.ts';
 import type { ConsumerContext } from './context.ts';

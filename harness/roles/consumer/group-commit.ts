@@ -1,6 +1,6 @@
 import type { HistoryEvent } from '../../history/events.ts';
 import type { HistoryWriter } from '../../history/writer.ts';
-import type { Effect, EntityStore } from '../../consumer/store.ts';
+import type { Effect, EntityStore } from '../../consumer/entity-store.ts';
 import type { Delivered } from '../../consumer/strategies/contract.ts';
 import type { ConsumerPhases } from '../../workers/phases.ts';
 

@@ -8,7 +8,7 @@
 import type { Delivery, Settlement } from '../../broker/contract.ts';
 import type { Handling, Task } from '../../consumer/concurrency/contract.ts';
 import type { PoisonTracker } from '../../consumer/poison.ts';
-import type { EntityStore, Effect } from '../../consumer/store.ts';
+import type { EntityStore, Effect } from '../../consumer/entity-store.ts';
 import type { HandlerEffect } from '../../faults/contract.ts';
 import type { ProcessEvent } from '../../history/events.ts';
 import type { HistoryWriter } from '../../history/writer.ts';

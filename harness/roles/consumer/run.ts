@@ -46,7 +46,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   ctx.faults.endAll();
   const idleWait = new AbortController();
   await Promise.race([schedule.scheduler.idle(), sleep(5_000, idleWait.signal)]);
-  idleWait.abort(); // no timer left behind (a reused process: pool.ts)
+  idleWait.abort(); // no timer left behind (a reused process: harness/workers/pool.ts)
   stats.writeCosts();
   ctx.ownerReads?.close();
   await client.close().catch((e: Error) => ctx.log(`close: ${e.message}`));

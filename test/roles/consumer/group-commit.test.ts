@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../../harness/consumer/store.ts';
+import { openStore } from '../../../harness/consumer/entity-store.ts';
 import { HistoryWriter } from '../../../harness/history/writer.ts';
 import type { ProcessEvent } from '../../../harness/history/events.ts';
 import { GroupCommit } from '../../../harness/roles/consumer/group-commit.ts';

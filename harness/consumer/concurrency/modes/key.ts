@@ -1,5 +1,5 @@
 import type { ConcurrencyMode } from '../contract.ts';
-import { Pool } from '../pool.ts';
+import { Pool } from '../task-pool.ts';
 
 /**
  * Several keys at once, one at a time per key: a key's messages queue up behind each other;

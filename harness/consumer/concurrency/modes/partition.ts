@@ -1,5 +1,5 @@
 import type { ConcurrencyMode } from '../contract.ts';
-import { Pool } from '../pool.ts';
+import { Pool } from '../task-pool.ts';
 
 /**
  * One message at a time per lane: the task runs inline, so the broker client (which waits for

@@ -1,5 +1,5 @@
 import type { ConcurrencyMode } from '../contract.ts';
-import { Pool } from '../pool.ts';
+import { Pool } from '../task-pool.ts';
 
 /**
  * A pool of `workers`: any message may run beside any other, of its key too (the thread-pool

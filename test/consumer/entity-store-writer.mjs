@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 // (bin/run-tests.js): the test starts 30 of these. Without one, store.test.ts adds tsx.
 const tree = process.env.CONVOY_COMPILED_TREE;
 const load = (rel) => import(tree ? pathToFileURL(join(tree, `${rel}.js`)).href : new URL(`../../${rel}.ts`, import.meta.url).href);
-const { openStore } = await load('harness/consumer/store');
+const { openStore } = await load('harness/consumer/entity-store');
 const { Rng } = await load('harness/workload/rng');
 const naive = (await load('harness/consumer/strategies/naive')).default;
 const versioned = (await load('harness/consumer/strategies/versioned')).default;

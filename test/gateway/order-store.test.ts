@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OrderStore, laneOf } from '../../harness/gateway/store.ts';
+import { OrderStore, laneOf } from '../../harness/gateway/order-store.ts';
 import { GATEWAY_MODES, gatewayMode } from '../../harness/gateway/registry.ts';
 import { duplicateVersions } from '../../harness/gateway/figures.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { openStore, compareWithTruth } from '../../harness/consumer/store.ts';
+import { openStore, compareWithTruth } from '../../harness/consumer/entity-store.ts';
 import { entityStateAt, truth } from '../../harness/workload/entity.ts';
 import naive from '../../harness/consumer/strategies/naive.ts';
 import versioned from '../../harness/consumer/strategies/versioned.ts';
@@ -83,7 +83,7 @@ test('the store reopens with what was written', (t) => {
 });
 
 function runWriter(file: string, seed: number, keys: number, versions: number, startAt: number): Promise<Record<string, number>> {
-  const script = fileURLToPath(new URL('./store-writer.mjs', import.meta.url));
+  const script = fileURLToPath(new URL('./entity-store-writer.mjs', import.meta.url));
   const execArgv = process.env.CONVOY_COMPILED_TREE ? [] : ['--import', 'tsx/esm'];
   return new Promise((resolve, reject) => {
     const child = fork(script, [file, String(seed), String(keys), String(versions), String(startAt)], { execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
