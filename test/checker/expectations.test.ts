@@ -10,6 +10,7 @@ import {
   withDefaults,
 } from '../../harness/checker/expectations.ts';
 import { faultWindows } from '../../harness/checker/faults.ts';
+import { ANOMALY_TYPES } from '../../harness/checker/anomaly-types.ts';
 import { InputError } from '../../harness/errors.ts';
 
 test('string form', () => {
@@ -58,7 +59,7 @@ test('malformed expectations are input errors with a clear message', () => {
 
 test('defaults: the listed types expect 0, the rest any; a given type replaces its default', () => {
   const all = withDefaults([]);
-  assert.equal(all.length, 14);
+  assert.deepEqual(all.map((e) => e.type), [...ANOMALY_TYPES], 'one default per type, in order');
   for (const e of all) assert.equal(e.expect, DEFAULT_EXPECTED_ZERO.includes(e.type) ? '0' : 'any', e.type);
   assert.deepEqual([...DEFAULT_EXPECTED_ZERO].sort(), ['abandoned', 'gap', 'ghost', 'lost', 'overlap', 'phantom', 'reorder', 'split']);
   const merged = withDefaults(parseExpectSpec('reorder=>0,reorder@stall=0'));
