@@ -133,7 +133,7 @@ test('kill -9 of a RabbitMQ run mid-fault: its node (the Erlang VM too), Toxipro
   const tag = randomUUID();
   const before = await killMidFault(RABBIT_WITH_FAULT, 1, tag);
   assert.ok(before.some((l) => /beam\.smp/.test(l)), short(before));
-  assert.ok(before.filter((l) => /workers\/main\.[jt]s/.test(l)).length === 3, short(before));
+  assert.ok(before.filter((l) => /roles\/main\.[jt]s/.test(l)).length === 3, short(before));
   const { ms, left } = await goneWithin(tag, 10_000);
   assert.deepEqual(short(left), '', `still running ${ms} ms after the kill`);
   console.log(`# after kill -9 of a RabbitMQ run: ${before.length} processes, all gone ${ms} ms later:\n${short(before)}`);
@@ -164,7 +164,7 @@ test('kill -9 of convoy run mid-fault: no process of the run after 10 s; a `brok
   // Kafka, its Toxiproxy, one producer, two consumers (one frozen) and the reaper.
   assert.ok(before.some((l) => /kafka\.Kafka/.test(l)), short(before));
   assert.ok(before.some((l) => /toxiproxy/.test(l)), short(before));
-  assert.ok(before.filter((l) => /workers\/main\.[jt]s/.test(l)).length === 3, short(before));
+  assert.ok(before.filter((l) => /roles\/main\.[jt]s/.test(l)).length === 3, short(before));
   assert.ok(before.some((l) => / T /.test(l)), `c1 was frozen:\n${short(before)}`);
 
   const { ms, left } = await goneWithin(runTag, 10_000);
