@@ -3,7 +3,7 @@
  * same topology as containers, or a cluster the user names (external); kafkajs or
  * @confluentinc/kafka-javascript clients. See README.md in this folder.
  */
-import type { BrokerSettings, DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import type { BrokerSettings, DeployContext, Deployment, Endpoint } from '../../harness/broker/contract.ts';
 import { brokerModule } from '../../harness/broker/module.ts';
 import { capabilities } from './capabilities.ts';
 import { InfraError, InputError } from '../../harness/errors.ts';
@@ -12,6 +12,7 @@ import { kafkaAdmin } from './admin.ts';
 import { confluentConsumer, confluentProducer } from './client-confluent.ts';
 import { confluentLayerConsumer } from './client-confluent-kafkajs-layer.ts';
 import { kafkajsConsumer, kafkajsProducer } from './client-kafkajs.ts';
+import { referenceClientCommand, remoteConsumer, remoteProducer } from '../../harness/client-protocol/remote-clients.ts';
 import { containerServices, deployContainers } from './containers.ts';
 import { endpointFromExternal, parseEndpoint, toEndpoint } from './endpoint.ts';
 import { deployLocal } from './local.ts';
@@ -86,9 +87,17 @@ const kafka = brokerModule({
   // A member that stops polling keeps its partitions this long (librdkafka's max.poll.interval.ms;
   // kafkajs has none and is evicted after the session timeout); a dead member, the session timeout.
   redeliveryHorizonMs: (s) => Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
-  producer: (e, s, names, options) => (s.client === 'confluent' ? confluentProducer(e, s, names, options) : kafkajsProducer(e, s, names, options)),
+  // With clientProcess, the client runs in a process of its own behind the client protocol.
+  producer: (e, s, names, options) =>
+    s.clientProcess
+      ? remoteProducer(s.clientProcess.command ?? referenceClientCommand(), e as unknown as Endpoint, s, names, options)
+      : s.client === 'confluent'
+        ? confluentProducer(e, s, names, options)
+        : kafkajsProducer(e, s, names, options),
   consumer: (e, s, names, options) =>
-    s.client !== 'confluent'
+    s.clientProcess
+      ? remoteConsumer(s.clientProcess.command ?? referenceClientCommand(), e as unknown as Endpoint, s, names, options)
+      : s.client !== 'confluent'
       ? kafkajsConsumer(e, s, names, options)
       : s.consumer.api === 'kafkajs-layer'
         ? confluentLayerConsumer(e, s, names, options)

@@ -65,6 +65,12 @@ export interface KafkaSettings extends BrokerSettings {
    * `isolate` fault cut nodes off from their peers.
    */
   peerLinks: 'direct' | 'proxied';
+  /**
+   * The producers' and consumers' client in a process of its own, behind the client protocol
+   * (docs/client-protocol.md): `command` is its program and arguments; without one, the chosen
+   * Node `client` runs as the reference client. Absent: the client runs inside the worker.
+   */
+  clientProcess?: { command?: string[] };
 }
 
 const int = (minimum: number, description: string, maximum?: number) => ({ type: 'integer', minimum, ...(maximum !== undefined ? { maximum } : {}), description });
@@ -80,6 +86,12 @@ export const settingsSchema: Record<string, unknown> = {
     version: { type: 'string', pattern: '^(latest|4\\.[0-9]+\\.[0-9]+)$', description: 'Apache Kafka 4.x version, or "latest" (default): the newest 4.x that resolves' },
     nodes: { enum: [1, 3], description: '1: one combined KRaft node (default); 3: a 3-node cluster on this host' },
     client: { enum: ['kafkajs', 'confluent'], description: 'kafkajs (default) or @confluentinc/kafka-javascript (librdkafka)' },
+    clientProcess: {
+      type: 'object',
+      additionalProperties: false,
+      description: "The client in a process of its own, speaking the client protocol (docs/client-protocol.md). command: its program and arguments; without one, `client` runs as convoy's reference client in a child process.",
+      properties: { command: { type: 'array', minItems: 1, items: { type: 'string' } } },
+    },
     topic: {
       type: 'object',
       additionalProperties: false,
@@ -288,6 +300,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     consumer,
     brokerConfig: (r.brokerConfig ?? {}) as Record<string, string | number | boolean>,
     peerLinks: (r.peerLinks ?? 'direct') as KafkaSettings['peerLinks'],
+    ...(r.clientProcess ? { clientProcess: r.clientProcess as KafkaSettings['clientProcess'] } : {}),
   };
 }
 

@@ -172,6 +172,8 @@ export class SendFailure extends Error {
 export interface ProducerOptions {
   /** Logical name of the producer process (for client ids). */
   id: string;
+  /** Sends the worker leaves unanswered at most (the scenario's workload.maxInFlight). */
+  maxInFlight?: number;
   log(line: string): void;
 }
 

@@ -163,13 +163,13 @@ const HarnessEnvelopeDef = Type.Object(
         [
           Type.Null(),
           Type.Object(
-            { stage: Type.Union([Type.String(), Type.Null()]), reason: Type.String() },
+            { stage: Type.Union([Type.String(), Type.Null()]), reason: Type.String(), detail: Type.Optional(Type.Array(Type.String())) },
             { additionalProperties: false },
           ),
         ],
         {
           description:
-            'Set when the run stopped on an error: the name of the run stage it stopped at (the stages of a run, in order, are in docs/architecture.md; setup means the machine lacked a requirement) and the one-line reason. The verdict is then unknown.',
+            'Set when the run stopped on an error: the name of the run stage it stopped at (the stages of a run, in order, are in docs/architecture.md; setup means the machine lacked a requirement) and the one-line reason, with the lines that say more when there are any (a client process\'s last log lines). The verdict is then unknown.',
         },
       ),
     ),

@@ -39,8 +39,33 @@ const onInit = (m: ToWorker) => {
 };
 process.on('message', onInit);
 
+/** Reports the error that ends this worker's role to the runner, then exits. */
+function fatal(init: WorkerInit, err: unknown): void {
+  const e = err as Error;
+  send({
+    type: 'fatal',
+    message: e.message,
+    detail: err instanceof ConvoyError ? err.detail : (e.stack ?? '').split('\n').slice(1, 8),
+    exitCode: err instanceof ConvoyError ? err.exitCode : 3,
+  });
+  process.stderr.write(`${init.id}: fatal: ${e.stack ?? e.message}\n`);
+  setTimeout(() => process.exit(3), 100);
+}
+
+let current: WorkerInit | undefined;
+// An error thrown outside the role's own awaits (a client process that failed mid-run) ends the
+// worker the same way: the runner hears why.
+process.on('uncaughtException', (err) => {
+  if (current) fatal(current, err);
+  else {
+    process.stderr.write(`worker: fatal: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(3);
+  }
+});
+
 /** One run's role; true when the process stays for another (idle), else it is exiting. */
 async function runOne(init: WorkerInit, reusable: boolean): Promise<boolean> {
+  current = init;
   const before = reusable ? processSnapshot() : undefined;
   // The role's own message handlers, removed when it is done: the next run must not hear them.
   const handlers: ((m: ToWorker) => void)[] = [];
@@ -53,15 +78,7 @@ async function runOne(init: WorkerInit, reusable: boolean): Promise<boolean> {
   try {
     await (await ROLES[init.role]())(init, inbox, send);
   } catch (err) {
-    const e = err as Error;
-    send({
-      type: 'fatal',
-      message: e.message,
-      detail: err instanceof ConvoyError ? err.detail : (e.stack ?? '').split('\n').slice(1, 8),
-      exitCode: err instanceof ConvoyError ? err.exitCode : 3,
-    });
-    process.stderr.write(`${init.id}: fatal: ${e.stack ?? e.message}\n`);
-    setTimeout(() => process.exit(3), 100);
+    fatal(init, err);
     return false;
   }
   for (const h of handlers) process.off('message', h);

@@ -21,7 +21,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   const broker = await loadBroker(init.brokerKind);
   const history = new HistoryWriter(init.historyFile);
   const log = (line: string) => send({ type: 'log', line });
-  const client: ProducerClient = await broker.producer(init.endpoint, init.settings, init.names, { id: init.id, log });
+  const client: ProducerClient = await broker.producer(init.endpoint, init.settings, init.names, { id: init.id, log, maxInFlight: init.scenario.workload.maxInFlight });
   const lag = loopLagMeter();
   const stats: WorkerStats = emptyStats();
 

@@ -195,7 +195,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         marks: m.marks,
       },
       harness: {
-        failure: record.failure ? { stage: record.failedStage ?? null, reason: record.failure.message } : null,
+        failure: record.failure ? { stage: record.failedStage ?? null, reason: record.failure.message, ...failureDetail(record.failure) } : null,
         incomplete,
         drain: record.drain,
         gaveUp: record.gaveUp ?? null,
@@ -236,4 +236,10 @@ function judgeFinalState(
       if (verdict.status === 'pass') verdict.status = 'unknown';
     }
   }
+}
+
+/** The lines that say more about a failure (a client process's last log lines), when it has any. */
+function failureDetail(e: Error): { detail?: string[] } {
+  const detail = (e as { detail?: unknown }).detail;
+  return Array.isArray(detail) && detail.length > 0 ? { detail: detail.map(String) } : {};
 }

@@ -59,7 +59,8 @@ export class RunWatch {
     ctx.record.worstLoopLagMs = Math.max(ctx.record.worstLoopLagMs, ...watched.map((w) => w.stats.loopLagMs));
     for (const w of watched) {
       if (w.exited && w.exitCode !== 0 && !w.killedByFault) {
-        throw new InfraError(`worker ${w.id} died (exit ${w.exitCode}); see ${w.logFile}`);
+        const why = w.fatalReport;
+        throw new InfraError(`worker ${w.id} died (exit ${w.exitCode})${why ? `: ${why.message}` : ''}; see ${w.logFile}`, why?.detail ?? []);
       }
     }
   }

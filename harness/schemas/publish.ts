@@ -35,6 +35,7 @@ export const PUBLISHED: Published[] = [
   published('harness/scenario/scenario.schema.json', 'harness/scenario/schema.ts', async () => (await import('../scenario/schema.ts')).scenarioSchema),
   published('results/schema/result.v1.json', 'harness/checker/result-schema.ts', async () => (await import('../checker/result-schema.ts')).resultSchema),
   published('results/schema/history.v1.json', 'harness/history/schema.ts', async () => (await import('../history/schema.ts')).historySchema),
+  published('results/schema/client-protocol.v1.json', 'harness/client-protocol/messages.ts', async () => (await import('../client-protocol/messages.ts')).clientProtocolSchema),
 ];
 
 /** A published file's text: 2-space JSON, one trailing newline. */

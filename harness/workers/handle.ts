@@ -107,6 +107,11 @@ export class WorkerHandle {
     return this.init.id;
   }
 
+  /** Why the worker's role ended, when it said (its fatal message and detail lines). */
+  get fatalReport(): { message: string; detail: string[] } | undefined {
+    return this.fatal ? { message: this.fatal.message, detail: this.fatal.detail ?? [] } : undefined;
+  }
+
   /** The worker's process (while this run has it). */
   get child(): ChildProcess {
     return this.proc;
