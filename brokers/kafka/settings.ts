@@ -184,12 +184,16 @@ function checkShape(value: unknown, schema: Record<string, unknown>, path: strin
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : schema.type ? [schema.type as string] : [];
   if (types.length) {
     const ok = types.some((t) =>
-      t === 'integer' ? Number.isInteger(value) : t === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === t,
+      t === 'integer' ? Number.isInteger(value) : t === 'number' ? typeof value === 'number' && Number.isFinite(value) : t === 'array' ? Array.isArray(value) : typeof value === t,
     );
     if (!ok) {
       errors.push(`${path}: expected ${types.join(' or ')}, got ${JSON.stringify(value)}`);
       return;
     }
+  }
+  if (Array.isArray(value)) {
+    if (typeof schema.minItems === 'number' && value.length < schema.minItems) errors.push(`${path}: expected at least ${schema.minItems} item(s)`);
+    if (isObj(schema.items)) value.forEach((v, i) => checkShape(v, schema.items as Record<string, unknown>, `${path}[${i}]`, errors));
   }
   if (typeof value === 'number') {
     if (typeof schema.minimum === 'number' && value < schema.minimum) errors.push(`${path}: must be >= ${schema.minimum}`);

@@ -184,7 +184,8 @@ export class ClientConnection {
     });
     socket.on('error', (e) => this.fail(new InfraError(`client socket: ${e.message}`)));
     socket.on('close', () => {
-      if (!this.closing) this.fail(new InfraError('client closed its socket'));
+      // A process that is dying closes its socket first: give its exit a moment to say how.
+      if (!this.closing) setTimeout(() => this.fail(new InfraError('client closed its socket')), 500).unref();
     });
   }
   private socket?: Socket;
