@@ -17,8 +17,8 @@ test('every published schema has an $id of the one convention, naming its file',
   const all = [...PUBLISHED.map((p) => p.path), 'results/schema/result.v1.json'];
   for (const path of all) {
     const s = JSON.parse(readFileSync(root(path), 'utf8')) as { $id: string };
-    assert.match(s.$id, new RegExp(`^${SCHEMA_ID_BASE.replace(/\./g, '\\.')}[a-z]+\\.v[0-9]+\\.json$`), path);
-    const shape = /([a-z]+)\.v\d+\.json$/.exec(s.$id)![1];
+    assert.match(s.$id, new RegExp(`^${SCHEMA_ID_BASE.replace(/\./g, '\\.')}[a-z-]+\\.v[0-9]+\\.json$`), path);
+    const shape = /([a-z-]+)\.v\d+\.json$/.exec(s.$id)![1];
     assert.ok(path.includes(shape), `${path}: $id ${s.$id}`);
   }
 });
