@@ -25,6 +25,8 @@
  * reader slower than MESSAGES in that time is measured on what it read),
  * CONVOY_BENCH_CLIENTS, CONVOY_BENCH_MODES narrow the set (`partition*6`: partition mode with
  * broker.consumer.partitionsConsumedConcurrently 6, one delivery in flight per partition).
+ * CONVOY_BENCH_CLIENTS takes `kafkajs+process` (the client in a process of its own, behind the client
+ * protocol); CONVOY_BENCH_SIDE_BY_SIDE=1 measures every client in the same interleaved rounds.
  * CONVOY_BENCH_ROUNDS (default 1) repeats each client and mode, the trees interleaved and their
  * order alternated per round (before, this; this, before; ...), and prints each tree's median
  * and range of client CPU per 1,000 messages and of msg/s, and the ratio of the medians.
@@ -44,7 +46,7 @@ import type { ConsumerPhases } from '../harness/workers/phases.ts';
 import { openStrategyStore } from '../harness/consumer/strategies/open.ts';
 import { provision, toolCommand, CONSUMER_PERFORMANCE } from '../brokers/kafka/provision.ts';
 import type { KafkaAdmin } from '../brokers/kafka/admin.ts';
-import { withKafka } from './kafka.ts';
+import { clientSettings, withKafka } from './kafka.ts';
 
 const MESSAGES = Number(process.env.CONVOY_BENCH_CONSUME_MESSAGES ?? 100_000);
 const MAX_S = Number(process.env.CONVOY_BENCH_CONSUME_MAX_S ?? 30);
@@ -55,6 +57,8 @@ const WORKERS = 8;
 const CLIENTS = (process.env.CONVOY_BENCH_CLIENTS ?? 'confluent,kafkajs').split(',').filter(Boolean);
 /** A concurrency mode, `partition*N`: partition mode with broker.consumer.partitionsConsumedConcurrently N. */
 const ROUNDS = Math.max(1, Number(process.env.CONVOY_BENCH_ROUNDS ?? 1));
+/** CONVOY_BENCH_SIDE_BY_SIDE=1: every client (and tree) in the same interleaved rounds, e.g. kafkajs against kafkajs+process. */
+const SIDE_BY_SIDE = process.env.CONVOY_BENCH_SIDE_BY_SIDE === '1';
 const MODES = (process.env.CONVOY_BENCH_MODES ?? `partition,partition*${PARTITIONS},key,unordered`).split(',').filter(Boolean);
 type Mode = 'partition' | 'key' | 'unordered';
 const modeOf = (m: string) => ({ mode: m.split('*')[0] as Mode, concurrentPartitions: Number(m.split('*')[1] ?? 1) });
@@ -70,6 +74,15 @@ function cpuSeconds(pid: number | 'self', children = false): number {
     return ticks / 100;
   } catch {
     return 0;
+  }
+}
+
+/** The live children of a process. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }
 
@@ -104,7 +117,7 @@ function consumerScenario(client: string, variant: string): Scenario {
   const { mode, concurrentPartitions } = modeOf(variant);
   return {
     name: 'bench-consume', description: 'benchmark', seed: 1,
-    broker: { kind: 'kafka', client, topic: { partitions: PARTITIONS }, consumer: { partitionsConsumedConcurrently: concurrentPartitions } },
+    broker: { kind: 'kafka', ...clientSettings(client), topic: { partitions: PARTITIONS }, consumer: { partitionsConsumedConcurrently: concurrentPartitions } },
     workload: {
       keys: { count: KEYS, distribution: { kind: 'uniform' }, prefix: 'k' },
       entity: { kind: 'counter', events: 'state', cancelShare: 0.25 }, rate: { kind: 'unlimited' }, size: { kind: 'fixed', bytes: SIZE },
@@ -173,7 +186,9 @@ async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, name
   try {
     await w.waitFor('ready', 60_000, 'consumer start');
     const pid = w.pid!;
-    const cpu0 = cpuSeconds(pid);
+    // The worker and any client process it started (an out-of-process client does the broker's work).
+    const cpuOfTree = () => cpuSeconds(pid) + childrenOf(pid).reduce((n, c) => n + cpuSeconds(c), 0);
+    const cpu0 = cpuOfTree();
     const started = Date.now();
     let last = 0;
     let lastChange = Date.now();
@@ -193,7 +208,7 @@ async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, name
       }
       if (w.exited) throw new Error(`consumer worker exited (${w.exitCode}): ${logs.slice(-3).join(' | ')}`);
     }
-    const cpu = cpuSeconds(pid) - cpu0;
+    const cpu = cpuOfTree() - cpu0;
     const s = w.stats;
     const p = s.phases;
     const windowS = p && p.lastUs > p.firstUs ? (p.lastUs - p.firstUs) / 1e6 : (Date.now() - started) / 1000;
@@ -267,6 +282,23 @@ export async function consumerThroughput(opts: { resultsDir: string }): Promise<
         return r.fetchRate;
       };
       let bareRuns = 0;
+      if (SIDE_BY_SIDE) {
+        // Every client of every tree in the same interleaved rounds: what one costs against another.
+        const javaRate = java();
+        for (const mode of MODES) {
+          const units = CLIENTS.flatMap((client) => measured.map((tree) => ({ client, tree, label: `${client} ${tree.label}` })));
+          const readings = new Map<{ label: string }, Reading[]>(units.map((u) => [u, []]));
+          for (let round = 1; round <= ROUNDS; round++) {
+            for (const u of round % 2 === 1 ? units : [...units].reverse()) {
+              const r = await convoyConsumer(u.tree, d, admin, names, u.client, mode, opts.resultsDir);
+              readings.get(u)!.push(r);
+              lines.push(`  convoy ${u.label.padEnd(40)} ${mode.padEnd(9)} round ${round}: ${Math.round(r.rate)} msg/s, ratio to the Java tool ${javaRate ? (r.rate / javaRate).toFixed(2) : '-'}, client CPU ${r.cpuPer1k.toFixed(1)} ms per 1k msgs${r.note ? ` (${r.note})` : ''}`);
+            }
+          }
+          lines.push(...roundsSummary('side by side', mode, readings));
+        }
+        return;
+      }
       for (const client of CLIENTS) {
         // The Java tool again before each client's set: the ratio is taken against its own neighbour.
         const javaRate = java();
@@ -312,16 +344,18 @@ function median(xs: number[]): number {
 }
 
 /** Each tree's median and range over the rounds; with two trees, the ratio of the medians (this / before). */
-function roundsSummary(client: string, mode: string, readings: Map<Tree, Reading[]>): string[] {
+function roundsSummary(client: string, mode: string, readings: Map<{ label: string }, Reading[]>): string[] {
   const out = [`  ${client} ${mode}, ${ROUNDS} interleaved rounds, median (range):`];
   const medians: number[] = [];
+  const labels: string[] = [];
   for (const [tree, rs] of readings) {
+    labels.push(tree.label);
     const cpu = rs.map((r) => r.cpuPer1k);
     const rate = rs.map((r) => r.rate);
     medians.push(median(cpu));
     out.push(`    ${tree.label}: client CPU ${median(cpu).toFixed(1)} (${Math.min(...cpu).toFixed(1)}–${Math.max(...cpu).toFixed(1)}) ms per 1k msgs, ${Math.round(median(rate))} (${Math.round(Math.min(...rate))}–${Math.round(Math.max(...rate))}) msg/s`);
   }
-  if (medians.length === 2) out.push(`    client CPU per 1k msgs, this tree / before: ${(medians[1]! / medians[0]!).toFixed(3)}`);
+  for (let i = 1; i < medians.length; i++) out.push(`    client CPU per 1k msgs, ${labels[i]} / ${labels[0]}: ${(medians[i]! / medians[0]!).toFixed(3)}`);
   return out;
 }
 

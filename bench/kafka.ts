@@ -48,10 +48,16 @@ export async function withKafka<T>(resultsDir: string, fn: (d: Deployment) => Pr
   }
 }
 
+/** `kafkajs+process`: the kafkajs client in a process of its own, behind the client protocol (the reference client). */
+export function clientSettings(client: string): Record<string, unknown> {
+  const [kind, where] = client.split('+');
+  return { client: kind, ...(where === 'process' ? { clientProcess: {} } : {}) };
+}
+
 function scenario(name: string, client: string, rate: Scenario['workload']['rate'], opts: { messages?: number; durationMs?: number; keys?: number; consumers?: number }): Scenario {
   return {
     name, description: 'benchmark', seed: 1,
-    broker: { kind: 'kafka', client, topic: { partitions: 3 } },
+    broker: { kind: 'kafka', ...clientSettings(client), topic: { partitions: 3 } },
     workload: {
       keys: { count: opts.keys ?? 10_000, distribution: { kind: 'uniform' }, prefix: 'k' },
       entity: { kind: 'counter', events: 'state', cancelShare: 0.25 }, rate, size: { kind: 'fixed', bytes: SIZE },
