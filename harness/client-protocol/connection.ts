@@ -40,19 +40,19 @@ export class ProtocolVersionError extends ConvoyError {
   }
 }
 
-let validator: ValidateFunction | undefined;
+/** One compiled validator per message type: a line is checked against its own type's schema only. */
+let validators: Map<string, ValidateFunction> | undefined;
 function validate(m: unknown): string | undefined {
-  if (!validator) {
+  if (!validators) {
     const Ajv = require('ajv/dist/2020.js') as { default: new (o: object) => { compile(s: object): ValidateFunction } };
-    validator = new Ajv.default({ strict: false, allErrors: false }).compile({ oneOf: FROM_CLIENT.map((s) => JSON.parse(JSON.stringify(s))) });
+    const ajv = new Ajv.default({ strict: false, allErrors: false });
+    validators = new Map(FROM_CLIENT.map((s) => [s.properties.type.const as string, ajv.compile(JSON.parse(JSON.stringify(s)))]));
   }
-  if (validator(m)) return undefined;
-  const type = (m as { type?: unknown })?.type;
-  const known = FROM_CLIENT.find((s) => s.properties.type.const === type);
-  if (!known) return `unknown message type ${JSON.stringify(type)}`;
-  const one = new (require('ajv/dist/2020.js').default)({ strict: false }).compile(JSON.parse(JSON.stringify(known))) as ValidateFunction;
-  one(m);
-  return (one.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ') || 'does not match its schema';
+  const type = (m as { type?: unknown } | null)?.type;
+  const v = typeof type === 'string' ? validators.get(type) : undefined;
+  if (!v) return `unknown message type ${JSON.stringify(type)}`;
+  if (v(m)) return undefined;
+  return (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ') || 'does not match its schema';
 }
 
 export class ClientConnection {
@@ -218,8 +218,19 @@ export class ClientConnection {
 
   write(m: ToClient): void {
     if (this.failure) throw this.failure;
-    this.socket!.write(JSON.stringify(m) + '\n');
+    const socket = this.socket!;
+    // Lines written in one turn of the event loop go out in one write.
+    if (!this.corked) {
+      this.corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        socket.uncork();
+      });
+    }
+    socket.write(JSON.stringify(m) + '\n');
   }
+  private corked = false;
 
   /** An optional capability of the client; rejects when it has not declared it. */
   request(what: 'refresh-metadata' | 'errors-seen' | 'describe-group'): Promise<unknown> {
@@ -254,6 +265,13 @@ export class ClientConnection {
   async close(boundMs = 10_000): Promise<void> {
     const wasFailed = this.failure !== undefined;
     this.closing = true;
+    if (!wasFailed && this.socket && !this.socket.destroyed && this.clock) {
+      // The mapping made at the start must still hold at the end (one host, one rate).
+      const sample = await Promise.race([this.ping(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1_000).unref())]).catch(() => undefined);
+      if (sample && !this.clock.agrees(sample, 1_000)) {
+        this.options.log(`client ${this.hello?.client.name}: its clock no longer maps to the run's within ${Math.round(this.clock.errorUs)} µs (off by ${Math.round(this.clock.toRun(sample.clientUs) - (sample.sentUs + sample.receivedUs) / 2)} µs at the end)`);
+      }
+    }
     if (!wasFailed && this.socket && !this.socket.destroyed) {
       const closed = new Promise<void>((resolve) => this.handlers.set('closed', () => resolve()));
       this.socket.write(JSON.stringify({ type: 'close' }) + '\n');

@@ -22,7 +22,19 @@ if (!path) {
 const socket = connect(path);
 socket.setNoDelay(true);
 const clock = () => performance.now() * 1000;
-const write = (m: FromClient) => socket.write(JSON.stringify(m) + '\n');
+let corked = false;
+/** Lines written in one turn of the event loop go out in one write. */
+const write = (m: FromClient) => {
+  if (!corked) {
+    corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      corked = false;
+      socket.uncork();
+    });
+  }
+  socket.write(JSON.stringify(m) + '\n');
+};
 const log = (line: string) => write({ type: 'log', line });
 
 let producer: ProducerClient | undefined;
