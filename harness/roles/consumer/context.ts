@@ -24,12 +24,15 @@ import { WorkerFaults } from '../../faults/worker-hooks.ts';
 import { emptyPhases, type ConsumerPhases } from '../../workers/phases.ts';
 import { emptyStats, type FromWorker, type WorkerInit, type WorkerStats } from '../../workers/protocol.ts';
 import { GroupCommit } from './group-commit.ts';
+import { settleFailureLog } from './settle.ts';
 
 export interface ConsumerContext {
   init: WorkerInit;
   spec: ConsumerSpec;
   handlerSpec: ConsumerSpec['handler'];
   log(line: string): void;
+  /** For failed settlements: a broker that refuses many (expired locks) says so once per few seconds, with a count. */
+  settleLog(line: string): void;
   send(m: FromWorker): void;
   history: HistoryWriter;
   stats: WorkerStats;
@@ -88,7 +91,7 @@ export async function openConsumer(init: WorkerInit, send: (m: FromWorker) => vo
     phases.historyMs += performance.now() - t;
   };
   return {
-    init, spec, handlerSpec, log, send, history, stats, phases, mode, inFlightCap, strategyContext, store, group, flushAll, ownerReads,
+    init, spec, handlerSpec, log, send, settleLog: settleFailureLog(log), history, stats, phases, mode, inFlightCap, strategyContext, store, group, flushAll, ownerReads,
     poison: new PoisonTracker(spec.poison),
     handlerTime: handlerTimeSampler(handlerSpec, Rng.from(init.scenario.seed).fork(`consumer-${init.id}`)),
     ...(lotDb ? { lot: new ParkingLot(lotDb) } : {}),

@@ -35,6 +35,7 @@ export interface GroupedContext {
   poison: PoisonTracker;
   handlerTime: () => number;
   effects: () => Iterable<HandlerEffect>;
+  /** Where failed settlements are told (throttled: a broker may refuse many). */
   log(line: string): void;
   /**
    * Ends the consumer's open group commit (harness/roles/consumer/group-commit.ts): its store writes

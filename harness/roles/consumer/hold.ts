@@ -43,7 +43,7 @@ export function holding(ctx: ConsumerContext): Holding {
       if (settle.length === 0) return;
       // As for every handling: its record reaches the file before its ack reaches the broker.
       history.flush();
-      for (const d of settle) await d.settle('ack').catch((e: Error) => log(`settle ack failed: ${e.message}`));
+      for (const d of settle) await d.settle('ack').catch((e: Error) => ctx.settleLog(`settle ack failed: ${e.message}`));
     } catch (e) {
       log(`releasing held messages failed: ${(e as Error).message}`);
     } finally {

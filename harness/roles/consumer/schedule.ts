@@ -9,8 +9,8 @@ import type { Task } from '../../consumer/concurrency/contract.ts';
  * together (grouped-handling.ts).
  */
 export function scheduler(ctx: ConsumerContext): { scheduler: Scheduler; task(parts: TaskParts, run: () => Promise<void>): Task } {
-  const { init, history, stats, phases, store, poison, handlerTime, log, faults, group, spec } = ctx;
-  const together = groupedHandling({ consumer: init.id, history, stats, phases, store, poison, handlerTime, effects: () => faults.effects(), log, endGroup: () => group.end() });
+  const { init, history, stats, phases, store, poison, handlerTime, settleLog, faults, group, spec } = ctx;
+  const together = groupedHandling({ consumer: init.id, history, stats, phases, store, poison, handlerTime, effects: () => faults.effects(), log: settleLog, endGroup: () => group.end() });
   return {
     scheduler: ctx.mode.scheduler(spec.concurrency.workers, { settings: spec.concurrency, handling: together.handling }),
     task: together.task,
