@@ -24,7 +24,7 @@ import { WorkerFaults } from '../../faults/worker-hooks.ts';
 import { emptyPhases, type ConsumerPhases } from '../../workers/phases.ts';
 import { emptyStats, type FromWorker, type WorkerInit, type WorkerStats } from '../../workers/protocol.ts';
 import { GroupCommit } from './group-commit.ts';
-import { settleFailureLog } from './settle.ts';
+import { settleFailureLog } from './settle-log.ts';
 
 export interface ConsumerContext {
   init: WorkerInit;

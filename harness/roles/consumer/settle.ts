@@ -1,6 +1,5 @@
 import type { Delivery, Settlement } from '../../broker/contract.ts';
 import { nowMicros } from '../../clock.ts';
-import { throttledLog } from '../../broker/throttled-log.ts';
 import type { ConsumerContext } from './context.ts';
 
 export type Settle = (d: Delivery, settlement: Settlement, grouped: boolean) => Promise<void>;
@@ -31,12 +30,4 @@ export function settler(ctx: ConsumerContext): Settle {
       },
     );
   };
-}
-
-/**
- * Where failed settlements are told: a broker that refuses many at once (every expired session
- * lock of a stall) says so once per 5 s per kind of failure, ids aside, with a count.
- */
-export function settleFailureLog(log: (line: string) => void): (line: string) => void {
-  return throttledLog(log, 5_000, (l) => l.replace(/\d+/g, '#'));
 }

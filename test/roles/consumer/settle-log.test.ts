@@ -1,7 +1,7 @@
-/** Failed settlements are told once per kind, with a count, not once per message (harness/roles/consumer/settle.ts). */
+/** Failed settlements are told once per kind, with a count, not once per message (harness/roles/consumer/settle-log.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { settleFailureLog } from '../../../harness/roles/consumer/settle.ts';
+import { settleFailureLog } from '../../../harness/roles/consumer/settle-log.ts';
 
 test('a stall that expires every session lock logs one line per kind of failure, with how many more', () => {
   const lines: string[] = [];
