@@ -291,7 +291,7 @@ const EMPTY = Buffer.alloc(0);
  * are out at once), and calls `consume` again only after every message of the batch was
  * handed out or dropped. So a handler that blocks its partition stops the polls, and librdkafka
  * leaves the group after max.poll.interval.ms, as the KafkaJS layer's eachBatch did. Measured
- * with `npm run bench -- consume` (issue 29), the KafkaJS layer's per-message promises and
+ * with `npm run bench -- consume`, the KafkaJS layer's per-message promises and
  * batch bookkeeping were most of the consumer's "client" time.
  *
  * Seeks (a requeue or release: the core rewinds its ledger and calls `seek`): the partition's

