@@ -12,6 +12,7 @@ import { kafkaAdmin } from './admin.ts';
 import { confluentConsumer, confluentProducer } from './client-confluent.ts';
 import { confluentLayerConsumer } from './client-confluent-kafkajs-layer.ts';
 import { kafkajsConsumer, kafkajsProducer } from './client-kafkajs.ts';
+import { javaClientCommand } from './client-java.ts';
 import { referenceClientCommand, remoteConsumer, remoteProducer } from '../../harness/client-protocol/remote-clients.ts';
 import { containerServices, deployContainers } from './containers.ts';
 import { endpointFromExternal, parseEndpoint, toEndpoint } from './endpoint.ts';
@@ -52,6 +53,17 @@ async function deployExternal(ctx: DeployContext, settings: KafkaSettings): Prom
   throw new InfraError(`external Kafka at ${endpoint.bootstrapServers.join(',')} does not answer: ${(lastErr as Error)?.message}`, [], { cause: lastErr });
 }
 
+/** The client process's command line, when the client runs in a process of its own. */
+function processCommand(s: KafkaSettings, log: (l: string) => void): string[] | undefined {
+  if (s.client === 'java') return javaClientCommand(s, log);
+  if (s.clientProcess) return s.clientProcess.command ?? referenceClientCommand();
+  return undefined;
+}
+
+function prepareClient(s: KafkaSettings, log: (l: string) => void): void {
+  if (s.client === 'java') javaClientCommand(s, log);
+}
+
 const kafka = brokerModule({
   name: 'kafka',
   title: 'Kafka',
@@ -70,13 +82,15 @@ const kafka = brokerModule({
     await ensureCdsArchive(inst, log);
     await ensureBootstrapTemplate(inst, log);
   },
+  // client java: its jars and classes are made before the brokers start (a missing JDK fails fast).
   deploy: {
-    external: deployExternal,
-    containers: deployContainers,
+    external: async (ctx, s) => (prepareClient(s, ctx.log), deployExternal(ctx, s)),
+    containers: async (ctx, s) => (prepareClient(s, ctx.log), deployContainers(ctx, s)),
     async local(ctx, s) {
       if (s.topic.replicationFactor > s.nodes) {
         throw new InputError(`broker.topic.replicationFactor ${s.topic.replicationFactor} needs at least that many nodes (nodes: ${s.nodes})`);
       }
+      prepareClient(s, ctx.log);
       return deployLocal(ctx, s);
     },
   },
@@ -87,21 +101,18 @@ const kafka = brokerModule({
   // A member that stops polling keeps its partitions this long (librdkafka's max.poll.interval.ms;
   // kafkajs has none and is evicted after the session timeout); a dead member, the session timeout.
   redeliveryHorizonMs: (s) => Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
-  // With clientProcess, the client runs in a process of its own behind the client protocol.
-  producer: (e, s, names, options) =>
-    s.clientProcess
-      ? remoteProducer(s.clientProcess.command ?? referenceClientCommand(), e as unknown as Endpoint, s, names, options)
-      : s.client === 'confluent'
-        ? confluentProducer(e, s, names, options)
-        : kafkajsProducer(e, s, names, options),
-  consumer: (e, s, names, options) =>
-    s.clientProcess
-      ? remoteConsumer(s.clientProcess.command ?? referenceClientCommand(), e as unknown as Endpoint, s, names, options)
-      : s.client !== 'confluent'
-      ? kafkajsConsumer(e, s, names, options)
-      : s.consumer.api === 'kafkajs-layer'
-        ? confluentLayerConsumer(e, s, names, options)
-        : confluentConsumer(e, s, names, options),
+  // With clientProcess, or client java, the client runs in a process of its own behind the client protocol.
+  producer: (e, s, names, options) => {
+    const command = processCommand(s, options.log);
+    if (command) return remoteProducer(command, e as unknown as Endpoint, s, names, options);
+    return s.client === 'confluent' ? confluentProducer(e, s, names, options) : kafkajsProducer(e, s, names, options);
+  },
+  consumer: (e, s, names, options) => {
+    const command = processCommand(s, options.log);
+    if (command) return remoteConsumer(command, e as unknown as Endpoint, s, names, options);
+    if (s.client !== 'confluent') return kafkajsConsumer(e, s, names, options);
+    return s.consumer.api === 'kafkajs-layer' ? confluentLayerConsumer(e, s, names, options) : confluentConsumer(e, s, names, options);
+  },
 });
 
 export default kafka;

@@ -90,13 +90,13 @@ export const LOG4J2_XML = `<?xml version="1.0" encoding="UTF-8"?>
 /** For the tools (ProducerPerformance...): warnings only, so stdout carries just their results. */
 export const TOOLS_LOG4J2_XML = LOG4J2_XML.replace('<Root level="INFO">', '<Root level="WARN">');
 
-class NotResolvable extends InfraError {}
+export class NotResolvable extends InfraError {}
 
 /**
  * Copies an artifact set's runtime classpath into `target` (once, atomically). Throws
  * NotResolvable when Maven says the artifact does not exist, InfraError for anything else.
  */
-function collect(target: string, artifacts: { g: string; a: string; v: string }[], what: string, log: (l: string) => void): void {
+export function collect(target: string, artifacts: { g: string; a: string; v: string }[], what: string, log: (l: string) => void): void {
   if (existsSync(join(target, COMPLETE))) return;
   const mvn = requireTool(MAVEN, 'to download Apache Kafka from Maven Central');
   requireTool(JAVA, 'to run Apache Kafka');

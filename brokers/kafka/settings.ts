@@ -6,8 +6,10 @@
  */
 import type { BrokerSettings } from '../../harness/broker/contract.ts';
 import { InputError } from '../../harness/errors.ts';
+import { CLIENT_PRODUCER_DEFAULTS, CLIENT_SETTINGS, CONVOY_PRODUCER_DEFAULTS } from './client-defaults.ts';
 
-export type KafkaClientKind = 'kafkajs' | 'confluent';
+export type KafkaClientKind = 'kafkajs' | 'confluent' | 'java';
+export type GroupProtocol = 'classic' | 'consumer';
 export type Partitioner = 'murmur2' | 'crc32';
 
 export interface ProducerSettings {
@@ -17,26 +19,32 @@ export interface ProducerSettings {
   /** Produce requests in flight per broker connection. */
   maxInFlight: number;
   retries: number;
-  /** confluent only (kafkajs sends each send() at once: 0). */
+  /** confluent and java (kafkajs sends each send() at once: 0). */
   lingerMs: number;
-  /** confluent only: librdkafka batch.size in bytes. */
+  /** confluent and java: batch.size in bytes. */
   batchSize?: number;
   requestTimeoutMs: number;
-  /** confluent only: librdkafka message.timeout.ms, the bound on one send including retries. */
+  /** confluent and java: message.timeout.ms / delivery.timeout.ms, the bound on one send including retries. */
   deliveryTimeoutMs?: number;
   /** confluent only: librdkafka socket.timeout.ms (default requestTimeoutMs): when the client gives up on a request itself. */
   socketTimeoutMs?: number;
-  /** confluent only: a fixed retry backoff (librdkafka retry.backoff.ms = retry.backoff.max.ms); default 100 growing to 2000. */
+  /** confluent and java: a fixed retry backoff (retry.backoff.ms = retry.backoff.max.ms); default 100 growing to 2000 (librdkafka) or 1000 (java). */
   retryBackoffMs?: number;
   /** confluent only: librdkafka debug contexts (e.g. "msg,protocol" or "eos"); their lines about errors, retries, leaders and the idempotent producer's epoch and sequence go to the producer's log. */
   debug?: string;
   partitioner: Partitioner;
+  /** java only: partitioner.ignore.keys, every record to the sticky partition whatever its key. */
+  ignoreKeys?: boolean;
+  /** java only: metadata.max.age.ms, when the producer notices new partitions (it cannot be asked to at once). */
+  metadataMaxAgeMs?: number;
+  /** Whose defaults fill what the scenario leaves out: convoy's, the same on every client (default), or the client's own. */
+  defaults: 'convoy' | 'client';
 }
 
 export interface ConsumerSettings {
   sessionTimeoutMs: number;
   heartbeatIntervalMs: number;
-  /** confluent only: the poll gap after which librdkafka leaves the group. */
+  /** confluent and java: max.poll.interval.ms, the poll gap after which the member leaves the group. */
   maxPollIntervalMs?: number;
   autoCommit: boolean;
   autoCommitIntervalMs: number;
@@ -46,6 +54,14 @@ export interface ConsumerSettings {
   metadataMaxAgeMs: number;
   /** confluent only: the library's node-rdkafka-style KafkaConsumer (native) or its KafkaJS-compatible layer. */
   api?: 'native' | 'kafkajs-layer';
+  /** java only: group.protocol, classic or consumer (the broker-driven protocol of Kafka 4). */
+  groupProtocol?: GroupProtocol;
+  /** java only: the assignor (classic: client-side; consumer protocol: the broker's). */
+  assignor?: string;
+  /** java only: group.instance.id (static membership), one per consumer process. */
+  staticMembership?: boolean;
+  /** java only: max.poll.records. */
+  maxPollRecords?: number;
 }
 
 export interface KafkaSettings extends BrokerSettings {
@@ -71,6 +87,8 @@ export interface KafkaSettings extends BrokerSettings {
    * Node `client` runs as the reference client. Absent: the client runs inside the worker.
    */
   clientProcess?: { command?: string[] };
+  /** client java: the kafka-clients version (default: the broker's version, or the newest 4.x). */
+  javaClient?: { version: string };
 }
 
 const int = (minimum: number, description: string, maximum?: number) => ({ type: 'integer', minimum, ...(maximum !== undefined ? { maximum } : {}), description });
@@ -85,7 +103,16 @@ export const settingsSchema: Record<string, unknown> = {
     kind: { const: 'kafka' },
     version: { type: 'string', pattern: '^(latest|4\\.[0-9]+\\.[0-9]+)$', description: 'Apache Kafka 4.x version, or "latest" (default): the newest 4.x that resolves' },
     nodes: { enum: [1, 3], description: '1: one combined KRaft node (default); 3: a 3-node cluster on this host' },
-    client: { enum: ['kafkajs', 'confluent'], description: 'kafkajs (default) or @confluentinc/kafka-javascript (librdkafka)' },
+    client: {
+      enum: ['kafkajs', 'confluent', 'java'],
+      description: "kafkajs (default), @confluentinc/kafka-javascript (librdkafka), or java: Apache Kafka's Java client (kafka-clients) in a process of its own behind the client protocol (needs a JDK)",
+    },
+    javaClient: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'client java only',
+      properties: { version: { type: 'string', pattern: '^4\\.[0-9]+\\.[0-9]+$', description: "kafka-clients version (default: the broker's version; on an external cluster the newest 4.x)" } },
+    },
     clientProcess: {
       type: 'object',
       additionalProperties: false,
@@ -106,16 +133,22 @@ export const settingsSchema: Record<string, unknown> = {
       additionalProperties: false,
       properties: {
         acks: { enum: [-1, 0, 1, 'all'], description: '-1/"all" (default), 1 or 0' },
-        idempotent: { type: 'boolean', description: 'default false' },
+        defaults: {
+          enum: ['convoy', 'client'],
+          description: "whose defaults fill what is left out: convoy (default: the same on every client: acks all, idempotence off, 5 in flight, 10 retries) or client (the client's own: the Java client's idempotence is on since 3.0, linger.ms 5 since 4.0)",
+        },
+        idempotent: { type: 'boolean', description: 'default false (defaults: client: java true, kafkajs and confluent false)' },
         maxInFlight: int(1, 'requests in flight per connection (default 5; idempotence allows at most 5)', 1_000_000),
-        retries: int(0, 'default 10', 2_147_483_647),
-        lingerMs: int(0, 'confluent only (librdkafka linger.ms, default 5); kafkajs has no linger', 900_000),
-        batchSize: int(1, 'confluent only (librdkafka batch.size, default 1000000)', 2_147_483_647),
+        retries: int(0, 'default 10 (defaults: client: kafkajs 5, confluent and java 2147483647)', 2_147_483_647),
+        lingerMs: int(0, 'confluent and java (default 5); kafkajs has no linger', 900_000),
+        batchSize: int(1, 'confluent and java: batch.size in bytes (default: librdkafka 1000000, java 16384)', 2_147_483_647),
         requestTimeoutMs: int(1, 'default 30000', 900_000),
-        deliveryTimeoutMs: int(1, 'confluent only (librdkafka message.timeout.ms, default 120000)', 2_147_483_647),
-        partitioner: { enum: ['murmur2', 'crc32'], description: 'murmur2 (Java-compatible, default) or crc32 (librdkafka consistent_random; confluent only)' },
+        deliveryTimeoutMs: int(1, 'confluent and java: the bound on one send, retries included (librdkafka message.timeout.ms, java delivery.timeout.ms; default 120000; defaults: client: librdkafka 300000)', 2_147_483_647),
+        partitioner: { enum: ['murmur2', 'crc32'], description: 'murmur2 (Java-compatible, default; the Java client has only this one for keyed records) or crc32 (librdkafka consistent_random, its own default; confluent only)' },
+        ignoreKeys: { type: 'boolean', description: 'java only: partitioner.ignore.keys, records go to the sticky partition whatever their key (default false)' },
+        metadataMaxAgeMs: int(100, 'java only: metadata.max.age.ms, when the producer notices new partitions (default 300000)', 86_400_000),
         socketTimeoutMs: int(10, 'confluent only (librdkafka socket.timeout.ms: when the client gives up on a request; default requestTimeoutMs, at most 60100)', 300_000),
-        retryBackoffMs: int(1, 'confluent only: librdkafka retry.backoff.ms and retry.backoff.max.ms, a fixed backoff (default 100 growing to 2000)', 300_000),
+        retryBackoffMs: int(1, 'confluent and java: retry.backoff.ms and retry.backoff.max.ms, a fixed backoff (default 100 growing to 2000 in librdkafka, 1000 in java)', 300_000),
         debug: { type: 'string', pattern: '^[a-z,]*$', description: 'confluent only: librdkafka debug contexts, e.g. "msg,protocol"; the lines about errors and retries go to the producer log' },
       },
     },
@@ -125,7 +158,7 @@ export const settingsSchema: Record<string, unknown> = {
       properties: {
         sessionTimeoutMs: int(1000, 'default 30000', 3_600_000),
         heartbeatIntervalMs: int(100, 'default 3000', 3_600_000),
-        maxPollIntervalMs: int(1000, 'confluent only (default 300000): a handler blocked this long makes the member leave the group', 86_400_000),
+        maxPollIntervalMs: int(1000, 'confluent and java (default 300000): a handler blocked this long makes the member leave the group', 86_400_000),
         autoCommit: { type: 'boolean', description: 'commit the settled prefix every autoCommitIntervalMs (default true); false: after every settlement' },
         autoCommitIntervalMs: int(1, 'default 5000', 3_600_000),
         partitionsConsumedConcurrently: int(1, 'partitions handled in parallel by one consumer, one message at a time each in partition mode (default 1)', 1000),
@@ -135,6 +168,16 @@ export const settingsSchema: Record<string, unknown> = {
           enum: ['native', 'kafkajs-layer'],
           description: "confluent only: the consumer on the library's node-rdkafka-style KafkaConsumer (native, default) or on its KafkaJS-compatible layer (kafkajs-layer: slower; for what only that layer does)",
         },
+        groupProtocol: {
+          enum: ['classic', 'consumer'],
+          description: 'java only: group.protocol: classic (default; client-side assignors, session and heartbeat set by the client) or consumer (the broker-driven protocol; its session timeout and heartbeat are group configs, set through the admin API)',
+        },
+        assignor: {
+          enum: ['range', 'roundrobin', 'sticky', 'cooperative-sticky', 'uniform'],
+          description: "java only: classic: range (default), roundrobin, sticky or cooperative-sticky; consumer protocol: the broker's uniform (default) or range",
+        },
+        staticMembership: { type: 'boolean', description: 'java only: group.instance.id per consumer process (static membership; default false)' },
+        maxPollRecords: int(1, 'java only: max.poll.records (default 500)', 1_000_000),
       },
     },
     peerLinks: {
@@ -218,7 +261,6 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
   const p = (r.producer ?? {}) as Record<string, any>;
   const c = (r.consumer ?? {}) as Record<string, any>;
   const t = (r.topic ?? {}) as Record<string, any>;
-  const confluent = client === 'confluent';
 
   const topic = {
     partitions: t.partitions ?? 3,
@@ -233,27 +275,31 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
   }
 
   const acks = p.acks === 'all' || p.acks === undefined ? -1 : (p.acks as 0 | 1 | -1);
-  const idempotent = p.idempotent ?? false;
-  const maxInFlight = p.maxInFlight ?? (idempotent && !confluent ? 1 : 5);
+  const defaultsFrom = (p.defaults ?? 'convoy') as ProducerSettings['defaults'];
+  const d = (defaultsFrom === 'client' ? CLIENT_PRODUCER_DEFAULTS : CONVOY_PRODUCER_DEFAULTS)[client];
+  const idempotent = p.idempotent ?? d.idempotent;
+  // kafkajs holds a lock per broker around every idempotent produce request: 1 in flight.
+  const maxInFlight = p.maxInFlight ?? (idempotent && client === 'kafkajs' ? 1 : d.maxInFlight);
   const producer: ProducerSettings = {
     acks,
     idempotent,
     maxInFlight,
-    retries: p.retries ?? 10,
-    lingerMs: p.lingerMs ?? (confluent ? 5 : 0),
-    requestTimeoutMs: p.requestTimeoutMs ?? 30_000,
+    retries: p.retries ?? d.retries,
+    lingerMs: p.lingerMs ?? d.lingerMs,
+    requestTimeoutMs: p.requestTimeoutMs ?? d.requestTimeoutMs,
     partitioner: p.partitioner ?? 'murmur2',
+    defaults: defaultsFrom,
   };
-  if (confluent) {
-    producer.batchSize = p.batchSize ?? 1_000_000;
-    producer.deliveryTimeoutMs = p.deliveryTimeoutMs ?? 120_000;
-    if (p.socketTimeoutMs !== undefined) producer.socketTimeoutMs = p.socketTimeoutMs;
-    if (p.debug) producer.debug = p.debug;
-    if (p.retryBackoffMs !== undefined) producer.retryBackoffMs = p.retryBackoffMs;
-  }
+  if (d.batchSize !== undefined) producer.batchSize = p.batchSize ?? d.batchSize;
+  if (d.deliveryTimeoutMs !== undefined) producer.deliveryTimeoutMs = p.deliveryTimeoutMs ?? d.deliveryTimeoutMs;
+  for (const k of ['socketTimeoutMs', 'retryBackoffMs', 'metadataMaxAgeMs', 'ignoreKeys'] as const) if (p[k] !== undefined) producer[k] = p[k];
+  if (p.debug) producer.debug = p.debug;
   if (idempotent && acks !== -1) errors.push('broker.producer.idempotent needs acks -1 ("all")');
   if (idempotent && maxInFlight > 5) errors.push('broker.producer.idempotent allows at most 5 requests in flight (maxInFlight <= 5)');
   if (idempotent && producer.retries < 1) errors.push('broker.producer.idempotent needs retries >= 1');
+  if (client === 'java' && producer.deliveryTimeoutMs !== undefined && producer.deliveryTimeoutMs < producer.lingerMs + producer.requestTimeoutMs) {
+    errors.push(`broker.producer.deliveryTimeoutMs (${producer.deliveryTimeoutMs}) must be at least lingerMs + requestTimeoutMs (${producer.lingerMs + producer.requestTimeoutMs}): the Java client refuses it otherwise`);
+  }
 
   const consumer: ConsumerSettings = {
     sessionTimeoutMs: c.sessionTimeoutMs ?? 30_000,
@@ -264,33 +310,46 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     fromBeginning: c.fromBeginning ?? true,
     metadataMaxAgeMs: c.metadataMaxAgeMs ?? 300_000,
   };
-  if (confluent) {
-    consumer.maxPollIntervalMs = c.maxPollIntervalMs ?? 300_000;
-    consumer.api = c.api ?? 'native';
+  if (client !== 'kafkajs') consumer.maxPollIntervalMs = c.maxPollIntervalMs ?? 300_000;
+  if (client === 'confluent') consumer.api = c.api ?? 'native';
+  if (client === 'java') {
+    consumer.groupProtocol = c.groupProtocol ?? 'classic';
+    const assignor: string = c.assignor ?? (consumer.groupProtocol === 'consumer' ? 'uniform' : 'range');
+    consumer.assignor = assignor;
+    consumer.staticMembership = c.staticMembership ?? false;
+    consumer.maxPollRecords = c.maxPollRecords ?? 500;
+    const server = ['uniform', 'range'];
+    if (consumer.groupProtocol === 'consumer' && !server.includes(assignor)) {
+      errors.push(`broker.consumer.assignor ${assignor}: the consumer group protocol assigns on the broker (uniform or range); ${assignor} is a classic-protocol assignor`);
+    }
+    if (consumer.groupProtocol === 'classic' && assignor === 'uniform') {
+      errors.push('broker.consumer.assignor uniform: a broker-side assignor of the consumer group protocol (groupProtocol: consumer); classic takes range, roundrobin, sticky or cooperative-sticky');
+    }
   }
   if (consumer.heartbeatIntervalMs >= consumer.sessionTimeoutMs) {
     errors.push('broker.consumer.heartbeatIntervalMs must be lower than sessionTimeoutMs');
   }
-  if (consumer.maxPollIntervalMs !== undefined && consumer.maxPollIntervalMs < consumer.sessionTimeoutMs) {
+  if (consumer.maxPollIntervalMs !== undefined && consumer.maxPollIntervalMs < consumer.sessionTimeoutMs && client === 'confluent') {
     errors.push('broker.consumer.maxPollIntervalMs must be >= sessionTimeoutMs (librdkafka refuses it otherwise)');
   }
 
-  if (!confluent) {
-    const onlyConfluent: [unknown, string][] = [
-      [p.partitioner === 'crc32' ? true : undefined, 'broker.producer.partitioner crc32: kafkajs has only the Java-compatible murmur2 partitioner; use client: confluent (librdkafka consistent_random)'],
-      [p.lingerMs ? true : undefined, 'broker.producer.lingerMs: kafkajs sends every send() at once and has no linger; use client: confluent'],
-      [p.batchSize, 'broker.producer.batchSize: kafkajs has no batch size setting; use client: confluent'],
-      [p.deliveryTimeoutMs, 'broker.producer.deliveryTimeoutMs: kafkajs has no delivery timeout (it retries `retries` times); use client: confluent'],
-      [p.socketTimeoutMs, 'broker.producer.socketTimeoutMs: a librdkafka setting; kafkajs gives up on a request after requestTimeoutMs; use client: confluent'],
-      [p.retryBackoffMs, 'broker.producer.retryBackoffMs: a librdkafka setting; use client: confluent'],
-      [p.debug ? true : undefined, 'broker.producer.debug: librdkafka debug contexts; kafkajs has none (set it to "" or use client: confluent)'],
-      [c.maxPollIntervalMs, 'broker.consumer.maxPollIntervalMs: kafkajs has no max.poll.interval.ms (a stalled handler is evicted after sessionTimeoutMs); use client: confluent'],
-      [c.api, "broker.consumer.api: chooses between @confluentinc/kafka-javascript's consumer APIs; use client: confluent"],
-    ];
-    for (const [v, msg] of onlyConfluent) if (v !== undefined) errors.push(msg);
-    if (idempotent && maxInFlight > 1) {
-      errors.push('broker.producer.idempotent with kafkajs: kafkajs holds a lock per broker around every idempotent produce request, so at most 1 is in flight; set maxInFlight 1 or use client: confluent (up to 5)');
-    }
+  for (const only of CLIENT_SETTINGS) {
+    if (only.clients.includes(client)) continue;
+    const [section, key] = only.path.split('.') as [string, string | undefined];
+    const value = key === undefined ? r[section] : (r[section] as Record<string, unknown> | undefined)?.[key];
+    // partitioner crc32 and a non-zero linger are the settings kafkajs cannot take; 0 linger and "" debug say "none".
+    if (value === undefined || (only.path === 'producer.lingerMs' && value === 0) || (only.path === 'producer.debug' && value === '')) continue;
+    const has = only.clients.join(' or ');
+    errors.push(`broker.${only.path}: ${only.why[client] ?? `not a setting of the ${client} client`}; use client: ${has}`);
+  }
+  if (p.partitioner === 'crc32' && client !== 'confluent') {
+    errors.push(`broker.producer.partitioner crc32: ${client === 'java' ? 'the Java client' : 'kafkajs'} has only the murmur2 partitioner for keyed records; use client: confluent (librdkafka consistent_random)`);
+  }
+  if (client === 'java' && r.clientProcess) {
+    errors.push('broker.clientProcess: client java always runs in a process of its own (convoy\'s Java client); leave clientProcess out, or name your own client there with client kafkajs or confluent');
+  }
+  if (idempotent && maxInFlight > 1 && client === 'kafkajs') {
+    errors.push('broker.producer.idempotent with kafkajs: kafkajs holds a lock per broker around every idempotent produce request, so at most 1 is in flight; set maxInFlight 1 or use client: confluent or java (up to 5)');
   }
   if (errors.length) throw new InputError('invalid Kafka broker settings', errors);
 
@@ -305,6 +364,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     brokerConfig: (r.brokerConfig ?? {}) as Record<string, string | number | boolean>,
     peerLinks: (r.peerLinks ?? 'direct') as KafkaSettings['peerLinks'],
     ...(r.clientProcess ? { clientProcess: r.clientProcess as KafkaSettings['clientProcess'] } : {}),
+    ...(client === 'java' && r.javaClient?.version ? { javaClient: { version: r.javaClient.version as string } } : {}),
   };
 }
 

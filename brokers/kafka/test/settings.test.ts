@@ -46,14 +46,14 @@ test('typos and unknown keys are rejected at every level, naming the path', () =
   rejects({ producer: { ack: 1 } }, /broker\.producer\.ack: unknown setting/);
   rejects({ consumer: { sessionTimeout: 1000 } }, /broker\.consumer\.sessionTimeout: unknown setting/);
   rejects({ nodes: 2 }, /broker\.nodes: 2 is not one of 1, 3/);
-  rejects({ client: 'rdkafka' }, /broker\.client: "rdkafka" is not one of "kafkajs", "confluent"/);
+  rejects({ client: 'rdkafka' }, /broker\.client: "rdkafka" is not one of "kafkajs", "confluent", "java"/);
   rejects({ version: '3.9.0' }, /broker\.version: "3\.9\.0" does not match/);
   rejects({ producer: { maxInFlight: 0 } }, /maxInFlight: must be >= 1/);
   rejects({ topic: { partitions: 1.5 } }, /expected integer/);
 });
 
 test('settings one client cannot honour are refused with the reason', () => {
-  rejects({ producer: { partitioner: 'crc32' } }, /crc32: kafkajs has only the Java-compatible murmur2 partitioner; use client: confluent/);
+  rejects({ producer: { partitioner: 'crc32' } }, /crc32: kafkajs has only the murmur2 partitioner for keyed records; use client: confluent/);
   rejects({ consumer: { maxPollIntervalMs: 10_000 } }, /kafkajs has no max\.poll\.interval\.ms/);
   rejects({ consumer: { api: 'kafkajs-layer' } }, /broker\.consumer\.api: .*use client: confluent/);
   rejects({ client: 'confluent', consumer: { api: 'rdkafka' } }, /api/);
@@ -74,9 +74,9 @@ test('settings one client cannot honour are refused with the reason', () => {
   assert.equal(resolveSettings({ kind: 'kafka', client: 'confluent' }).producer.debug, undefined);
 });
 
-test('librdkafka-only producer settings (issue 24): refused with kafkajs, resolved with confluent; peer links default direct', () => {
+test('librdkafka-only producer settings: refused with kafkajs, resolved with confluent; peer links default direct', () => {
   rejects({ producer: { socketTimeoutMs: 60_000 } }, /socketTimeoutMs: a librdkafka setting/);
-  rejects({ producer: { retryBackoffMs: 20 } }, /retryBackoffMs: a librdkafka setting/);
+  rejects({ producer: { retryBackoffMs: 20 } }, /retryBackoffMs: kafkajs backs off on its own schedule; use client: confluent or java/);
   rejects({ producer: { debug: 'msg' } }, /debug: librdkafka debug contexts; kafkajs has none/);
   rejects({ peerLinks: 'tunnelled' }, /broker\.peerLinks/);
   assert.equal(resolveSettings({ kind: 'kafka', producer: { debug: '' } }).producer.debug, undefined);
@@ -187,4 +187,28 @@ test('ledger commits only the contiguous settled prefix; rewind drops later deli
   l.settle(c2);
   assert.equal(l.committable, 14);
   assert.equal(l.outstanding, 0);
+});
+
+test('client java: convoy\'s cross-client defaults unless producer.defaults is client; Java-only settings refused elsewhere', () => {
+  const j = resolveSettings({ kind: 'kafka', client: 'java' });
+  assert.deepEqual(
+    [j.producer.idempotent, j.producer.maxInFlight, j.producer.retries, j.producer.lingerMs, j.producer.batchSize, j.producer.deliveryTimeoutMs, j.producer.defaults],
+    [false, 5, 10, 5, 16_384, 120_000, 'convoy'],
+  );
+  assert.deepEqual([j.consumer.groupProtocol, j.consumer.assignor, j.consumer.maxPollIntervalMs, j.consumer.staticMembership], ['classic', 'range', 300_000, false]);
+  const own = resolveSettings({ kind: 'kafka', client: 'java', producer: { defaults: 'client' } });
+  assert.deepEqual([own.producer.idempotent, own.producer.retries, own.producer.lingerMs], [true, 2_147_483_647, 5], "the Java client's own: idempotence on, linger 5");
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'confluent', producer: { defaults: 'client' } }).producer.deliveryTimeoutMs, 300_000);
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'java', producer: { defaults: 'client', idempotent: false } }).producer.idempotent, false, 'a setting given wins over either defaults');
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'java', consumer: { groupProtocol: 'consumer' } }).consumer.assignor, 'uniform');
+  rejects({ producer: { ignoreKeys: true } }, /broker\.producer\.ignoreKeys: partitioner\.ignore\.keys is a Java client setting; use client: java/);
+  rejects({ client: 'confluent', consumer: { groupProtocol: 'consumer' } }, /broker\.consumer\.groupProtocol: not a setting of the confluent client; use client: java/);
+  rejects({ client: 'java', producer: { partitioner: 'crc32' } }, /the Java client has only the murmur2 partitioner/);
+  rejects({ client: 'java', producer: { socketTimeoutMs: 1000 } }, /socketTimeoutMs: a librdkafka setting; the Java client/);
+  rejects({ client: 'java', consumer: { groupProtocol: 'consumer', assignor: 'cooperative-sticky' } }, /consumer group protocol assigns on the broker/);
+  rejects({ client: 'java', consumer: { assignor: 'uniform' } }, /broker-side assignor of the consumer group protocol/);
+  rejects({ client: 'java', producer: { deliveryTimeoutMs: 1000 } }, /at least lingerMs \+ requestTimeoutMs/);
+  rejects({ client: 'java', clientProcess: {} }, /client java always runs in a process of its own/);
+  rejects({ client: 'kafkajs', javaClient: { version: '4.4.0' } }, /broker\.javaClient: .*use client: java/);
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'java', javaClient: { version: '4.3.1' } }).javaClient?.version, '4.3.1');
 });

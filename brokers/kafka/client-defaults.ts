@@ -1,0 +1,58 @@
+/**
+ * The producer and consumer defaults of each Kafka client, written once: convoy's own (the
+ * same on every client where the client has the setting, so clients compare under equal
+ * settings), and each client's own (`broker.producer.defaults: client`: what a service that
+ * sets nothing runs). Which settings each client has at all is `CLIENT_SETTINGS`.
+ */
+import type { KafkaClientKind } from './settings.ts';
+
+export interface ProducerDefaults {
+  idempotent: boolean;
+  maxInFlight: number;
+  retries: number;
+  lingerMs: number;
+  batchSize?: number;
+  requestTimeoutMs: number;
+  deliveryTimeoutMs?: number;
+}
+
+/** convoy's defaults: one behaviour on every client, whatever each library would choose. */
+export const CONVOY_PRODUCER_DEFAULTS: Record<KafkaClientKind, ProducerDefaults> = {
+  // kafkajs has no linger, batch size or delivery timeout; with idempotence it takes 1 in flight (settings.ts).
+  kafkajs: { idempotent: false, maxInFlight: 5, retries: 10, lingerMs: 0, requestTimeoutMs: 30_000 },
+  confluent: { idempotent: false, maxInFlight: 5, retries: 10, lingerMs: 5, batchSize: 1_000_000, requestTimeoutMs: 30_000, deliveryTimeoutMs: 120_000 },
+  java: { idempotent: false, maxInFlight: 5, retries: 10, lingerMs: 5, batchSize: 16_384, requestTimeoutMs: 30_000, deliveryTimeoutMs: 120_000 },
+};
+
+/** Each library's own defaults (its documentation's configuration tables). */
+export const CLIENT_PRODUCER_DEFAULTS: Record<KafkaClientKind, ProducerDefaults> = {
+  // kafkajs: retry.retries 5; maxInFlightRequests unlimited (no limit stands for it here).
+  kafkajs: { idempotent: false, maxInFlight: 1_000_000, retries: 5, lingerMs: 0, requestTimeoutMs: 30_000 },
+  // librdkafka: max.in.flight 1000000, message.send.max.retries INT32_MAX, message.timeout.ms 300000.
+  confluent: { idempotent: false, maxInFlight: 1_000_000, retries: 2_147_483_647, lingerMs: 5, batchSize: 1_000_000, requestTimeoutMs: 30_000, deliveryTimeoutMs: 300_000 },
+  // kafka-clients 4.x: enable.idempotence true (3.0), linger.ms 5 (4.0), retries INT32_MAX.
+  java: { idempotent: true, maxInFlight: 5, retries: 2_147_483_647, lingerMs: 5, batchSize: 16_384, requestTimeoutMs: 30_000, deliveryTimeoutMs: 120_000 },
+};
+
+/**
+ * Settings only some clients have: the path in the broker section, the clients that have it,
+ * and what to say to a scenario that sets it for another client. Read by resolveSettings;
+ * everything not listed is a setting of every client.
+ */
+export const CLIENT_SETTINGS: { path: string; clients: KafkaClientKind[]; why: Partial<Record<KafkaClientKind, string>> }[] = [
+  { path: 'producer.lingerMs', clients: ['confluent', 'java'], why: { kafkajs: 'kafkajs sends every send() at once and has no linger' } },
+  { path: 'producer.batchSize', clients: ['confluent', 'java'], why: { kafkajs: 'kafkajs has no batch size setting' } },
+  { path: 'producer.deliveryTimeoutMs', clients: ['confluent', 'java'], why: { kafkajs: 'kafkajs has no delivery timeout (it retries `retries` times)' } },
+  { path: 'producer.retryBackoffMs', clients: ['confluent', 'java'], why: { kafkajs: 'kafkajs backs off on its own schedule' } },
+  { path: 'producer.socketTimeoutMs', clients: ['confluent'], why: { kafkajs: 'a librdkafka setting; kafkajs gives up on a request after requestTimeoutMs', java: 'a librdkafka setting; the Java client gives up on a request after requestTimeoutMs' } },
+  { path: 'producer.debug', clients: ['confluent'], why: { kafkajs: 'librdkafka debug contexts; kafkajs has none (set it to "" or use client: confluent)', java: "librdkafka debug contexts; the Java client's warnings reach the log on their own" } },
+  { path: 'producer.ignoreKeys', clients: ['java'], why: { kafkajs: 'partitioner.ignore.keys is a Java client setting', confluent: "partitioner.ignore.keys is a Java client setting (librdkafka's is the partitioner: random)" } },
+  { path: 'producer.metadataMaxAgeMs', clients: ['java'], why: { kafkajs: 'kafkajs is asked for fresh metadata when partitions are added', confluent: 'librdkafka is asked for fresh metadata when partitions are added' } },
+  { path: 'consumer.maxPollIntervalMs', clients: ['confluent', 'java'], why: { kafkajs: 'kafkajs has no max.poll.interval.ms (a stalled handler is evicted after sessionTimeoutMs)' } },
+  { path: 'consumer.api', clients: ['confluent'], why: { kafkajs: "chooses between @confluentinc/kafka-javascript's consumer APIs", java: "chooses between @confluentinc/kafka-javascript's consumer APIs" } },
+  { path: 'consumer.groupProtocol', clients: ['java'], why: {} },
+  { path: 'consumer.assignor', clients: ['java'], why: {} },
+  { path: 'consumer.staticMembership', clients: ['java'], why: {} },
+  { path: 'consumer.maxPollRecords', clients: ['java'], why: { kafkajs: 'kafkajs fetches by bytes (no max.poll.records)' } },
+  { path: 'javaClient', clients: ['java'], why: {} },
+];

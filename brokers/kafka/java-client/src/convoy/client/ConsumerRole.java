@@ -1,0 +1,336 @@
+package convoy.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+
+/**
+ * The consumer side, on one thread that owns the KafkaConsumer (it is not thread-safe); the
+ * socket's reader thread hands it the worker's lines through a queue.
+ *
+ * As a Java service that handles records one at a time: it polls only when every record of the
+ * last poll was delivered and fewer than the in-flight bound are unsettled, so with one delivery
+ * in flight (partition mode) a handler that blocks stops the poll loop, and
+ * max.poll.interval.ms means what it means for such a service. Offsets are committed as every
+ * convoy Kafka consumer commits them (the settled prefix, see Ledger): every autoCommitIntervalMs
+ * with autoCommit, else after each settlement that moves it; always after the worker made what
+ * it handled durable (capability commits-later: before-commit, commit-ok). requeue and release
+ * seek back to the offset; dead-letter commits past it (Kafka has no dead-letter queue).
+ */
+final class ConsumerRole implements ConsumerRebalanceListener {
+  private static final Duration POLL = Duration.ofMillis(50);
+  private static final long COMMIT_OK_WAIT_MS = 10_000;
+
+  private final Settings settings;
+  private final Wire wire;
+  private final ClientLog log;
+  private final KafkaConsumer<String, byte[]> consumer;
+  private final LinkedBlockingQueue<JsonNode> commands = new LinkedBlockingQueue<>();
+  private final Map<Integer, Ledger> ledgers = new HashMap<>();
+  private final Map<Integer, Ledger.Counts> counts = new HashMap<>();
+  private final Map<Long, Held> held = new HashMap<>();
+  private final ArrayDeque<ConsumerRecord<String, byte[]>> buffer = new ArrayDeque<>();
+  private final int limit;
+  private final boolean autoCommit;
+  private final long autoCommitIntervalMs;
+  private long nextDelivery = 1;
+  private long nextCommitRequest = 1;
+  private long nextAutoCommit;
+  private boolean assignedOnce;
+  private boolean closing;
+  private boolean committing;
+  private boolean commitWanted;
+  private Long commitOk;
+
+  private static final class Held {
+    final int partition;
+    final long offset;
+    final Ledger ledger;
+    final Ledger.Entry entry;
+
+    Held(int partition, long offset, Ledger ledger, Ledger.Entry entry) {
+      this.partition = partition;
+      this.offset = offset;
+      this.ledger = ledger;
+      this.entry = entry;
+    }
+  }
+
+  ConsumerRole(Settings settings, Wire wire, ClientLog log) throws Exception {
+    this.settings = settings;
+    this.wire = wire;
+    this.log = log;
+    this.limit = Math.max(settings.maxInFlight, settings.consumer.path("partitionsConsumedConcurrently").asInt(1));
+    this.autoCommit = settings.consumer.path("autoCommit").asBoolean(true);
+    this.autoCommitIntervalMs = settings.consumer.path("autoCommitIntervalMs").asLong(5_000);
+    if (settings.consumerProtocol()) setGroupTimeouts();
+    this.consumer = new KafkaConsumer<>(settings.consumerProperties());
+  }
+
+  /** The consumer protocol keeps the session timeout and heartbeat interval in the group's config. */
+  private void setGroupTimeouts() throws Exception {
+    Map<String, Object> conf = new HashMap<>();
+    conf.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap);
+    conf.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.clientId + "-admin");
+    try (Admin admin = Admin.create(conf)) {
+      List<AlterConfigOp> ops = new ArrayList<>();
+      JsonNode session = settings.consumer.path("sessionTimeoutMs");
+      JsonNode heartbeat = settings.consumer.path("heartbeatIntervalMs");
+      if (session.isNumber()) ops.add(new AlterConfigOp(new ConfigEntry("consumer.session.timeout.ms", session.asText()), AlterConfigOp.OpType.SET));
+      if (heartbeat.isNumber()) ops.add(new AlterConfigOp(new ConfigEntry("consumer.heartbeat.interval.ms", heartbeat.asText()), AlterConfigOp.OpType.SET));
+      if (ops.isEmpty()) return;
+      ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, settings.group);
+      admin.incrementalAlterConfigs(Collections.singletonMap(group, ops)).all().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** From the socket's reader thread. */
+  void command(JsonNode m) {
+    commands.add(m);
+  }
+
+  /** Subscribes and polls until the group assigned this member its partitions (possibly none). */
+  void join(long timeoutMs) {
+    consumer.subscribe(Collections.singletonList(settings.topic), this);
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (!assignedOnce) {
+      if (System.currentTimeMillis() > deadline) throw new IllegalStateException("no partition assignment from the group within " + timeoutMs / 1000 + " s");
+      buffer.addAll(collect(consumer.poll(POLL)));
+    }
+  }
+
+  /** The poll loop, until the worker says close. */
+  void run() throws InterruptedException {
+    nextAutoCommit = System.currentTimeMillis() + autoCommitIntervalMs;
+    while (!closing) {
+      JsonNode m;
+      while ((m = commands.poll()) != null) handle(m);
+      if (closing) break;
+      if (autoCommit && System.currentTimeMillis() >= nextAutoCommit) {
+        nextAutoCommit = System.currentTimeMillis() + autoCommitIntervalMs;
+        commitNow();
+      } else if (commitWanted) {
+        commitNow();
+      }
+      while (held.size() < limit && !buffer.isEmpty()) deliver(buffer.pollFirst());
+      if (buffer.isEmpty() && held.size() < limit) {
+        buffer.addAll(collect(consumer.poll(POLL)));
+      } else {
+        // A handler holds every slot: wait for a settlement without polling, as the service would.
+        m = commands.poll(POLL.toMillis(), TimeUnit.MILLISECONDS);
+        if (m != null) handle(m);
+      }
+    }
+    commitNow();
+    consumer.close(Duration.ofSeconds(5));
+  }
+
+  private List<ConsumerRecord<String, byte[]>> collect(Iterable<ConsumerRecord<String, byte[]>> records) {
+    List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
+    for (ConsumerRecord<String, byte[]> r : records) out.add(r);
+    return out;
+  }
+
+  private void deliver(ConsumerRecord<String, byte[]> r) {
+    Ledger ledger = ledgers.get(r.partition());
+    if (ledger == null) return; // the partition was revoked since the poll
+    long id = nextDelivery++;
+    Ledger.Entry entry = ledger.deliver(r.offset());
+    held.put(id, new Held(r.partition(), r.offset(), ledger, entry));
+    ObjectNode d = Wire.message("delivery");
+    d.put("id", id);
+    d.put("lane", "p" + r.partition());
+    d.put("offset", r.offset());
+    d.put("deliveryCount", ledger.count(r.offset()));
+    d.put("payload", r.value() == null ? new byte[0] : r.value());
+    d.put("at", Wire.clockUs());
+    wire.write(d);
+  }
+
+  private void handle(JsonNode m) {
+    switch (m.path("type").asText()) {
+      case "settle":
+        settle(m.path("id").asLong(), m.path("how").asText());
+        break;
+      case "commit-ok":
+        commitOk = m.path("id").asLong();
+        break;
+      case "request":
+        Main.reply(wire, m, log.errorsSeen());
+        break;
+      case "close":
+        closing = true;
+        break;
+      default:
+        break;
+    }
+  }
+
+  private void settle(long id, String how) {
+    Held h = held.remove(id);
+    ObjectNode done = Wire.message("settled");
+    done.put("id", id);
+    if (h == null) {
+      done.put("error", "no delivery " + id + " held");
+      wire.write(done);
+      return;
+    }
+    wire.write(done);
+    // Stale: a seek back or a revocation superseded it; its settlement changes nothing.
+    if (h.entry.dropped || ledgers.get(h.partition) != h.ledger) return;
+    if (how.equals("ack") || how.equals("dead-letter")) {
+      if (h.ledger.settle(h.entry) && !autoCommit) commitWanted = true;
+      return;
+    }
+    // requeue / release: this record and every later one of its partition come again.
+    h.ledger.rewind(h.offset);
+    buffer.removeIf(r -> r.partition() == h.partition && r.offset() >= h.offset);
+    consumer.seek(new TopicPartition(settings.topic, h.partition), h.offset);
+  }
+
+  private Map<TopicPartition, OffsetAndMetadata> targets() {
+    Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+    for (Map.Entry<Integer, Ledger> e : ledgers.entrySet()) {
+      Ledger l = e.getValue();
+      if (l.committable >= 0 && l.committable != l.committed) out.put(new TopicPartition(settings.topic, e.getKey()), new OffsetAndMetadata(l.committable));
+    }
+    return out;
+  }
+
+  /** Commits every settled prefix that moved, after the worker made what it handled durable. */
+  private void commitNow() {
+    if (committing) {
+      commitWanted = true;
+      return;
+    }
+    commitWanted = false;
+    Map<TopicPartition, OffsetAndMetadata> targets = targets();
+    if (targets.isEmpty()) return;
+    committing = true;
+    try {
+      if (!beforeCommit()) return;
+      consumer.commitSync(targets, Duration.ofSeconds(10));
+      for (Map.Entry<TopicPartition, OffsetAndMetadata> t : targets.entrySet()) {
+        Ledger l = ledgers.get(t.getKey().partition());
+        if (l != null) l.committed = Math.max(l.committed, t.getValue().offset());
+      }
+    } catch (RuntimeException e) {
+      wire.log("commit of " + describe(targets) + " failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+    } finally {
+      committing = false;
+    }
+  }
+
+  /** before-commit, then the worker's commit-ok; the worker's other lines are handled meanwhile. */
+  private boolean beforeCommit() {
+    long id = nextCommitRequest++;
+    ObjectNode ask = Wire.message("before-commit");
+    ask.put("id", id);
+    wire.write(ask);
+    long deadline = System.currentTimeMillis() + COMMIT_OK_WAIT_MS;
+    try {
+      while (commitOk == null || commitOk != id) {
+        long left = deadline - System.currentTimeMillis();
+        if (left <= 0) {
+          wire.log("no commit-ok from the worker within " + COMMIT_OK_WAIT_MS / 1000 + " s; not committing");
+          return false;
+        }
+        JsonNode m = commands.poll(left, TimeUnit.MILLISECONDS);
+        if (m != null) handle(m);
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private static String describe(Map<TopicPartition, OffsetAndMetadata> targets) {
+    StringBuilder s = new StringBuilder();
+    for (Map.Entry<TopicPartition, OffsetAndMetadata> t : targets.entrySet()) s.append(s.length() == 0 ? "" : " ").append("p").append(t.getKey().partition()).append('@').append(t.getValue().offset());
+    return s.toString();
+  }
+
+  private int generation() {
+    try {
+      return consumer.groupMetadata().generationId();
+    } catch (RuntimeException e) {
+      return -1;
+    }
+  }
+
+  private void groupEvent(String phase, Collection<TopicPartition> partitions) {
+    ObjectNode g = Wire.message("group");
+    g.put("phase", phase);
+    ArrayNode lanes = g.putArray("lanes");
+    for (int p : new TreeSet<>(partitionsOf(partitions))) lanes.add("p" + p);
+    int gen = generation();
+    if (gen >= 0) g.put("generation", gen);
+    wire.write(g);
+  }
+
+  private static List<Integer> partitionsOf(Collection<TopicPartition> partitions) {
+    List<Integer> out = new ArrayList<>();
+    for (TopicPartition tp : partitions) out.add(tp.partition());
+    return out;
+  }
+
+  @Override
+  public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+    for (TopicPartition tp : partitions) {
+      Ledger old = ledgers.get(tp.partition());
+      if (old != null) old.drop();
+      ledgers.put(tp.partition(), new Ledger(counts.computeIfAbsent(tp.partition(), p -> new Ledger.Counts())));
+    }
+    assignedOnce = true;
+    groupEvent("assigned", partitions);
+  }
+
+  @Override
+  public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+    if (partitions.isEmpty()) return;
+    // What is settled is committed before the partitions move on (the service's revocation hook).
+    commitNow();
+    forget(partitions);
+  }
+
+  @Override
+  public void onPartitionsLost(Collection<TopicPartition> partitions) {
+    // Already owned by another member: committing would fail; the records will come again there.
+    if (partitions.isEmpty()) return;
+    wire.log("lost partitions " + partitionsOf(partitions) + " (the group moved on without this member)");
+    forget(partitions);
+  }
+
+  private void forget(Collection<TopicPartition> partitions) {
+    for (TopicPartition tp : partitions) {
+      Ledger l = ledgers.remove(tp.partition());
+      if (l != null) l.drop();
+    }
+    List<Integer> gone = partitionsOf(partitions);
+    for (Iterator<ConsumerRecord<String, byte[]>> it = buffer.iterator(); it.hasNext(); ) if (gone.contains(it.next().partition())) it.remove();
+    groupEvent("revoked", partitions);
+  }
+}

@@ -1,0 +1,112 @@
+package convoy.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The worker's `configure` line as Kafka client properties. The settings are convoy's resolved
+ * Kafka settings (brokers/kafka/settings.ts), so every value is present unless it is optional;
+ * an optional one left out leaves the client's own default.
+ */
+final class Settings {
+  final String role;
+  final String id;
+  final String topic;
+  final String group;
+  final String clientId;
+  final int maxInFlight;
+  final JsonNode producer;
+  final JsonNode consumer;
+  final String bootstrap;
+
+  Settings(JsonNode configure) {
+    role = configure.path("role").asText();
+    id = configure.path("id").asText();
+    String prefix = configure.path("names").path("prefix").asText();
+    topic = prefix;
+    group = prefix + "-group";
+    clientId = prefix + "-" + id;
+    maxInFlight = configure.path("maxInFlight").asInt(1);
+    JsonNode settings = configure.path("settings");
+    producer = settings.path("producer");
+    consumer = settings.path("consumer");
+    List<String> servers = new ArrayList<>();
+    for (JsonNode s : configure.path("endpoint").path("bootstrapServers")) servers.add(s.asText());
+    if (servers.isEmpty()) throw new IllegalArgumentException("configure.endpoint.bootstrapServers is empty");
+    bootstrap = String.join(",", servers);
+  }
+
+  private static void optional(Properties props, String name, JsonNode node) {
+    if (!node.isMissingNode() && !node.isNull()) props.put(name, node.asText());
+  }
+
+  Properties producerProperties() {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("client.id", clientId);
+    p.put("key.serializer", "org.apache.kafka.common.serialization.StringSerializer");
+    p.put("value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
+    int acks = producer.path("acks").asInt(-1);
+    p.put("acks", acks == -1 ? "all" : Integer.toString(acks));
+    optional(p, "enable.idempotence", producer.path("idempotent"));
+    optional(p, "max.in.flight.requests.per.connection", producer.path("maxInFlight"));
+    optional(p, "retries", producer.path("retries"));
+    optional(p, "linger.ms", producer.path("lingerMs"));
+    optional(p, "batch.size", producer.path("batchSize"));
+    optional(p, "request.timeout.ms", producer.path("requestTimeoutMs"));
+    optional(p, "delivery.timeout.ms", producer.path("deliveryTimeoutMs"));
+    optional(p, "metadata.max.age.ms", producer.path("metadataMaxAgeMs"));
+    JsonNode backoff = producer.path("retryBackoffMs");
+    if (backoff.isNumber()) {
+      // A backoff the scenario sets stays fixed; the client's default grows from 100 ms to 1 s.
+      p.put("retry.backoff.ms", backoff.asText());
+      p.put("retry.backoff.max.ms", backoff.asText());
+    }
+    if (producer.path("ignoreKeys").asBoolean(false)) p.put("partitioner.ignore.keys", "true");
+    return p;
+  }
+
+  boolean consumerProtocol() {
+    return "consumer".equals(consumer.path("groupProtocol").asText("classic"));
+  }
+
+  Properties consumerProperties() {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("client.id", clientId);
+    p.put("group.id", group);
+    p.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+    p.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+    // Offsets are committed by settlement (the settled prefix), never by the fetch position.
+    p.put("enable.auto.commit", "false");
+    p.put("auto.offset.reset", consumer.path("fromBeginning").asBoolean(true) ? "earliest" : "latest");
+    optional(p, "metadata.max.age.ms", consumer.path("metadataMaxAgeMs"));
+    optional(p, "max.poll.interval.ms", consumer.path("maxPollIntervalMs"));
+    optional(p, "max.poll.records", consumer.path("maxPollRecords"));
+    if (consumer.path("staticMembership").asBoolean(false)) p.put("group.instance.id", clientId);
+    if (consumerProtocol()) {
+      // KIP-848: the session timeout and heartbeat interval are the group's (set by the admin API).
+      p.put("group.protocol", "consumer");
+      optional(p, "group.remote.assignor", consumer.path("assignor"));
+    } else {
+      p.put("group.protocol", "classic");
+      optional(p, "session.timeout.ms", consumer.path("sessionTimeoutMs"));
+      optional(p, "heartbeat.interval.ms", consumer.path("heartbeatIntervalMs"));
+      JsonNode assignor = consumer.path("assignor");
+      if (assignor.isTextual()) p.put("partition.assignment.strategy", assignorClass(assignor.asText()));
+    }
+    return p;
+  }
+
+  static String assignorClass(String name) {
+    switch (name) {
+      case "range": return "org.apache.kafka.clients.consumer.RangeAssignor";
+      case "roundrobin": return "org.apache.kafka.clients.consumer.RoundRobinAssignor";
+      case "sticky": return "org.apache.kafka.clients.consumer.StickyAssignor";
+      case "cooperative-sticky": return "org.apache.kafka.clients.consumer.CooperativeStickyAssignor";
+      default: throw new IllegalArgumentException("unknown classic assignor " + name);
+    }
+  }
+}
