@@ -12,7 +12,7 @@ import { kafkaAdmin } from './admin.ts';
 import { confluentConsumer, confluentProducer } from './client-confluent.ts';
 import { confluentLayerConsumer } from './client-confluent-kafkajs-layer.ts';
 import { kafkajsConsumer, kafkajsProducer } from './client-kafkajs.ts';
-import { javaClientCommand } from './client-java.ts';
+import { javaClientCommand, javaClientVersion } from './client-java.ts';
 import { referenceClientCommand, remoteConsumer, remoteProducer } from '../../harness/client-protocol/remote-clients.ts';
 import { containerServices, deployContainers } from './containers.ts';
 import { endpointFromExternal, parseEndpoint, toEndpoint } from './endpoint.ts';
@@ -100,6 +100,7 @@ const kafka = brokerModule({
   admin: kafkaAdmin,
   // A member that stops polling keeps its partitions this long (librdkafka's max.poll.interval.ms;
   // kafkajs has none and is evicted after the session timeout); a dead member, the session timeout.
+  processClientVersions: (s): Record<string, string> => (s.client === 'java' ? { 'kafka-clients': javaClientVersion(s) } : {}),
   redeliveryHorizonMs: (s) => Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
   // With clientProcess, or client java, the client runs in a process of its own behind the client protocol.
   producer: (e, s, names, options) => {

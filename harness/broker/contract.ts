@@ -306,6 +306,11 @@ export interface BrokerModule {
    * timeout, max.poll.interval.ms. The drain waits this long (plus a margin) by default.
    */
   redeliveryHorizonMs?(settings: BrokerSettings): number;
+  /**
+   * Client libraries that are not npm packages (the Java client, in a process of its own) and
+   * their versions under these settings: the result records them beside the npm clients'.
+   */
+  processClientVersions?(settings: BrokerSettings): Record<string, string>;
   producer(
     endpoint: Endpoint,
     settings: BrokerSettings,

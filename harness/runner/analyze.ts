@@ -23,6 +23,7 @@ import type { ScenarioSource } from '../scenario/source.ts';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { RunRecord } from './record.ts';
 import { BROKERS_DIR, loadBroker } from '../broker/registry.ts';
+import type { BrokerSettings } from '../broker/contract.ts';
 import { gatewayFigures, judgeDuplicateVersions } from '../gateway/analysis.ts';
 
 /** Beyond these the harness did not keep its own schedule: the verdict is `unknown`. */
@@ -47,6 +48,12 @@ function clientVersions(kind: string, packages: string[]): Record<string, string
     if (file) out[name] = (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
   }
   return out;
+}
+
+/** The npm clients' versions, and those of clients in processes of their own that these settings run. */
+async function runClientVersions(settings: BrokerSettings): Promise<Record<string, string>> {
+  const broker = await loadBroker(settings.kind);
+  return { ...clientVersions(settings.kind, broker.clients), ...broker.processClientVersions?.(settings) };
 }
 
 /**
@@ -138,7 +145,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
       runId: record.runId,
       seed: scenario.seed,
       scenario: scenario as unknown as Record<string, unknown>,
-      versions: { brokers: record.deployment?.versions ?? {}, clients: clientVersions(scenario.broker.kind, (await loadBroker(scenario.broker.kind)).clients) },
+      versions: { brokers: record.deployment?.versions ?? {}, clients: await runClientVersions(scenario.broker) },
       started: record.startUs ? new Date(record.startUs / 1000).toISOString() : null,
       finished: new Date(record.endUs / 1000).toISOString(),
     },

@@ -10,3 +10,5 @@ conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'kafkajs', top
 conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'confluent', topic: { partitions: 3 } }, ordersKeys: true, handOverMs: 45_000, lanes: true });
 // The same through the reference client in a process of its own (the client protocol).
 conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'kafkajs', topic: { partitions: 3 }, clientProcess: {} }, ordersKeys: true, handOverMs: 45_000, lanes: true });
+// Apache Kafka's Java client, behind the client protocol.
+conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'java', topic: { partitions: 3 } }, ordersKeys: true, handOverMs: 45_000, lanes: true });

@@ -1,0 +1,60 @@
+/**
+ * client: java, Apache Kafka's Java client behind the client protocol, on the Kafka the test
+ * suite holds: it passes the client protocol's kit, and a whole run through it passes with every
+ * message consumed once and in order. The broker contract's own cases run through it in
+ * conformance.test.ts.
+ */
+// @needs kafka
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadBroker } from '../../../harness/broker/registry.ts';
+import { runKit } from '../../../test/client-protocol/kit.ts';
+import { convoy, onlyRunDir } from '../../../test/runner/helpers.ts';
+import { javaClientCommand } from '../client-java.ts';
+import { kafkaForFile, quiet, runNames, settings } from './helpers.ts';
+
+const kafka = kafkaForFile();
+
+test('the Java client passes the client protocol kit', { timeout: 240_000 }, async () => {
+  const names = runNames('java-kit');
+  const s = settings({ client: 'java' });
+  const command = javaClientCommand(s, quiet);
+  const kafkaModule = await loadBroker('kafka');
+  const admin = await kafkaModule.admin(kafka.dep.endpoint, s, names);
+  await admin.createDestinations();
+  try {
+    const failures = await runKit({
+      command,
+      configure: (role, tag) => ({ role, id: `${role}-${tag}`, endpoint: kafka.dep.endpoint, settings: { ...s }, names, maxInFlight: 100 }),
+      handshakeMs: 60_000,
+    });
+    assert.deepEqual(failures, {});
+  } finally {
+    await admin.deleteDestinations().catch(() => {});
+    await admin.close();
+  }
+});
+
+test('a run through the Java client passes: every message consumed, in order, by Java consumers', { timeout: 240_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-client-java-'));
+  writeFileSync(
+    join(dir, 's.yaml'),
+    `
+name: client-java
+broker: { kind: kafka, client: java, topic: { partitions: 3 }, consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000 } }
+workload: { keys: { count: 20 }, rate: { kind: fixed, perSecond: 100 }, durationMs: 3s, warmupMs: 0s }
+consumers: { processes: 2 }
+run: { drainTimeoutMs: 20s }
+`,
+  );
+  const r = await convoy(['run', join(dir, 's.yaml'), '--results', join(dir, 'results')], { timeoutMs: 200_000 });
+  const result = JSON.parse(readFileSync(join(onlyRunDir(join(dir, 'results')), 'result.json'), 'utf8')) as Record<string, any>;
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(result.verdict.status, 'pass', result.verdict.reasons.join('\n'));
+  assert.equal(result.anomalies.lost.count, 0);
+  assert.equal(result.scenario.broker.client, 'java');
+  assert.match(result.versions.clients['kafka-clients'], /^4\.\d+\.\d+$/, 'the result names the Java client and its version');
+});
