@@ -57,14 +57,19 @@ export const DeliveryMsg = msg('delivery', 'A message the broker delivered. A la
   payload: base64('The message\'s bytes'),
   at: clientUs('When the client received it'),
 });
+const Withdrawn = Type.Array(id('A delivery id'), {
+  description: 'Deliveries this client sent that are stale now (Kafka: a seek back, a revoked partition): the worker hands none of them to a handler that has not taken it yet, and settles none of them',
+});
 export const Settled = msg('settled', 'A settlement the client carried out (or could not: `error`).', {
   id: id('The delivery\'s id'),
   error: opt(Type.String()),
+  withdrawn: opt(Withdrawn),
 });
 export const Group = msg('group', 'A change of the lanes this consumer holds.', {
   phase: Type.Union([Type.Literal('assigned'), Type.Literal('revoked')]),
   lanes: Type.Array(Type.String()),
   generation: opt(Type.Integer()),
+  withdrawn: opt(Withdrawn),
 });
 export const BeforeCommit = msg('before-commit', 'A client that commits later (capability commits-later) asks before it tells the broker of settlements; it waits for commit-ok.', {
   id: id('The request\'s id'),

@@ -80,18 +80,25 @@ export async function remoteConsumer(command: string[], endpoint: Endpoint, sett
   const early: Incoming[] = [];
   let gate: DeliveryGate | undefined;
   const settles = new Map<number, Pending<void>>();
+  // Deliveries the client took back (a seek back, a revocation): never handed out, never settled.
+  const withdrawn = new Set<number>();
+  const withdraw = (ids: number[] | undefined) => ids?.forEach((i) => withdrawn.add(i));
   const conn = await ClientConnection.open({
     command,
     configure: { role: 'consumer', id: options.id, endpoint: endpoint as Record<string, unknown>, settings: settings as Record<string, unknown>, names: { ...names }, maxInFlight: options.maxInFlight },
     log: options.log,
     onFailure: failWorker,
   });
-  conn.on('group', (m) => options.onGroupEvent?.({ phase: m.phase, lanes: m.lanes, ...(m.generation !== undefined ? { generation: m.generation } : {}) }));
+  conn.on('group', (m) => {
+    withdraw(m.withdrawn);
+    options.onGroupEvent?.({ phase: m.phase, lanes: m.lanes, ...(m.generation !== undefined ? { generation: m.generation } : {}) });
+  });
   conn.on('before-commit', (m) => {
     options.beforeCommit?.();
     conn.write({ type: 'commit-ok', id: m.id });
   });
   conn.on('settled', (m) => {
+    withdraw(m.withdrawn);
     const s = settles.get(m.id);
     settles.delete(m.id);
     if (m.error !== undefined) s?.reject(new Error(m.error));
@@ -103,8 +110,9 @@ export async function remoteConsumer(command: string[], endpoint: Endpoint, sett
       ...(m.lane !== undefined ? { lane: m.lane } : {}),
       ...(m.offset !== undefined ? { offset: m.offset } : {}),
       ...(m.deliveryCount !== undefined ? { deliveryCount: m.deliveryCount } : {}),
+      claim: () => !withdrawn.delete(m.id),
       settle: (how: Settlement) =>
-        new Promise<void>((resolve, reject) => {
+        withdrawn.delete(m.id) ? Promise.resolve() : new Promise<void>((resolve, reject) => {
           settles.set(m.id, { resolve, reject });
           conn.write({ type: 'settle', id: m.id, how });
         }),

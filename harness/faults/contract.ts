@@ -3,6 +3,7 @@ import type { BrokerAdmin, BrokerCapabilities, Capability, Deployment, ProducerC
 import type { FaultSpec } from '../spec/types.ts';
 import type { WorkerHandle } from '../workers/handle.ts';
 import type { OwnerControl } from '../owner/service.ts';
+import { signalOwnGroup } from '../workers/own-group.ts';
 
 /**
  * A fault kind is one file in harness/faults/ default-exporting a FaultKind. Each fault owns
@@ -215,6 +216,6 @@ export async function killWorker(w: WorkerHandle, kind: string, byItself: boolea
 export function selfKill(side: { flushHistory(): void }): () => void {
   return () => {
     side.flushHistory();
-    process.kill(process.pid, 'SIGKILL');
+    signalOwnGroup('SIGKILL'); // and its client process, if it has one
   };
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { nowMicros } from '../clock.ts';
 import type { FaultKind } from './contract.ts';
 import { checkConsumerName, consumerNamed, endInWorker, procState, startInWorker } from './contract.ts';
+import { signalOwnGroup } from '../workers/own-group.ts';
 
 const WHILE_FROZEN_MS = 1_000;
 /** How long the process has to stop itself before the runner stops it from outside. */
@@ -112,7 +113,8 @@ const freeze: FaultKind = {
         return {};
       }
       side.flushHistory();
-      process.kill(process.pid, 'SIGSTOP');
+      // Its client process too (client: java): a frozen service's client sends no heartbeat either.
+      signalOwnGroup('SIGSTOP');
       // Running again: SIGCONT came. The runner's end message removes this (empty) effect.
       return {};
     },

@@ -40,6 +40,7 @@ export interface Topology {
 export const TOPOLOGIES: Topology[] = [
   { name: 'kafka-kafkajs', broker: '{ kind: kafka, client: kafkajs, topic: { partitions: 6 }, consumer: { sessionTimeoutMs: 6000 } }', ordered: true, drainMs: 30_000 },
   { name: 'kafka-confluent', broker: '{ kind: kafka, client: confluent, topic: { partitions: 6 }, consumer: { sessionTimeoutMs: 6000 } }', ordered: true, drainMs: 30_000 },
+  { name: 'kafka-java', broker: '{ kind: kafka, client: java, topic: { partitions: 6 }, consumer: { sessionTimeoutMs: 6000 } }', ordered: true, drainMs: 30_000 },
   { name: 'rabbitmq-competing', broker: '{ kind: rabbitmq, topology: competing, prefetch: 10 }', ordered: false, drainMs: 20_000 },
   { name: 'rabbitmq-single-active', broker: '{ kind: rabbitmq, topology: single-active, prefetch: 10 }', ordered: true, drainMs: 20_000 },
   { name: 'rabbitmq-hash-lanes', broker: '{ kind: rabbitmq, topology: hash-lanes, lanes: 3, prefetch: 10 }', ordered: true, drainMs: 20_000 },

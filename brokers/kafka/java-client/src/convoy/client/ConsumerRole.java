@@ -197,17 +197,35 @@ final class ConsumerRole implements ConsumerRebalanceListener {
       wire.write(done);
       return;
     }
-    wire.write(done);
     // Stale: a seek back or a revocation superseded it; its settlement changes nothing.
-    if (h.entry.dropped || ledgers.get(h.partition) != h.ledger) return;
-    if (how.equals("ack") || how.equals("dead-letter")) {
-      if (h.ledger.settle(h.entry) && !autoCommit) commitWanted = true;
+    if (h.entry.dropped || ledgers.get(h.partition) != h.ledger) {
+      wire.write(done);
       return;
     }
-    // requeue / release: this record and every later one of its partition come again.
+    if (how.equals("ack") || how.equals("dead-letter")) {
+      if (h.ledger.settle(h.entry) && !autoCommit) commitWanted = true;
+      wire.write(done);
+      return;
+    }
+    // requeue / release: this record and every later one of its partition come again; those
+    // already sent to the worker are withdrawn, as the seek makes them stale.
     h.ledger.rewind(h.offset);
     buffer.removeIf(r -> r.partition() == h.partition && r.offset() >= h.offset);
     consumer.seek(new TopicPartition(settings.topic, h.partition), h.offset);
+    withdraw(done, held -> held.partition == h.partition && held.offset >= h.offset);
+    wire.write(done);
+  }
+
+  /** Takes back the sent deliveries that match, and names them in the message. */
+  private void withdraw(ObjectNode message, java.util.function.Predicate<Held> stale) {
+    ArrayNode ids = null;
+    for (Iterator<Map.Entry<Long, Held>> it = held.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<Long, Held> e = it.next();
+      if (!stale.test(e.getValue())) continue;
+      if (ids == null) ids = message.putArray("withdrawn");
+      ids.add(e.getKey());
+      it.remove();
+    }
   }
 
   private Map<TopicPartition, OffsetAndMetadata> targets() {
@@ -281,14 +299,14 @@ final class ConsumerRole implements ConsumerRebalanceListener {
     }
   }
 
-  private void groupEvent(String phase, Collection<TopicPartition> partitions) {
+  private ObjectNode groupEvent(String phase, Collection<TopicPartition> partitions) {
     ObjectNode g = Wire.message("group");
     g.put("phase", phase);
     ArrayNode lanes = g.putArray("lanes");
     for (int p : new TreeSet<>(partitionsOf(partitions))) lanes.add("p" + p);
     int gen = generation();
     if (gen >= 0) g.put("generation", gen);
-    wire.write(g);
+    return g;
   }
 
   private static List<Integer> partitionsOf(Collection<TopicPartition> partitions) {
@@ -305,7 +323,7 @@ final class ConsumerRole implements ConsumerRebalanceListener {
       ledgers.put(tp.partition(), new Ledger(counts.computeIfAbsent(tp.partition(), p -> new Ledger.Counts())));
     }
     assignedOnce = true;
-    groupEvent("assigned", partitions);
+    wire.write(groupEvent("assigned", partitions));
   }
 
   @Override
@@ -331,6 +349,8 @@ final class ConsumerRole implements ConsumerRebalanceListener {
     }
     List<Integer> gone = partitionsOf(partitions);
     for (Iterator<ConsumerRecord<String, byte[]>> it = buffer.iterator(); it.hasNext(); ) if (gone.contains(it.next().partition())) it.remove();
-    groupEvent("revoked", partitions);
+    ObjectNode event = groupEvent("revoked", partitions);
+    withdraw(event, h -> gone.contains(h.partition));
+    wire.write(event);
   }
 }
