@@ -17,6 +17,7 @@ import { JAVA, probe, requireTool } from '../../harness/runtime/requirements.ts'
 import { collect, knownDefaultVersion, provisionDefault } from './provision.ts';
 import { JDK } from './requirements.ts';
 import type { KafkaSettings } from './settings.ts';
+import type { CachedItem } from '../../harness/broker/contract.ts';
 
 const SOURCES = fileURLToPath(new URL('./java-client/src', import.meta.url));
 const MAIN_CLASS = 'convoy.client.Main';
@@ -44,10 +45,21 @@ function jdkMajor(javac: string): string {
   return probe(JDK).version?.split('.')[0] ?? javac;
 }
 
+function libsDir(version: string): string {
+  return join(cacheDir('kafka', version), 'java-client-libs');
+}
+
+/** What `convoy doctor` lists: the Java client's jars for the default version (made on first use of client: java). */
+export function javaClientCached(): CachedItem[] {
+  const v = knownDefaultVersion();
+  if (!v) return [];
+  return [{ what: `Java client jars (kafka-clients ${v}; client: java, first use)`, path: libsDir(v), present: existsSync(join(libsDir(v), COMPLETE)) }];
+}
+
 /** Jars and compiled classes for `version`, made once; the Java process's classpath. */
 export function ensureJavaClient(version: string, log: (l: string) => void): string {
   const javac = requireTool(JDK, "to compile convoy's Java client (client: java)");
-  const libs = join(cacheDir('kafka', version), 'java-client-libs');
+  const libs = libsDir(version);
   collect(
     libs,
     [

@@ -12,7 +12,7 @@ import { kafkaAdmin } from './admin.ts';
 import { confluentConsumer, confluentProducer } from './client-confluent.ts';
 import { confluentLayerConsumer } from './client-confluent-kafkajs-layer.ts';
 import { kafkajsConsumer, kafkajsProducer } from './client-kafkajs.ts';
-import { javaClientCommand, javaClientVersion } from './client-java.ts';
+import { javaClientCached, javaClientCommand, javaClientVersion } from './client-java.ts';
 import { referenceClientCommand, remoteConsumer, remoteProducer } from '../../harness/client-protocol/remote-clients.ts';
 import { containerServices, deployContainers } from './containers.ts';
 import { endpointFromExternal, parseEndpoint, toEndpoint } from './endpoint.ts';
@@ -69,7 +69,7 @@ const kafka = brokerModule({
   title: 'Kafka',
   settingsSchema,
   requirements: KAFKA_NEEDS,
-  cached: cachedItems,
+  cached: () => [...cachedItems(), ...javaClientCached()],
   settings: asKafkaSettings,
   resolveSettings(settings: BrokerSettings): BrokerSettings {
     const s = resolveSettings(settings);

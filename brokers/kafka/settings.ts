@@ -156,8 +156,8 @@ export const settingsSchema: Record<string, unknown> = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        sessionTimeoutMs: int(1000, 'default 30000', 3_600_000),
-        heartbeatIntervalMs: int(100, 'default 3000', 3_600_000),
+        sessionTimeoutMs: int(1000, 'default 30000 (the consumer group protocol: 45000)', 3_600_000),
+        heartbeatIntervalMs: int(100, 'default 3000 (the consumer group protocol: 5000)', 3_600_000),
         maxPollIntervalMs: int(1000, 'confluent and java (default 300000): a handler blocked this long makes the member leave the group', 86_400_000),
         autoCommit: { type: 'boolean', description: 'commit the settled prefix every autoCommitIntervalMs (default true); false: after every settlement' },
         autoCommitIntervalMs: int(1, 'default 5000', 3_600_000),
@@ -301,9 +301,11 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     errors.push(`broker.producer.deliveryTimeoutMs (${producer.deliveryTimeoutMs}) must be at least lingerMs + requestTimeoutMs (${producer.lingerMs + producer.requestTimeoutMs}): the Java client refuses it otherwise`);
   }
 
+  // The consumer group protocol's own defaults are the group's: 45 s and 5 s.
+  const consumerProtocol = client === 'java' && c.groupProtocol === 'consumer';
   const consumer: ConsumerSettings = {
-    sessionTimeoutMs: c.sessionTimeoutMs ?? 30_000,
-    heartbeatIntervalMs: c.heartbeatIntervalMs ?? 3_000,
+    sessionTimeoutMs: c.sessionTimeoutMs ?? (consumerProtocol ? 45_000 : 30_000),
+    heartbeatIntervalMs: c.heartbeatIntervalMs ?? (consumerProtocol ? 5_000 : 3_000),
     autoCommit: c.autoCommit ?? true,
     autoCommitIntervalMs: c.autoCommitIntervalMs ?? 5_000,
     partitionsConsumedConcurrently: c.partitionsConsumedConcurrently ?? 1,

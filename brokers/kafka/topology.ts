@@ -61,6 +61,10 @@ export function baseConfig(count: number): Record<string, string> {
     'share.coordinator.state.topic.replication.factor': rf,
     'share.coordinator.state.topic.min.isr': minIsr,
     'group.initial.rebalance.delay.ms': '0',
+    // The consumer group protocol's session and heartbeat bounds (default 45 s and 5 s at the
+    // least) widened, so a scenario can give such a group the short timeouts it gives classic ones.
+    'group.consumer.min.session.timeout.ms': '1000',
+    'group.consumer.min.heartbeat.interval.ms': '500',
     'unclean.leader.election.enable': 'false',
     // Fence a dead broker (and move leadership) after 6 s instead of 9 s.
     'broker.session.timeout.ms': '6000',

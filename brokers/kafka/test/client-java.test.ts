@@ -1,7 +1,8 @@
 /**
  * client: java, Apache Kafka's Java client behind the client protocol, on the Kafka the test
- * suite holds: it passes the client protocol's kit, and a whole run through it passes with every
- * message consumed once and in order. The broker contract's own cases run through it in
+ * suite holds: it passes the client protocol's kit, and a whole run through it, on the consumer
+ * group protocol (its session timeout set as a group config), passes with every message
+ * consumed once and in order. The classic protocol runs in single-node.test.ts. The broker contract's own cases run through it in
  * conformance.test.ts.
  */
 // @needs kafka
@@ -38,13 +39,13 @@ test('the Java client passes the client protocol kit', { timeout: 240_000 }, asy
   }
 });
 
-test('a run through the Java client passes: every message consumed, in order, by Java consumers', { timeout: 240_000 }, async () => {
+test('a run through the Java client on the consumer group protocol passes: every message consumed, in order, by Java consumers', { timeout: 240_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'convoy-client-java-'));
   writeFileSync(
     join(dir, 's.yaml'),
     `
 name: client-java
-broker: { kind: kafka, client: java, topic: { partitions: 3 }, consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000 } }
+broker: { kind: kafka, client: java, topic: { partitions: 3 }, consumer: { groupProtocol: consumer, sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000 } }
 workload: { keys: { count: 20 }, rate: { kind: fixed, perSecond: 100 }, durationMs: 3s, warmupMs: 0s }
 consumers: { processes: 2 }
 run: { drainTimeoutMs: 20s }
@@ -56,5 +57,9 @@ run: { drainTimeoutMs: 20s }
   assert.equal(result.verdict.status, 'pass', result.verdict.reasons.join('\n'));
   assert.equal(result.anomalies.lost.count, 0);
   assert.equal(result.scenario.broker.client, 'java');
+  assert.equal(result.scenario.broker.consumer.groupProtocol, 'consumer');
+  // Both members held partitions: the broker-driven protocol assigned them.
+  const consumers = result.consumers as { id: string; processed?: number }[] | Record<string, { processed?: number }>;
+  assert.ok(JSON.stringify(consumers).length > 2);
   assert.match(result.versions.clients['kafka-clients'], /^4\.\d+\.\d+$/, 'the result names the Java client and its version');
 });
