@@ -199,7 +199,10 @@ export class ClientConnection {
     }
     const problem = validate(m);
     if (problem) return this.fail(new InfraError(`client wrote a malformed line (${problem}): ${line.slice(0, 200)}`, this.lastLog));
-    if (m.type === 'log') return this.remember(m.line);
+    if (m.type === 'log') {
+      this.remember(m.line);
+      return this.options.log(m.line);
+    }
     if (m.type === 'fatal') {
       for (const l of m.log) this.remember(l);
       return this.fail(new InfraError(`client failed: ${m.message}`, this.lastLog));

@@ -29,7 +29,7 @@ export function exitCodeFor(status: Result['verdict']['status']): ExitCode {
 }
 
 /** One scenario run (or --repeat N runs) and its analysis; returns the exit code. */
-export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Promise<{ result: Result; runDir: string; code: ExitCode }> {
+export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Promise<{ result: Result; runDir: string; code: ExitCode; interrupted: boolean }> {
   const record = await executeRun(scenario, {
     runtime: opts.runtime, resultsDir: opts.resultsDir, keep: opts.keep, allowDestructive: opts.allowDestructive, external: opts.external,
     log: opts.quiet ? undefined : (l) => process.stderr.write(`  ${l}\n`),
@@ -41,16 +41,21 @@ export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Prom
   const source = opts.source ?? (opts.scenarioFile ? await readScenarioSource(opts.scenarioFile) : undefined);
   const result = await analyzeRun(record, { source });
   if (opts.afterRun) await opts.afterRun(result, record.runDir);
-  return { result, runDir: record.runDir, code: exitCodeFor(result.verdict.status) };
+  return { result, runDir: record.runDir, code: exitCodeFor(result.verdict.status), interrupted: !!record.interrupted };
 }
 
 export async function runAndAnalyze(scenario: Scenario, opts: RunCommandOptions): Promise<ExitCode> {
-  const runs: { result: Result; runDir: string; code: ExitCode }[] = [];
+  const runs: { result: Result; runDir: string; code: ExitCode; interrupted: boolean }[] = [];
   for (let i = 0; i < opts.repeat; i++) {
     if (opts.repeat > 1) process.stderr.write(`run ${i + 1} of ${opts.repeat}\n`);
     const r = await runOnce(scenario, opts);
     runs.push(r);
     printSummary(r.result, r.runDir);
+    // Ctrl-C ends the repetition too, not just the run it came in.
+    if (r.interrupted) {
+      if (i + 1 < opts.repeat) process.stderr.write(`interrupted: ${i + 1} of ${opts.repeat} runs done; not starting the rest\n`);
+      break;
+    }
   }
   if (opts.repeat > 1) printFlakeTable(runs.map((r) => r.result));
   // The worst outcome wins: infrastructure (3) over failed expectation (1) over pass.

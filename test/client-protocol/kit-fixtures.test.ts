@@ -35,14 +35,16 @@ test('each broken rule fails its case, saying why', async () => {
   }
 });
 
-test('a client that dies mid-run fails the connection with its last log lines', async () => {
-  const c = await ClientConnection.open({ ...fake('dies'), configure: fake('dies').configure('producer', 'd'), log: () => {}, onFailure: () => {} });
+test('a client that dies mid-run fails the connection with its last log lines; its log lines reach the worker\'s log', async () => {
+  const logged: string[] = [];
+  const c = await ClientConnection.open({ ...fake('dies'), configure: fake('dies').configure('producer', 'd'), log: (l) => logged.push(l), onFailure: () => {} });
   const failed = c.failed().catch((e: Error & { detail: string[] }) => e);
   c.write({ type: 'send', id: 1, key: 'k', payload: '' });
   const e = (await failed) as Error & { detail: string[] };
   assert.match(e.message, /exited \(code 7\)/);
   assert.ok(e.detail.includes('about to fall over'), e.detail.join(' | '));
   assert.ok(e.detail.includes('fixture configured as producer'));
+  assert.ok(logged.includes('fixture configured as producer'), logged.join(' | '));
   await c.close();
 });
 
