@@ -94,7 +94,13 @@ export async function remoteConsumer(command: string[], endpoint: Endpoint, sett
     options.onGroupEvent?.({ phase: m.phase, lanes: m.lanes, ...(m.generation !== undefined ? { generation: m.generation } : {}) });
   });
   conn.on('before-commit', (m) => {
-    options.beforeCommit?.();
+    try {
+      options.beforeCommit?.();
+    } catch (e) {
+      // What was handled is not durable: the client must not commit it.
+      options.log(`before a commit: ${(e as Error).message}; no commit-ok`);
+      return;
+    }
     conn.write({ type: 'commit-ok', id: m.id });
   });
   conn.on('settled', (m) => {

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBroker } from '../../../harness/broker/registry.ts';
 import { runKit } from '../../../test/client-protocol/kit.ts';
-import { convoy, onlyRunDir } from '../../../test/runner/helpers.ts';
+import { convoy, onlyRunDir, readHistory } from '../../../test/runner/helpers.ts';
 import { javaClientCommand } from '../client-java.ts';
-import { kafkaForFile, quiet, runNames, settings } from './helpers.ts';
+import { kafkaForFile, payload, quiet, Run, runNames, settings, waitFor } from './helpers.ts';
 
 const kafka = kafkaForFile();
 
@@ -58,8 +58,33 @@ run: { drainTimeoutMs: 20s }
   assert.equal(result.anomalies.lost.count, 0);
   assert.equal(result.scenario.broker.client, 'java');
   assert.equal(result.scenario.broker.consumer.groupProtocol, 'consumer');
-  // Both members held partitions: the broker-driven protocol assigned them.
-  const consumers = result.consumers as { id: string; processed?: number }[] | Record<string, { processed?: number }>;
-  assert.ok(JSON.stringify(consumers).length > 2);
+  // The broker-driven protocol gave both members partitions, and each handled messages.
+  const history = readHistory(onlyRunDir(join(dir, 'results')));
+  const assigned = history.filter((e) => e.type === 'rebalance' && e.phase === 'assigned' && (e.lanes as string[]).length > 0).map((e) => e.consumer);
+  assert.deepEqual([...new Set(assigned)].sort(), ['c1', 'c2']);
+  const handledBy = new Set(history.filter((e) => e.type === 'process').map((e) => e.consumer));
+  assert.deepEqual([...handledBy].sort(), ['c1', 'c2']);
   assert.match(result.versions.clients['kafka-clients'], /^4\.\d+\.\d+$/, 'the result names the Java client and its version');
+});
+
+// Regression: the Java client stopped reading its socket once told to close, so its last commit
+// waited for a commit-ok it never read, and what was settled since the last interval was not
+// committed (the broker held 262 messages after an interrupted run).
+test('closing commits what was settled since the last interval: the close reads the worker\'s commit-ok', { timeout: 120_000 }, async () => {
+  const s = settings({ client: 'java', topic: { partitions: 1 }, consumer: { autoCommitIntervalMs: 600_000 } });
+  const run = await new Run(kafka.dep, s, runNames('java-close')).init();
+  try {
+    const c = await run.consumer('c1');
+    await c.ready(30_000);
+    const p = await run.producer();
+    for (let seq = 1; seq <= 5; seq++) await p.send({ key: 'k', payload: payload('k', seq) });
+    await waitFor(() => run.received.length === 5, 20_000, 'five deliveries');
+    const started = Date.now();
+    await c.close();
+    assert.ok(Date.now() - started < 5_000, `close took ${Date.now() - started} ms`);
+    const committed = (await run.admin.describeConsumerGroup()).committed as Record<string, number>;
+    assert.equal(committed.p0, run.received[4]!.offset + 1, 'committed past the fifth on close');
+  } finally {
+    await run.close();
+  }
 });

@@ -41,7 +41,14 @@ import org.apache.kafka.common.config.ConfigResource;
  */
 final class ConsumerRole implements ConsumerRebalanceListener {
   private static final Duration POLL = Duration.ofMillis(50);
-  private static final long COMMIT_OK_WAIT_MS = 10_000;
+  /**
+   * Bounds on a commit: the worker's commit-ok, then the broker's answer. While closing they are
+   * short, so the whole close fits the worker's bound on its client (10 s, of which the worker
+   * may have spent 5 waiting for its handlers).
+   */
+  private long commitOkWaitMs = 5_000;
+  private Duration commitTimeout = Duration.ofSeconds(5);
+  private static final Duration CLOSE_STEP = Duration.ofMillis(1_500);
 
   private final Settings settings;
   private final Wire wire;
@@ -61,6 +68,7 @@ final class ConsumerRole implements ConsumerRebalanceListener {
   private boolean assignedOnce;
   private boolean closing;
   private boolean committing;
+  private boolean committedOnClose;
   private boolean commitWanted;
   private Long commitOk;
 
@@ -143,8 +151,15 @@ final class ConsumerRole implements ConsumerRebalanceListener {
         if (m != null) handle(m);
       }
     }
+    commitOkWaitMs = CLOSE_STEP.toMillis();
+    commitTimeout = CLOSE_STEP;
+    long started = System.nanoTime();
     commitNow();
-    consumer.close(Duration.ofSeconds(5));
+    // The revocation close() makes commits nothing more: what was settled was just committed.
+    committedOnClose = true;
+    consumer.close(CLOSE_STEP);
+    long ms = (System.nanoTime() - started) / 1_000_000;
+    if (ms > 1_000) wire.log("closing took " + ms + " ms (the last commit and leaving the group)");
   }
 
   private List<ConsumerRecord<String, byte[]>> collect(Iterable<ConsumerRecord<String, byte[]>> records) {
@@ -249,7 +264,7 @@ final class ConsumerRole implements ConsumerRebalanceListener {
     committing = true;
     try {
       if (!beforeCommit()) return;
-      consumer.commitSync(targets, Duration.ofSeconds(10));
+      consumer.commitSync(targets, commitTimeout);
       for (Map.Entry<TopicPartition, OffsetAndMetadata> t : targets.entrySet()) {
         Ledger l = ledgers.get(t.getKey().partition());
         if (l != null) l.committed = Math.max(l.committed, t.getValue().offset());
@@ -267,12 +282,12 @@ final class ConsumerRole implements ConsumerRebalanceListener {
     ObjectNode ask = Wire.message("before-commit");
     ask.put("id", id);
     wire.write(ask);
-    long deadline = System.currentTimeMillis() + COMMIT_OK_WAIT_MS;
+    long deadline = System.currentTimeMillis() + commitOkWaitMs;
     try {
       while (commitOk == null || commitOk != id) {
         long left = deadline - System.currentTimeMillis();
         if (left <= 0) {
-          wire.log("no commit-ok from the worker within " + COMMIT_OK_WAIT_MS / 1000 + " s; not committing");
+          wire.log("no commit-ok from the worker within " + commitOkWaitMs + " ms; not committing");
           return false;
         }
         JsonNode m = commands.poll(left, TimeUnit.MILLISECONDS);
@@ -330,7 +345,7 @@ final class ConsumerRole implements ConsumerRebalanceListener {
   public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
     if (partitions.isEmpty()) return;
     // What is settled is committed before the partitions move on (the service's revocation hook).
-    commitNow();
+    if (!committedOnClose) commitNow();
     forget(partitions);
   }
 

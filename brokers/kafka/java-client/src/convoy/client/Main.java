@@ -39,6 +39,8 @@ public final class Main {
       wire.flushAndClose(5_000);
       System.exit(0);
     } catch (Throwable t) {
+      // The socket closed under the reader because the poll thread closed it: a clean end.
+      if (wire.isClosed()) System.exit(0);
       fatal(wire, t);
     }
   }
@@ -137,12 +139,16 @@ public final class Main {
 
   private void serveConsumer(Wire wire, ClientLog log, Settings settings) throws Exception {
     ConsumerRole consumer = new ConsumerRole(settings, wire, log);
-    // The poll thread owns the consumer; this thread reads the socket and hands lines over.
+    // The poll thread owns the consumer and ends the process once it closed; this thread reads
+    // the socket and hands lines over, during the close too (its last commit waits for commit-ok).
     Thread poller = new Thread(() -> {
       try {
         consumer.join(60_000);
         wire.write(Wire.message("ready"));
         consumer.run();
+        wire.write(Wire.message("closed"));
+        wire.flushAndClose(5_000);
+        System.exit(0);
       } catch (Throwable t) {
         fatal(wire, t);
       }
@@ -150,13 +156,8 @@ public final class Main {
     poller.start();
     JsonNode m;
     while ((m = wire.read()) != null) {
-      if (pong(wire, m)) continue;
-      consumer.command(m);
-      if ("close".equals(m.path("type").asText())) {
-        poller.join(15_000);
-        return;
-      }
+      if (!pong(wire, m)) consumer.command(m);
     }
-    System.exit(0);
+    System.exit(0); // the worker is gone: never linger
   }
 }

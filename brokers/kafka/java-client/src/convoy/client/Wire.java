@@ -123,6 +123,10 @@ final class Wire {
     }
   }
 
+  boolean isClosed() {
+    return closed;
+  }
+
   /** Waits (bounded) until every queued line is written, then closes the socket. */
   void flushAndClose(long timeoutMs) {
     long deadline = System.currentTimeMillis() + timeoutMs;
