@@ -1,0 +1,151 @@
+package convoy.proxy;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiPredicate;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.Message;
+import org.apache.kafka.common.protocol.MessageUtil;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+
+/**
+ * Requests and responses decoded and encoded with Kafka's own generated message classes
+ * (kafka-clients, the broker's version), only for the requests a rule selects. A frame is the
+ * bytes after the 4-byte size prefix.
+ */
+final class Codec {
+  private Codec() {}
+
+  /** A partition of a Produce request or response: its topic (name, or id from Produce v13) and index. */
+  record TopicPartitionRef(String topic, Uuid topicId, int partition) {
+    String describe() {
+      return (topic != null && !topic.isEmpty() ? topic : topicId.toString()) + "-" + partition;
+    }
+  }
+
+  static RequestHeader header(ByteBuffer frame) {
+    return RequestHeader.parse(frame.duplicate());
+  }
+
+  static ProduceRequestData produce(ByteBuffer frame) {
+    ByteBuffer b = frame.duplicate();
+    RequestHeader h = RequestHeader.parse(b);
+    return ((ProduceRequest) AbstractRequest.parseRequest(ApiKeys.PRODUCE, h.apiVersion(), new ByteBufferAccessor(b)).request).data();
+  }
+
+  static List<TopicPartitionRef> partitions(ProduceRequestData data) {
+    List<TopicPartitionRef> out = new ArrayList<>();
+    for (ProduceRequestData.TopicProduceData t : data.topicData()) {
+      for (ProduceRequestData.PartitionProduceData p : t.partitionData()) out.add(new TopicPartitionRef(t.name(), t.topicId(), p.index()));
+    }
+    return out;
+  }
+
+  /** The request without the selected partitions (null when none is left), in the same header. */
+  static ByteBuffer withoutPartitions(ByteBuffer frame, BiPredicate<ProduceRequestData.TopicProduceData, Integer> selected) {
+    ByteBuffer b = frame.duplicate();
+    RequestHeader h = RequestHeader.parse(b);
+    ProduceRequestData data = ((ProduceRequest) AbstractRequest.parseRequest(ApiKeys.PRODUCE, h.apiVersion(), new ByteBufferAccessor(b)).request).data();
+    ProduceRequestData.TopicProduceDataCollection kept = new ProduceRequestData.TopicProduceDataCollection();
+    for (ProduceRequestData.TopicProduceData t : data.topicData()) {
+      List<ProduceRequestData.PartitionProduceData> parts = new ArrayList<>();
+      for (ProduceRequestData.PartitionProduceData p : t.partitionData()) if (!selected.test(t, p.index())) parts.add(p);
+      if (!parts.isEmpty()) kept.add(t.duplicate().setPartitionData(parts));
+    }
+    if (kept.isEmpty()) return null;
+    data.setTopicData(kept);
+    return new ProduceRequest.Builder(h.apiVersion(), h.apiVersion(), data).build(h.apiVersion()).serializeWithHeader(h);
+  }
+
+  /** A Produce response naming `errors` for these partitions, to a request that was not forwarded. */
+  static ByteBuffer produceErrorResponse(int correlationId, short version, List<TopicPartitionRef> partitions, Errors error) {
+    ProduceResponseData data = new ProduceResponseData();
+    addErrors(data, partitions, error);
+    return frame(correlationId, ApiKeys.PRODUCE, version, data);
+  }
+
+  static void addErrors(ProduceResponseData data, List<TopicPartitionRef> partitions, Errors error) {
+    for (TopicPartitionRef r : partitions) {
+      ProduceResponseData.TopicProduceResponse topic = null;
+      for (ProduceResponseData.TopicProduceResponse t : data.responses()) {
+        if (sameTopic(t.name(), t.topicId(), r)) topic = t;
+      }
+      if (topic == null) {
+        topic = new ProduceResponseData.TopicProduceResponse().setName(r.topic() == null ? "" : r.topic()).setTopicId(r.topicId() == null ? Uuid.ZERO_UUID : r.topicId());
+        data.responses().add(topic);
+      }
+      topic.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse()
+          .setIndex(r.partition()).setErrorCode(error.code()).setErrorMessage(error.message())
+          .setBaseOffset(-1).setLogAppendTimeMs(-1).setLogStartOffset(-1));
+    }
+  }
+
+  static boolean sameTopic(String name, Uuid id, TopicPartitionRef r) {
+    if (id != null && !Uuid.ZERO_UUID.equals(id) && r.topicId() != null && !Uuid.ZERO_UUID.equals(r.topicId())) return id.equals(r.topicId());
+    return name != null && name.equals(r.topic());
+  }
+
+  /** A response decoded from its frame, given the request's header. */
+  static AbstractResponse response(ByteBuffer frame, RequestHeader request) {
+    return AbstractResponse.parseResponse(frame.duplicate(), request);
+  }
+
+  /** Header and body, as the frame after the size prefix. */
+  static ByteBuffer frame(int correlationId, ApiKeys api, short version, ApiMessage body) {
+    short headerVersion = api.responseHeaderVersion(version);
+    ByteBuffer header = MessageUtil.toByteBufferAccessor(new ResponseHeaderData().setCorrelationId(correlationId), headerVersion).buffer();
+    ByteBuffer bodyBytes = MessageUtil.toByteBufferAccessor((Message) body, version).buffer();
+    header.rewind();
+    bodyBytes.rewind();
+    ByteBuffer out = ByteBuffer.allocate(header.remaining() + bodyBytes.remaining());
+    out.put(header).put(bodyBytes).flip();
+    return out;
+  }
+
+  /**
+   * Sets `error` on the selected partitions of a Produce or OffsetCommit response, or on the
+   * top-level error of a group response; returns what it changed (partition -> original error).
+   */
+  static List<String> rewrite(AbstractResponse response, BiPredicate<String, Integer> selected, Errors error) {
+    List<String> changed = new ArrayList<>();
+    ApiMessage data = response.data();
+    if (data instanceof ProduceResponseData p) {
+      for (ProduceResponseData.TopicProduceResponse t : p.responses()) {
+        for (ProduceResponseData.PartitionProduceResponse r : t.partitionResponses()) {
+          if (!selected.test(t.name().isEmpty() ? t.topicId().toString() : t.name(), r.index())) continue;
+          changed.add(t.name() + "-" + r.index() + ":" + Errors.forCode(r.errorCode()).name());
+          r.setErrorCode(error.code()).setErrorMessage(error.message());
+        }
+      }
+    } else if (data instanceof OffsetCommitResponseData o) {
+      for (OffsetCommitResponseData.OffsetCommitResponseTopic t : o.topics()) {
+        for (OffsetCommitResponseData.OffsetCommitResponsePartition r : t.partitions()) {
+          if (!selected.test(t.name(), r.partitionIndex())) continue;
+          changed.add(t.name() + "-" + r.partitionIndex() + ":" + Errors.forCode(r.errorCode()).name());
+          r.setErrorCode(error.code());
+        }
+      }
+    } else {
+      try {
+        short before = (short) data.getClass().getMethod("errorCode").invoke(data);
+        data.getClass().getMethod("setErrorCode", short.class).invoke(data, error.code());
+        changed.add("error:" + Errors.forCode(before).name());
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalArgumentException(response.apiKey() + " responses carry no error code convoy can rewrite");
+      }
+    }
+    return changed;
+  }
+}
