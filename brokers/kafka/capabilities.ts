@@ -16,7 +16,16 @@ export function capabilities(s: KafkaSettings, runtime: RuntimeKind): BrokerCapa
     lanes: s.topic.partitions,
     redriveDeadLetters: 'Kafka has no dead-letter queue of its own (poison messages are parked by the consumer strategy)',
     isolate: isolate(s, runtime),
+    requestFaults: requestFaults(s, runtime),
   };
+}
+
+/** Single requests are acted on by the request proxy, which a local deployment puts on its client links. */
+function requestFaults(s: KafkaSettings, runtime: RuntimeKind): true | string {
+  if (runtime !== 'local') return 'only on the local runtime (an external cluster advertises its own addresses, so no proxy of convoy\'s sits on its links)';
+  if (!s.requestProxy) return 'the client links have no request proxy; set broker.requestProxy: true';
+  if (s.producer.acks === 0) return 'with acks 0 a Produce request has no answer to act on; set broker.producer.acks to 1 or all';
+  return true;
 }
 
 /** Cutting nodes off from their peers needs the proxied peer links of a local cluster. */

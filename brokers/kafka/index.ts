@@ -13,6 +13,8 @@ import { confluentConsumer, confluentProducer } from './client-confluent.ts';
 import { confluentLayerConsumer } from './client-confluent-kafkajs-layer.ts';
 import { kafkajsConsumer, kafkajsProducer } from './client-kafkajs.ts';
 import { javaClientCached, javaClientCommand, javaClientVersion } from './client-java.ts';
+import { insertRequestProxy } from './request-proxy.ts';
+import { join } from 'node:path';
 import { referenceClientCommand, remoteConsumer, remoteProducer } from '../../harness/client-protocol/remote-clients.ts';
 import { containerServices, deployContainers } from './containers.ts';
 import { endpointFromExternal, parseEndpoint, toEndpoint } from './endpoint.ts';
@@ -60,6 +62,37 @@ function processCommand(s: KafkaSettings, log: (l: string) => void): string[] | 
   return undefined;
 }
 
+/** The deployment with the request proxy on its client links, taken out again by its stop(). */
+async function withRequestProxy(ctx: DeployContext, s: KafkaSettings, dep: Deployment): Promise<Deployment> {
+  const clients = dep.links.find((l) => l.name === 'clients');
+  if (!clients) throw new InfraError('the Kafka deployment has no clients link for the request proxy');
+  const version = dep.versions.kafka && /^4\./.test(dep.versions.kafka) ? dep.versions.kafka : javaClientVersion(s, ctx.log);
+  let proxy;
+  try {
+    proxy = await insertRequestProxy({
+      version,
+      proxies: clients.proxies,
+      toxiproxyUrl: clients.toxiproxyUrl,
+      adminBootstrap: parseEndpoint(dep.endpoint).adminBootstrapServers ?? parseEndpoint(dep.endpoint).bootstrapServers,
+      workDir: ctx.workDir,
+      log: ctx.log,
+    });
+  } catch (err) {
+    await dep.stop();
+    throw err;
+  }
+  const p = proxy;
+  return {
+    ...dep,
+    logFiles: [...dep.logFiles, join(ctx.workDir, 'request-proxy.log')],
+    requestProxy: { controlUrl: p.controlUrl, running: () => p.running(), tail: () => p.tail() },
+    async stop() {
+      await p.remove();
+      await dep.stop();
+    },
+  };
+}
+
 function prepareClient(s: KafkaSettings, log: (l: string) => void): void {
   if (s.client === 'java') javaClientCommand(s, log);
 }
@@ -91,7 +124,8 @@ const kafka = brokerModule({
         throw new InputError(`broker.topic.replicationFactor ${s.topic.replicationFactor} needs at least that many nodes (nodes: ${s.nodes})`);
       }
       prepareClient(s, ctx.log);
-      return deployLocal(ctx, s);
+      const dep = await deployLocal(ctx, s);
+      return s.requestProxy ? withRequestProxy(ctx, s, dep) : dep;
     },
   },
   containerServices,

@@ -223,6 +223,15 @@ async function reuse(ctx: DeployContext, key: string): Promise<Deployment | unde
   const api = new ToxiproxyApi(data.toxiproxyUrl);
   // A proxy left disabled or with toxics by an interrupted run would fail the health check.
   await resetProxies(api, [...data.nodes.map((n) => proxyName(n.id)), ...(data.peers ?? []).map((p) => p.name)], ctx.log);
+  // A request proxy of a run that crashed may still be each client proxy's upstream: point them back.
+  for (const n of data.nodes) {
+    const direct = `${HOST}:${n.ports.client}`;
+    const upstream = await api.upstreamOf(proxyName(n.id)).catch(() => direct);
+    if (upstream !== direct) {
+      ctx.log(`pointing ${proxyName(n.id)} back at its node (a request proxy left it at ${upstream})`);
+      await api.setUpstream(proxyName(n.id), direct);
+    }
+  }
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (await clusterHealthy(data.endpoint, expect).catch(() => false)) break;

@@ -89,6 +89,8 @@ export interface KafkaSettings extends BrokerSettings {
   clientProcess?: { command?: string[] };
   /** client java: the kafka-clients version (default: the broker's version, or the newest 4.x). */
   javaClient?: { version: string };
+  /** Local runtime: a request proxy on the client links, for request faults (request-proxy.ts). */
+  requestProxy: boolean;
 }
 
 const int = (minimum: number, description: string, maximum?: number) => ({ type: 'integer', minimum, ...(maximum !== undefined ? { maximum } : {}), description });
@@ -179,6 +181,10 @@ export const settingsSchema: Record<string, unknown> = {
         staticMembership: { type: 'boolean', description: 'java only: group.instance.id per consumer process (static membership; default false)' },
         maxPollRecords: int(1, 'java only: max.poll.records (default 500)', 1_000_000),
       },
+    },
+    requestProxy: {
+      type: 'boolean',
+      description: 'local runtime: put convoy\'s Kafka request proxy on the client links (behind Toxiproxy), so request faults can refuse, rewrite or hold single requests (default false; the request fault needs it)',
     },
     peerLinks: {
       enum: ['direct', 'proxied'],
@@ -365,6 +371,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     consumer,
     brokerConfig: (r.brokerConfig ?? {}) as Record<string, string | number | boolean>,
     peerLinks: (r.peerLinks ?? 'direct') as KafkaSettings['peerLinks'],
+    requestProxy: r.requestProxy ?? false,
     ...(r.clientProcess ? { clientProcess: r.clientProcess as KafkaSettings['clientProcess'] } : {}),
     ...(client === 'java' && r.javaClient?.version ? { javaClient: { version: r.javaClient.version as string } } : {}),
   };

@@ -72,6 +72,11 @@ export interface Deployment {
   consensusLeader?(): string | undefined;
   /** A broker living in the runner process (a test double): serves its workers' clients. */
   host?: BrokerHost;
+  /**
+   * A protocol-aware proxy on the client links that acts on single requests (the request fault),
+   * when the settings asked for one: its control URL, and whether it still runs.
+   */
+  requestProxy?: { controlUrl: string; running(): boolean; tail(): string[] };
 }
 
 export interface DeployContext {
@@ -354,5 +359,7 @@ export interface BrokerCapabilities {
    * send end unknown while the write may still succeed. Absent: yes.
    */
   resend?: Capability;
+  /** Single requests can be refused, rewritten or held (the request fault). Absent: no. */
+  requestFaults?: Capability;
 }
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { BrokerAdmin, BrokerCapabilities, Capability, Deployment, ProducerClient, RuntimeKind, Settlement } from '../broker/contract.ts';
+import type { BrokerAdmin, BrokerCapabilities, Capability, Deployment, ProducerClient, RunNames, RuntimeKind, Settlement } from '../broker/contract.ts';
 import type { FaultSpec } from '../spec/types.ts';
 import type { WorkerHandle } from '../workers/handle.ts';
 import type { OwnerControl } from '../owner/service.ts';
@@ -16,6 +16,8 @@ export interface FaultContext {
   allowDestructive: boolean;
   deployment: Deployment;
   admin: BrokerAdmin;
+  /** The run's names (its destinations and client ids are named after `prefix`). */
+  names: RunNames;
   producers(): WorkerHandle[];
   consumers(): WorkerHandle[];
   /** The consumers' shared state store (SQLite; harness/consumer/entity-store.ts). */
@@ -31,7 +33,10 @@ export interface FaultContext {
 
 export interface StartedFault {
   evidence: unknown;
-  /** Undo the fault; resolves with evidence that it is undone. Must be safe to call twice. */
+  /**
+   * Undo the fault; resolves with evidence that it is undone. Must be safe to call twice. An
+   * evidence object with `unexercised` (why) says the fault never acted: the run is incomplete.
+   */
   end(): Promise<unknown>;
 }
 

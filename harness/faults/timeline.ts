@@ -86,6 +86,8 @@ export class FaultTimeline {
     entry.unregister();
     try {
       rec.endEvidence = await entry.fault.end();
+      const unexercised = (rec.endEvidence as { unexercised?: unknown } | undefined)?.unexercised;
+      if (typeof unexercised === 'string') rec.error = `it never acted: ${unexercised}`;
     } catch (err) {
       rec.error = `undo failed: ${(err as Error).message}`;
       this.ctx.log(`fault ${spec.name}: ${rec.error}`);

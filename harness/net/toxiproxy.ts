@@ -74,6 +74,16 @@ export class ToxiproxyApi {
     return this.client.createProxy({ name, listen, upstream, enabled: true });
   }
 
+  /** Points a proxy at another upstream (Toxiproxy restarts it: its connections are dropped). */
+  async setUpstream(name: string, upstream: string): Promise<void> {
+    const p = await this.client.get(name);
+    await p.update({ enabled: p.enabled, listen: p.listen, upstream });
+  }
+
+  async upstreamOf(name: string): Promise<string> {
+    return (await this.client.get(name)).upstream;
+  }
+
   async setEnabled(name: string, enabled: boolean): Promise<void> {
     const p = await this.client.get(name);
     await p.update({ enabled, listen: p.listen, upstream: p.upstream });

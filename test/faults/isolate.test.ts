@@ -44,6 +44,7 @@ function context(): FaultContext {
     allowDestructive: false,
     deployment: dep,
     admin,
+    names: runNames('isolate'),
     producers: () => [],
     consumers: () => [],
     storeFile: '/nonexistent/state.sqlite', // no consumers: nothing reads it

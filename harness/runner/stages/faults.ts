@@ -18,6 +18,7 @@ export const faults: Stage = {
       allowDestructive: ctx.opts.allowDestructive,
       deployment: ctx.deployment!,
       admin: ctx.admin!,
+      names: ctx.names,
       producers: () => ctx.publishing!.publishers(),
       consumers: () => ctx.consumers.live,
       storeFile: record.storeFile,

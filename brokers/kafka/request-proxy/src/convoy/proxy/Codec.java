@@ -118,22 +118,24 @@ final class Codec {
    * Sets `error` on the selected partitions of a Produce or OffsetCommit response, or on the
    * top-level error of a group response; returns what it changed (partition -> original error).
    */
-  static List<String> rewrite(AbstractResponse response, BiPredicate<String, Integer> selected, Errors error) {
+  static List<String> rewrite(AbstractResponse response, java.util.function.Predicate<TopicPartitionRef> selected, java.util.function.Function<TopicPartitionRef, String> named, Errors error) {
     List<String> changed = new ArrayList<>();
     ApiMessage data = response.data();
     if (data instanceof ProduceResponseData p) {
       for (ProduceResponseData.TopicProduceResponse t : p.responses()) {
         for (ProduceResponseData.PartitionProduceResponse r : t.partitionResponses()) {
-          if (!selected.test(t.name().isEmpty() ? t.topicId().toString() : t.name(), r.index())) continue;
-          changed.add(t.name() + "-" + r.index() + ":" + Errors.forCode(r.errorCode()).name());
+          TopicPartitionRef ref = new TopicPartitionRef(t.name(), t.topicId(), r.index());
+          if (!selected.test(ref)) continue;
+          changed.add(named.apply(ref) + "-" + r.index() + ":" + Errors.forCode(r.errorCode()).name());
           r.setErrorCode(error.code()).setErrorMessage(error.message());
         }
       }
     } else if (data instanceof OffsetCommitResponseData o) {
       for (OffsetCommitResponseData.OffsetCommitResponseTopic t : o.topics()) {
         for (OffsetCommitResponseData.OffsetCommitResponsePartition r : t.partitions()) {
-          if (!selected.test(t.name(), r.partitionIndex())) continue;
-          changed.add(t.name() + "-" + r.partitionIndex() + ":" + Errors.forCode(r.errorCode()).name());
+          TopicPartitionRef ref = new TopicPartitionRef(t.name(), null, r.partitionIndex());
+          if (!selected.test(ref)) continue;
+          changed.add(named.apply(ref) + "-" + r.partitionIndex() + ":" + Errors.forCode(r.errorCode()).name());
           r.setErrorCode(error.code());
         }
       }

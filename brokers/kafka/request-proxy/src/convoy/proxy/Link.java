@@ -146,7 +146,7 @@ final class Link {
         rules.warnOnce("could not decode a " + api + " v" + p.version + " request header (" + e.getMessage() + "); passed through untouched");
         return frame;
       }
-      if (rule.client != null && (header.clientId() == null || !header.clientId().contains(rule.client))) continue;
+      if (rule.client != null && !rule.client.equals(header.clientId())) continue;
       List<Codec.TopicPartitionRef> selected = new ArrayList<>();
       if (api == ApiKeys.PRODUCE && rule.wantsPartitions()) {
         ProduceRequestData data = Codec.produce(frame);
@@ -248,7 +248,7 @@ final class Link {
       if (p.refused != null && response.data() instanceof ProduceResponseData data) Codec.addErrors(data, p.refused, p.refusedBy.error);
       if (p.rewrite != null) {
         Rule rule = p.rewrite;
-        List<String> changed = Codec.rewrite(response, (topic, part) -> rule.partitionSelected(topic, part), rule.error);
+        List<String> changed = Codec.rewrite(response, ref -> rule.partitionSelected(rules.topicName(ref), ref.partition()), rules::topicName, rule.error);
         ObjectNode e = rule.pendingEvidence.remove(p.correlationId + "@" + id);
         if (e != null) {
           var orig = e.putArray("original");

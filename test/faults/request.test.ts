@@ -1,0 +1,108 @@
+/**
+ * The request fault on a real Kafka, through the request proxy on the client links (the suite's
+ * held broker, with the proxy put in front of it for this file and taken out after): each action
+ * reaches the client, as the Java producer's own retried errors (errorsSeen) and its acks show,
+ * with the proxy's evidence of every request it acted on; a fault that never acts says so; the
+ * proxy is taken out again at the end (the Toxiproxy proxies point at the broker).
+ */
+// @needs kafka
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Deployment, ProducerClient, SendAck } from '../../harness/broker/contract.ts';
+import type { FaultContext } from '../../harness/faults/contract.ts';
+import type { FaultSpec } from '../../harness/spec/types.ts';
+import { ToxiproxyApi } from '../../harness/net/toxiproxy.ts';
+import request from '../../harness/faults/request.ts';
+import { payload, Run, runNames, settings, startKafka } from '../../brokers/kafka/test/helpers.ts';
+
+const s = settings({ client: 'java', requestProxy: true, topic: { partitions: 1 }, producer: { retryBackoffMs: 20, lingerMs: 0 } });
+let dep: Deployment;
+let stopKafka: () => Promise<void> = async () => {};
+
+before(async () => {
+  const started = await startKafka({ requestProxy: true }, { reuse: true });
+  dep = started.dep;
+  stopKafka = started.stop;
+});
+
+after(async () => {
+  const clients = dep?.links.find((l) => l.name === 'clients');
+  await stopKafka();
+  // The proxy is out again: every client proxy points at its node, not at the request proxy.
+  if (clients) {
+    const api = new ToxiproxyApi(clients.toxiproxyUrl);
+    for (const p of clients.proxies) assert.doesNotMatch(await api.upstreamOf(p), new RegExp(`:${new URL(dep.requestProxy!.controlUrl).port}$`));
+    assert.equal(dep.requestProxy!.running(), false, 'the request proxy process is stopped');
+  }
+});
+
+function context(names: ReturnType<typeof runNames>): FaultContext {
+  return { runtime: 'local', allowDestructive: false, deployment: dep, admin: undefined as never, names, producers: () => [], consumers: () => [], storeFile: '', restartConsumer: async () => {}, log: () => {} };
+}
+const spec = (over: Record<string, unknown>): FaultSpec => ({ name: 'req', kind: 'request', atMs: 0, durationMs: 1000, ...over }) as FaultSpec;
+
+async function sendAll(p: ProducerClient, n: number, gapMs = 0): Promise<SendAck[]> {
+  const acks: SendAck[] = [];
+  for (let i = 1; i <= n; i++) {
+    acks.push(await p.send({ key: 'k', payload: payload('k', i) }));
+    if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
+  }
+  return acks;
+}
+
+async function withFault<T>(tag: string, over: Record<string, unknown>, body: (p: ProducerClient) => Promise<T>): Promise<{ result: T; evidence: Record<string, any>; errors: Record<string, number> }> {
+  const names = runNames(tag);
+  const run = await new Run(dep, s, names).init();
+  try {
+    const p = await run.producer('p-producer-1');
+    await sendAll(p, 3); // connected, metadata known: nothing selected yet
+    const started = await request.start(spec(over), context(names));
+    const result = await body(p);
+    const evidence = (await started.end()) as Record<string, any>;
+    p.errorsSeen!();
+    await new Promise((r) => setTimeout(r, 300));
+    return { result, evidence, errors: p.errorsSeen!() };
+  } finally {
+    await run.close();
+  }
+}
+
+test('reject: the selected Produce request is answered NOT_ENOUGH_REPLICAS without reaching the broker; the producer retries it, nothing is written twice', async () => {
+  const { result: acks, evidence, errors } = await withFault('req-reject', { apis: ['Produce'], action: 'reject', error: 'NOT_ENOUGH_REPLICAS', position: { every: 2, limit: 3 } }, (p) => sendAll(p, 10));
+  assert.equal(evidence.acted, 3, JSON.stringify(evidence));
+  assert.equal(evidence.actions[0].injected, 'NOT_ENOUGH_REPLICAS');
+  assert.equal(evidence.actions[0].api, 'Produce');
+  assert.ok(errors.NOT_ENOUGH_REPLICAS >= 3, `the producer saw and retried it: ${JSON.stringify(errors)}`);
+  // Offsets follow one another: the refused batches were never appended.
+  const offsets = acks.map((a) => a.offset!);
+  assert.deepEqual(offsets, offsets.map((_, i) => offsets[0]! + i));
+});
+
+test('rewrite after the append: NOT_ENOUGH_REPLICAS_AFTER_APPEND makes the producer write the batch again (a duplicate behind it)', async () => {
+  const { result: acks, evidence, errors } = await withFault('req-rewrite', { apis: ['Produce'], action: 'rewrite', error: 'NOT_ENOUGH_REPLICAS_AFTER_APPEND', position: { limit: 1 } }, (p) => sendAll(p, 5));
+  assert.equal(evidence.acted, 1);
+  assert.deepEqual(evidence.actions[0].original, [`${evidence.actions[0].partitions[0].replace(/-0$/, '')}-0:NONE`]);
+  assert.ok(errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND >= 1, JSON.stringify(errors));
+  // The first send's batch was appended, answered with an error and appended again: one offset skipped.
+  const offsets = acks.map((a) => a.offset!);
+  assert.equal(offsets[1]! - offsets[0]!, 1);
+  assert.equal(offsets[4]! - offsets[0]!, 4);
+  assert.ok(offsets[0]! >= 4, 'the first send of the fault landed after its own earlier copy');
+});
+
+test('hold: the answer is held the given time, and the evidence says so', async () => {
+  const { result: ms, evidence } = await withFault('req-hold', { apis: ['Produce'], action: 'hold', holdMs: 400, position: { limit: 1 } }, async (p) => {
+    const t = Date.now();
+    await p.send({ key: 'k', payload: payload('k', 9) });
+    return Date.now() - t;
+  });
+  assert.equal(evidence.acted, 1);
+  assert.equal(evidence.actions[0].holdMs, 400);
+  assert.ok(ms >= 380, `the send took ${ms} ms`);
+});
+
+test('a request fault that selects nothing says it never acted', async () => {
+  const { evidence } = await withFault('req-none', { apis: ['JoinGroup'], action: 'hold', holdMs: 100 }, (p) => sendAll(p, 2));
+  assert.equal(evidence.acted, 0);
+  assert.match(evidence.unexercised, /no request was selected \(0 JOIN_GROUP request/);
+});
