@@ -50,6 +50,13 @@ const BAD: [string, Partial<Target>, string][] = [
   ['kafka-isolate-unknown-node', {}, 'faults[0].nodes: no node "node-4" in this deployment; expected controller-leader, partition-leader or some of node-1, node-2, node-3'],
   ['kafka-isolate-every-node', {}, 'faults[0].nodes: cutting off all 3 nodes leaves no other side; name fewer'],
   ['rabbitmq-isolate', {}, 'faults[0]: rabbitmq cannot cut broker nodes off from each other on the local runtime: it has no peer links convoy can cut'],
+  // request: only through the request proxy of a local Kafka, naming what the proxy knows.
+  ['kafka-request-no-proxy', {}, 'faults[0]: kafka cannot act on single requests on the local runtime: the client links have no request proxy; set broker.requestProxy: true'],
+  ['kafka-request', { runtime: 'external' }, "faults[0]: kafka cannot act on single requests on the external runtime: only on the local runtime (an external cluster advertises its own addresses, so no proxy of convoy's sits on its links)"],
+  ['rabbitmq-request', {}, 'faults[0]: rabbitmq cannot act on single requests on the local runtime: this broker has no request proxy'],
+  ['kafka-request-reject-fetch', {}, 'faults[0].apis: reject acts on Produce requests only (apis: [Produce])'],
+  ['kafka-request-unknown-api', {}, 'faults[0].apis[0]: expected one of Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, InitProducerId, ConsumerGroupHeartbeat; got "Prodce"'],
+  ['kafka-request-unknown-error', {}, 'faults[0].error: expected one of NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT, KAFKA_STORAGE_ERROR, UNKNOWN_TOPIC_OR_PARTITION, CORRUPT_MESSAGE, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH, FENCED_MEMBER_EPOCH, REBALANCE_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS; got "NOT_ENOUGH_REPLICA"'],
 ];
 
 /** The same fixtures where they are fine: the checks do not refuse everything. */
@@ -61,6 +68,7 @@ const GOOD: [string, Partial<Target>][] = [
   ['kafka-add-partitions', {}],
   ['kafka-add-partitions', { runtime: 'external', allowDestructive: true }],
   ['kafka-isolate', {}],
+  ['kafka-request', {}],
 ];
 
 for (const [name, target, problem] of BAD) {
