@@ -9,9 +9,11 @@
  *   consume      convoy's consumer worker per client and concurrency mode next to
  *                kafka-consumer-perf-test (ConsumerPerformance) on the same preloaded topic
  *   scale        the issue-29 run: 10k msg/s, 100k keys, 2 consumers; backlog and drain
+ *   request-proxy  what the Kafka request proxy costs a producer while no request fault acts
+ *                (publish p50 and client + proxy CPU per 1k msgs, with and without it, interleaved rounds)
  *   hotkeys      the seeds' hot-key and head-of-line arithmetic, on the memory broker (bench/hotkeys.ts);
  *                `hotkeys ceiling|concurrency|hol|defences` runs one part; `hotkeys defences-kafka` the defences on a local Kafka node
- * (consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set, nor is hotkeys)
+ * (request-proxy, consume and scale are not in the default set; consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set, nor is hotkeys)
  *
  * `npm run bench -- checker` (or throughput, rate) runs one part.
  */
@@ -22,9 +24,10 @@ import { runCheckerBench, formatCheckerBench } from './checker.ts';
 import { producerThroughput, rateAccuracy } from './kafka.ts';
 import { consumerThroughput, scaleRun } from './consume.ts';
 import { hotKeyBench } from './hotkeys.ts';
+import { requestProxyCost } from './request-proxy.ts';
 
 const parts = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const want = (p: string) => (parts.length === 0 && !['consume', 'scale', 'hotkeys'].includes(p)) || parts.includes(p);
+const want = (p: string) => (parts.length === 0 && !['consume', 'scale', 'hotkeys', 'request-proxy'].includes(p)) || parts.includes(p);
 const out = (line: string) => process.stdout.write(line + '\n');
 
 const results = mkdtempSync(join(tmpdir(), 'convoy-bench-'));
@@ -44,6 +47,10 @@ try {
   if (want('consume')) {
     out('== consumer throughput against one Kafka node (history and store on, as in any run)');
     for (const line of await consumerThroughput({ resultsDir: results })) out(line);
+  }
+  if (want('request-proxy')) {
+    out('== the Kafka request proxy while no request fault acts (one Kafka node, Toxiproxy in both arms)');
+    for (const line of await requestProxyCost({ resultsDir: results })) out(line);
   }
   if (want('hotkeys')) {
     out('== hot keys and head-of-line blocking, the seeds\' arithmetic (memory broker; defences-kafka: Kafka)');
