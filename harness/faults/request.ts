@@ -122,7 +122,11 @@ const request: FaultKind = {
       async end() {
         if (ended) return ended;
         const got = await call('DELETE', `/rules/${encodeURIComponent(spec.name)}`);
+        // What the proxy passed through untouched (an API version its codec does not know) goes to the run's log.
+        const health = (await call('GET', '/health')) as unknown as { warnings?: string[] };
+        for (const w of health.warnings ?? []) ctx.log(`request proxy: ${w}`);
         ended = {
+          ...(health.warnings?.length ? { warnings: health.warnings } : {}),
           considered: got.considered,
           acted: got.acted,
           actions: got.actions,
