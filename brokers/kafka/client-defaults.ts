@@ -4,7 +4,8 @@
  * settings), and each client's own (`broker.producer.defaults: client`: what a service that
  * sets nothing runs). Which settings each client has at all is `CLIENT_SETTINGS`.
  */
-import type { KafkaClientKind } from './settings.ts';
+/** The Kafka clients convoy drives: kafkajs and librdkafka in the worker, the Java client in a process of its own. */
+export type KafkaClientKind = 'kafkajs' | 'confluent' | 'java';
 
 export interface ProducerDefaults {
   idempotent: boolean;

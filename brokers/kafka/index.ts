@@ -134,7 +134,9 @@ const kafka = brokerModule({
   admin: kafkaAdmin,
   // A member that stops polling keeps its partitions this long (librdkafka's max.poll.interval.ms;
   // kafkajs has none and is evicted after the session timeout); a dead member, the session timeout.
-  processClientVersions: (s): Record<string, string> => (s.client === 'java' ? { 'kafka-clients': javaClientVersion(s) } : {}),
+  // What the run used; never provisions anything (analysis may run on another machine).
+  processClientVersions: (s): Record<string, string> =>
+    s.client === 'java' ? { 'kafka-clients': s.javaClient?.version ?? (/^4\./.test(s.version) ? s.version : 'the newest 4.x') } : {},
   redeliveryHorizonMs: (s) => Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
   // With clientProcess, or client java, the client runs in a process of its own behind the client protocol.
   producer: (e, s, names, options) => {

@@ -6,9 +6,9 @@
  */
 import type { BrokerSettings } from '../../harness/broker/contract.ts';
 import { InputError } from '../../harness/errors.ts';
-import { CLIENT_PRODUCER_DEFAULTS, CLIENT_SETTINGS, CONVOY_PRODUCER_DEFAULTS } from './client-defaults.ts';
+import { CLIENT_PRODUCER_DEFAULTS, CLIENT_SETTINGS, CONVOY_PRODUCER_DEFAULTS, type KafkaClientKind } from './client-defaults.ts';
+export type { KafkaClientKind } from './client-defaults.ts';
 
-export type KafkaClientKind = 'kafkajs' | 'confluent' | 'java';
 export type GroupProtocol = 'classic' | 'consumer';
 export type Partitioner = 'murmur2' | 'crc32';
 

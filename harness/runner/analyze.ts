@@ -53,7 +53,13 @@ function clientVersions(kind: string, packages: string[]): Record<string, string
 /** The npm clients' versions, and those of clients in processes of their own that these settings run. */
 async function runClientVersions(settings: BrokerSettings): Promise<Record<string, string>> {
   const broker = await loadBroker(settings.kind);
-  return { ...clientVersions(settings.kind, broker.clients), ...broker.processClientVersions?.(settings) };
+  let processClients: Record<string, string> = {};
+  try {
+    processClients = broker.processClientVersions?.(settings) ?? {};
+  } catch {
+    // Settings recorded by an older convoy that this one no longer resolves: no process clients to name.
+  }
+  return { ...clientVersions(settings.kind, broker.clients), ...processClients };
 }
 
 /**

@@ -151,10 +151,10 @@ test('the worked examples in workloads/matrix/ check out; the acceptance one is 
     checkExpectationScopes(m.file, m.expect, cells);
   }
   const m = readMatrixFile(join(dir, 'kafka-client-x-concurrency.yaml'));
-  assert.deepEqual(m.axes.map((a) => [a.name, a.values]), [['broker.client', ['kafkajs', 'confluent']], ['consumers.concurrency.mode', ['partition', 'key', 'unordered']]]);
+  assert.deepEqual(m.axes.map((a) => [a.name, a.values]), [['broker.client', ['kafkajs', 'confluent', 'java']], ['consumers.concurrency.mode', ['partition', 'key', 'unordered']]]);
   assert.equal(m.repeats, 5);
   const { cells } = await buildCells(m, { catalogue: await scenarioCatalogue() });
-  assert.equal(cells.length, 6);
+  assert.equal(cells.length, 9);
   // A handler time spread, so that the unordered pool reorders.
   assert.ok(cells.every((c) => c.scenario.broker.kind === 'kafka' && c.scenario.consumers.handler.kind === 'exponential'));
 });
