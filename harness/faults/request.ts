@@ -87,6 +87,9 @@ const request: FaultKind = {
       const bad = apis.filter((a) => !REWRITABLE.includes(a));
       if (bad.length) problems.push(`${scope.path}.apis: rewrite cannot change ${bad.join(', ')} answers; it rewrites ${REWRITABLE.join(', ')}`);
     }
+    if (spec.partitions !== undefined && apis.some((a) => a !== 'Produce' && a !== 'OffsetCommit')) {
+      problems.push(`${scope.path}.partitions: partitions select Produce requests and OffsetCommit answers only; leave them out for ${apis.filter((a) => a !== 'Produce' && a !== 'OffsetCommit').join(', ')}`);
+    }
     if (spec.action !== 'hold' && spec.error === undefined) problems.push(`${scope.path}.error: ${String(spec.action)} needs the Kafka error to answer with`);
     if (spec.action === 'hold' && !spec.holdMs) problems.push(`${scope.path}.holdMs: hold needs holdMs above 0`);
     if (typeof spec.client === 'string' && ![...scope.consumers, ...scope.producers, ...Object.keys(scope.producerProcesses)].some((n) => spec.client === n || String(spec.client).startsWith(`p-${n}-`))) {
