@@ -44,11 +44,12 @@ export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Prom
   return { result, runDir: record.runDir, code: exitCodeFor(result.verdict.status), interrupted: !!record.interrupted };
 }
 
-export async function runAndAnalyze(scenario: Scenario, opts: RunCommandOptions): Promise<ExitCode> {
+/** `runOne`: one run and its analysis (runOnce; a test gives its own). */
+export async function runAndAnalyze(scenario: Scenario, opts: RunCommandOptions, runOne = runOnce): Promise<ExitCode> {
   const runs: { result: Result; runDir: string; code: ExitCode; interrupted: boolean }[] = [];
   for (let i = 0; i < opts.repeat; i++) {
     if (opts.repeat > 1) process.stderr.write(`run ${i + 1} of ${opts.repeat}\n`);
-    const r = await runOnce(scenario, opts);
+    const r = await runOne(scenario, opts);
     runs.push(r);
     printSummary(r.result, r.runDir);
     // Ctrl-C ends the repetition too, not just the run it came in.
