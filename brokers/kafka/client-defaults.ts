@@ -7,13 +7,18 @@
 /** The Kafka clients convoy drives: kafkajs and librdkafka in the worker, the Java client in a process of its own. */
 export type KafkaClientKind = 'kafkajs' | 'confluent' | 'java';
 
+/** The producer settings whose defaults differ by client (the rest of ProducerSettings in settings.ts). */
 export interface ProducerDefaults {
   idempotent: boolean;
+  /** Produce requests in flight per broker connection. */
   maxInFlight: number;
   retries: number;
+  /** confluent and java (kafkajs sends each send() at once: 0). */
   lingerMs: number;
+  /** confluent and java: batch.size in bytes. */
   batchSize?: number;
   requestTimeoutMs: number;
+  /** confluent and java: message.timeout.ms / delivery.timeout.ms, the bound on one send including retries. */
   deliveryTimeoutMs?: number;
 }
 

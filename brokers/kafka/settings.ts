@@ -6,26 +6,15 @@
  */
 import type { BrokerSettings } from '../../harness/broker/contract.ts';
 import { InputError } from '../../harness/errors.ts';
-import { CLIENT_PRODUCER_DEFAULTS, CLIENT_SETTINGS, CONVOY_PRODUCER_DEFAULTS, type KafkaClientKind } from './client-defaults.ts';
+import { CLIENT_PRODUCER_DEFAULTS, CLIENT_SETTINGS, CONVOY_PRODUCER_DEFAULTS, type KafkaClientKind, type ProducerDefaults } from './client-defaults.ts';
 export type { KafkaClientKind } from './client-defaults.ts';
 
 export type GroupProtocol = 'classic' | 'consumer';
 export type Partitioner = 'murmur2' | 'crc32';
 
-export interface ProducerSettings {
+export interface ProducerSettings extends ProducerDefaults {
   /** -1 (= all), 1 or 0. */
   acks: -1 | 0 | 1;
-  idempotent: boolean;
-  /** Produce requests in flight per broker connection. */
-  maxInFlight: number;
-  retries: number;
-  /** confluent and java (kafkajs sends each send() at once: 0). */
-  lingerMs: number;
-  /** confluent and java: batch.size in bytes. */
-  batchSize?: number;
-  requestTimeoutMs: number;
-  /** confluent and java: message.timeout.ms / delivery.timeout.ms, the bound on one send including retries. */
-  deliveryTimeoutMs?: number;
   /** confluent only: librdkafka socket.timeout.ms (default requestTimeoutMs): when the client gives up on a request itself. */
   socketTimeoutMs?: number;
   /** confluent and java: a fixed retry backoff (retry.backoff.ms = retry.backoff.max.ms); default 100 growing to 2000 (librdkafka) or 1000 (java). */
