@@ -6,7 +6,7 @@
  * it, and taken out at the end (upstreams restored, process stopped; the reaper stops it if the
  * harness dies, and a reused cluster's health check restores the upstreams).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InfraError } from '../../harness/errors.ts';
@@ -42,8 +42,10 @@ export async function insertRequestProxy(opts: {
   const upstreams = await Promise.all(opts.proxies.map((name) => api.upstreamOf(name)));
   const args = ['-Xms32m', '-Xmx192m', '-XX:+UseSerialGC', '-XX:-UsePerfData', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', classpath, 'convoy.proxy.Main', '--admin', opts.adminBootstrap.join(',')];
   upstreams.forEach((u, i) => args.push('--listen', `n${i}=${u}`));
+  // The log may hold an earlier proxy's lines (a folder used again): read only what this one writes.
+  const from = existsSync(logFile) ? statSync(logFile).size : 0;
   const proc = LocalProcess.start({ name: 'request proxy', command: java, args, logFile });
-  const ready = await readyLine(proc, logFile);
+  const ready = await readyLine(proc, logFile, from);
   const restored: { name: string; upstream: string }[] = [];
   try {
     for (const [i, name] of opts.proxies.entries()) {
@@ -73,12 +75,12 @@ export async function insertRequestProxy(opts: {
 }
 
 /** The proxy's first stdout line: `{"listeners":{"n0":40123},"control":40124}`. */
-async function readyLine(proc: LocalProcess, logFile: string): Promise<{ listeners: Record<string, number>; control: number }> {
+async function readyLine(proc: LocalProcess, logFile: string, from: number): Promise<{ listeners: Record<string, number>; control: number }> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (!proc.running) throw new InfraError('the request proxy exited while starting; last log lines:', proc.tail());
     if (existsSync(logFile)) {
-      const line = readFileSync(logFile, 'utf8').split('\n').find((l) => l.startsWith('{"listeners"'));
+      const line = readFileSync(logFile).subarray(from).toString('utf8').split('\n').find((l) => l.startsWith('{"listeners"'));
       if (line) return JSON.parse(line) as { listeners: Record<string, number>; control: number };
     }
     await sleep(50);

@@ -13,6 +13,11 @@ import type { FaultContext } from '../../harness/faults/contract.ts';
 import type { FaultSpec } from '../../harness/spec/types.ts';
 import { ToxiproxyApi } from '../../harness/net/toxiproxy.ts';
 import request from '../../harness/faults/request.ts';
+import { insertRequestProxy } from '../../brokers/kafka/request-proxy.ts';
+import { parseEndpoint } from '../../brokers/kafka/endpoint.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { payload, Run, runNames, settings, startKafka } from '../../brokers/kafka/test/helpers.ts';
 
 const s = settings({ client: 'java', requestProxy: true, topic: { partitions: 1 }, producer: { retryBackoffMs: 20, lingerMs: 0 } });
@@ -105,4 +110,26 @@ test('a request fault that selects nothing says it never acted', async () => {
   const { evidence } = await withFault('req-none', { apis: ['JoinGroup'], action: 'hold', holdMs: 100 }, (p) => sendAll(p, 2));
   assert.equal(evidence.acted, 0);
   assert.match(evidence.unexercised, /no request was selected \(0 JOIN_GROUP request/);
+});
+
+// Regression: the proxy's log is appended to, and a second proxy put in a folder an earlier one
+// used read the earlier one's first line, pointing the client links at its dead ports (every
+// other round of `npm run bench -- request-proxy` acked nothing).
+test('a request proxy put in a folder an earlier one used takes its own ports', async () => {
+  const clients = dep.links.find((l) => l.name === 'clients')!;
+  const workDir = mkdtempSync(join(tmpdir(), 'convoy-request-proxy-'));
+  const endpoint = parseEndpoint(dep.endpoint);
+  for (let i = 1; i <= 2; i++) {
+    const proxy = await insertRequestProxy({ version: dep.versions.kafka!, proxies: clients.proxies, toxiproxyUrl: clients.toxiproxyUrl, adminBootstrap: endpoint.adminBootstrapServers ?? endpoint.bootstrapServers, workDir, log: () => {} });
+    const names = runNames(`req-again-${i}`);
+    const run = await new Run(dep, settings({ requestProxy: true, topic: { partitions: 1 } }), names).init();
+    try {
+      const p = await run.producer();
+      const ack = await Promise.race([p.send({ key: 'k', payload: payload('k', 1) }), new Promise<never>((_, r) => setTimeout(() => r(new Error(`proxy ${i}: no ack within 15 s`)), 15_000))]);
+      assert.equal(ack.lane, 'p0');
+    } finally {
+      await run.close();
+      await proxy.remove();
+    }
+  }
 });
