@@ -40,7 +40,9 @@ export async function insertRequestProxy(opts: {
   const logFile = join(opts.workDir, 'request-proxy.log');
   const api = new ToxiproxyApi(opts.toxiproxyUrl);
   const upstreams = await Promise.all(opts.proxies.map((name) => api.upstreamOf(name)));
-  const args = ['-Xms32m', '-Xmx192m', '-XX:+UseSerialGC', '-XX:-UsePerfData', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', classpath, 'convoy.proxy.Main', '--admin', opts.adminBootstrap.join(',')];
+  // C1 only and one compiler thread: a proxy that mostly copies frames gains little from C2,
+  // whose compiling would be most of its CPU in a run of seconds.
+  const args = ['-Xms32m', '-Xmx192m', '-XX:+UseSerialGC', '-XX:-UsePerfData', '-XX:TieredStopAtLevel=1', '-XX:CICompilerCount=1', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', classpath, 'convoy.proxy.Main', '--admin', opts.adminBootstrap.join(',')];
   upstreams.forEach((u, i) => args.push('--listen', `n${i}=${u}`));
   // The log may hold an earlier proxy's lines (a folder used again): read only what this one writes.
   const from = existsSync(logFile) ? statSync(logFile).size : 0;

@@ -67,8 +67,9 @@ final class Link {
     this.broker = broker;
     this.rules = rules;
     this.timers = timers;
-    this.toClient = client.getOutputStream();
-    this.toBroker = broker.getOutputStream();
+    // Buffered, so a frame's size prefix and body leave in one write (flushed per frame).
+    this.toClient = new java.io.BufferedOutputStream(client.getOutputStream(), 65536);
+    this.toBroker = new java.io.BufferedOutputStream(broker.getOutputStream(), 65536);
   }
 
   void start() {
@@ -88,11 +89,17 @@ final class Link {
     return ByteBuffer.wrap(b);
   }
 
+  /** The size prefix and the frame, straight from the frame's array when it has one (no copy). */
   private static void writeFrame(OutputStream out, ByteBuffer frame) throws IOException {
-    ByteBuffer f = frame.duplicate();
-    byte[] bytes = new byte[4 + f.remaining()];
-    ByteBuffer.wrap(bytes).putInt(f.remaining()).put(f);
-    out.write(bytes);
+    int n = frame.remaining();
+    out.write(new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
+    if (frame.hasArray()) {
+      out.write(frame.array(), frame.arrayOffset() + frame.position(), n);
+    } else {
+      byte[] b = new byte[n];
+      frame.duplicate().get(b);
+      out.write(b);
+    }
     out.flush();
   }
 
