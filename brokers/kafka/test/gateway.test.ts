@@ -1,5 +1,5 @@
 /**
- * The order service against a real Kafka node (issue 23): the outbox with its relay killed
+ * The order service against a real Kafka node: the outbox with its relay killed
  * right after an acked batch, before the mark. The successor sends the batch again:
  * duplicates, and never a reorder or a duplicate version.
  */

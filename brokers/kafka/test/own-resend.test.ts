@@ -1,5 +1,5 @@
 /**
- * Seed 000's "your own resends" on a real Kafka (issue 23, item 5): kafka-own-resend and its
+ * A producer's own re-sends on a real Kafka: kafka-own-resend and its
  * control twin, end to end. The producer's own code sends a message again when its ack is late
  * (4 s of latency on the clients link, a 2 s ack timer); by then later messages of its key
  * have gone out, both sends are written, and the copy lands behind them. Without the resend
