@@ -3,7 +3,8 @@
  * a fixed rate) on one Kafka node, through Toxiproxy alone and through Toxiproxy and the request
  * proxy, in interleaved rounds (CONVOY_BENCH_ROUNDS, default 5). Reports the median publish
  * latency p50 and the client's plus the proxy's CPU per 1000 messages, each arm's median and
- * the ratio of the medians.
+ * the ratio of the medians. Toxiproxy's own CPU is shown beside them, as what a hop written in Go
+ * costs; it is in both arms and in neither sum.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -28,13 +29,13 @@ function cpuSeconds(pid: number | 'self', children = false): number {
   }
 }
 
-/** The request proxy's JVM, started by this process. */
-function proxyPids(): number[] {
+/** The processes whose command line includes `marker` (the request proxy's JVM, Toxiproxy). */
+function pidsOf(marker: string): number[] {
   return readdirSync('/proc')
     .filter((e) => /^\d+$/.test(e))
     .filter((e) => {
       try {
-        return readFileSync(`/proc/${e}/cmdline`, 'utf8').includes('convoy.proxy.Main');
+        return readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(marker);
       } catch {
         return false;
       }
@@ -65,24 +66,35 @@ const median = (xs: number[]) => {
 };
 
 /** One arm's run: publish p50 (ms) and client + proxy CPU ms per 1000 messages beyond a 1-message run. */
-async function arm(resultsDir: string, requestProxy: boolean): Promise<{ p50: number; cpuPer1k: number }> {
+/** Toxiproxy's CPU is shown beside the others, as what one Go hop costs, and is not in the sum. */
+interface ArmResult { p50: number; cpuPer1k: number; clientPer1k: number; proxyPer1k: number; toxiproxyPer1k: number }
+
+async function arm(resultsDir: string, requestProxy: boolean): Promise<ArmResult> {
   const kafka = await loadBroker('kafka');
   const settings = kafka.resolveSettings({ kind: 'kafka', client: 'confluent', requestProxy, topic: { partitions: 3 } });
   const d = await kafka.deploy({ runtime: 'local', workDir: join(resultsDir, `kafka-${requestProxy ? 'proxy' : 'direct'}`), cacheDir: cacheDir(), reuse: true, log: () => {} }, settings);
   try {
     const run = async (messages: number) => {
-      const proxies = proxyPids();
-      const before = cpuSeconds('self', true) + proxies.reduce((a, p) => a + cpuSeconds(p), 0);
+      const proxies = pidsOf('convoy.proxy.Main');
+      const toxiproxies = pidsOf('/toxiproxy/');
+      const toxiBefore = toxiproxies.reduce((a, p) => a + cpuSeconds(p), 0);
+      const clientBefore = cpuSeconds('self', true);
+      const proxyBefore = proxies.reduce((a, p) => a + cpuSeconds(p), 0);
       const s = scenario(`bench-proxy-${requestProxy ? 'on' : 'off'}`, messages);
       (s.broker as Record<string, unknown>).requestProxy = requestProxy;
       const record = await executeRun(s, { runtime: 'local', resultsDir, keep: false, allowDestructive: false, deployment: d });
       const result = await analyzeRun(record);
-      const cpu = cpuSeconds('self', true) + proxies.reduce((a, p) => a + cpuSeconds(p), 0) - before;
-      return { cpu, p50: (result.latency as { whole: Record<string, { p50: number }> }).whole.publish!.p50 / 1000 };
+      const client = cpuSeconds('self', true) - clientBefore;
+      const proxy = proxies.reduce((a, p) => a + cpuSeconds(p), 0) - proxyBefore;
+      const toxiproxy = toxiproxies.reduce((a, p) => a + cpuSeconds(p), 0) - toxiBefore;
+      return { client, proxy, toxiproxy, p50: (result.latency as { whole: Record<string, { p50: number }> }).whole.publish!.p50 / 1000 };
     };
     const base = await run(1);
     const full = await run(MESSAGES);
-    return { p50: full.p50, cpuPer1k: ((full.cpu - base.cpu) * 1e6) / (MESSAGES - 1) };
+    const per1k = (full: number, base: number) => ((full - base) * 1e6) / (MESSAGES - 1);
+    const clientPer1k = per1k(full.client, base.client);
+    const proxyPer1k = per1k(full.proxy, base.proxy);
+    return { p50: full.p50, cpuPer1k: clientPer1k + proxyPer1k, clientPer1k, proxyPer1k, toxiproxyPer1k: per1k(full.toxiproxy, base.toxiproxy) };
   } finally {
     await d.stop();
   }
@@ -91,18 +103,18 @@ async function arm(resultsDir: string, requestProxy: boolean): Promise<{ p50: nu
 export async function requestProxyCost(opts: { resultsDir: string }): Promise<string[]> {
   const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} CPUs)`;
   const lines = [`at start: ${load()}; ${MESSAGES} messages at ${RATE}/s per run, librdkafka producer, ${ROUNDS} interleaved rounds`];
-  const off: { p50: number; cpuPer1k: number }[] = [];
-  const on: { p50: number; cpuPer1k: number }[] = [];
+  const off: ArmResult[] = [];
+  const on: ArmResult[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     // Alternate which arm goes first, so drift in the host's load falls on both.
     const order = round % 2 ? [false, true] : [true, false];
     for (const proxied of order) {
       const r = await arm(opts.resultsDir, proxied);
       (proxied ? on : off).push(r);
-      lines.push(`  round ${round} ${proxied ? 'Toxiproxy + request proxy' : 'Toxiproxy only           '}: publish p50 ${r.p50.toFixed(2)} ms, client + proxy CPU ${r.cpuPer1k.toFixed(1)} ms per 1k msgs (${load()})`);
+      lines.push(`  round ${round} ${proxied ? 'Toxiproxy + request proxy' : 'Toxiproxy only           '}: publish p50 ${r.p50.toFixed(2)} ms, client + proxy CPU ${r.cpuPer1k.toFixed(1)} ms per 1k msgs (client ${r.clientPer1k.toFixed(1)}, proxy ${r.proxyPer1k.toFixed(1)}; Toxiproxy ${r.toxiproxyPer1k.toFixed(1)}) (${load()})`);
     }
   }
-  const m = (xs: { p50: number; cpuPer1k: number }[], k: 'p50' | 'cpuPer1k') => median(xs.map((x) => x[k]));
+  const m = (xs: ArmResult[], k: keyof ArmResult) => median(xs.map((x) => x[k]));
   lines.push(`median publish p50: ${m(off, 'p50').toFixed(2)} ms without, ${m(on, 'p50').toFixed(2)} ms with the request proxy: ratio ${(m(on, 'p50') / m(off, 'p50')).toFixed(2)}`);
   lines.push(`median client + proxy CPU per 1k msgs: ${m(off, 'cpuPer1k').toFixed(1)} ms without, ${m(on, 'cpuPer1k').toFixed(1)} ms with: ratio ${(m(on, 'cpuPer1k') / m(off, 'cpuPer1k')).toFixed(2)}`);
   lines.push(`at end: ${load()}`);
