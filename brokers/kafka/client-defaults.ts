@@ -45,20 +45,31 @@ export const CLIENT_PRODUCER_DEFAULTS: Record<KafkaClientKind, ProducerDefaults>
  * and what to say to a scenario that sets it for another client. Read by resolveSettings;
  * everything not listed is a setting of every client.
  */
-export const CLIENT_SETTINGS: { path: string; clients: KafkaClientKind[]; why: Partial<Record<KafkaClientKind, string>> }[] = [
-  { path: 'producer.lingerMs', clients: ['confluent', 'java'], why: { kafkajs: 'kafkajs sends every send() at once and has no linger' } },
+export const CLIENT_SETTINGS: {
+  path: string;
+  clients: KafkaClientKind[];
+  why: Partial<Record<KafkaClientKind, string>>;
+  /**
+   * Values that set nothing, dropped for the other clients without a word: "none" (a linger of
+   * 0), and the default resolveSettings fills in for the clients that have it, so settings
+   * resolved for one client can be resolved again for another (a producer process on its own
+   * client).
+   */
+  none?: unknown[];
+}[] = [
+  { path: 'producer.lingerMs', clients: ['confluent', 'java'], none: [0], why: { kafkajs: 'kafkajs sends every send() at once and has no linger' } },
   { path: 'producer.batchSize', clients: ['confluent', 'java'], why: { kafkajs: 'kafkajs has no batch size setting' } },
   { path: 'producer.deliveryTimeoutMs', clients: ['confluent', 'java'], why: { kafkajs: 'kafkajs has no delivery timeout (it retries `retries` times)' } },
   { path: 'producer.retryBackoffMs', clients: ['confluent', 'java'], why: { kafkajs: 'kafkajs backs off on its own schedule' } },
   { path: 'producer.socketTimeoutMs', clients: ['confluent'], why: { kafkajs: 'a librdkafka setting; kafkajs gives up on a request after requestTimeoutMs', java: 'a librdkafka setting; the Java client gives up on a request after requestTimeoutMs' } },
-  { path: 'producer.debug', clients: ['confluent'], why: { kafkajs: 'librdkafka debug contexts; kafkajs has none (set it to "" or use client: confluent)', java: "librdkafka debug contexts; the Java client's warnings reach the log on their own" } },
+  { path: 'producer.debug', clients: ['confluent'], none: [''], why: { kafkajs: 'librdkafka debug contexts; kafkajs has none (set it to "" or use client: confluent)', java: "librdkafka debug contexts; the Java client's warnings reach the log on their own" } },
   { path: 'producer.ignoreKeys', clients: ['java'], why: { kafkajs: 'partitioner.ignore.keys is a Java client setting', confluent: "partitioner.ignore.keys is a Java client setting (librdkafka's is the partitioner: random)" } },
   { path: 'producer.metadataMaxAgeMs', clients: ['java'], why: { kafkajs: 'kafkajs is asked for fresh metadata when partitions are added', confluent: 'librdkafka is asked for fresh metadata when partitions are added' } },
-  { path: 'consumer.maxPollIntervalMs', clients: ['confluent', 'java'], why: { kafkajs: 'kafkajs has no max.poll.interval.ms (a stalled handler is evicted after sessionTimeoutMs)' } },
-  { path: 'consumer.api', clients: ['confluent'], why: { kafkajs: "chooses between @confluentinc/kafka-javascript's consumer APIs", java: "chooses between @confluentinc/kafka-javascript's consumer APIs" } },
-  { path: 'consumer.groupProtocol', clients: ['java'], why: {} },
-  { path: 'consumer.assignor', clients: ['java'], why: {} },
-  { path: 'consumer.staticMembership', clients: ['java'], why: {} },
-  { path: 'consumer.maxPollRecords', clients: ['java'], why: { kafkajs: 'kafkajs fetches by bytes (no max.poll.records)' } },
+  { path: 'consumer.maxPollIntervalMs', clients: ['confluent', 'java'], none: [300_000], why: { kafkajs: 'kafkajs has no max.poll.interval.ms (a stalled handler is evicted after sessionTimeoutMs)' } },
+  { path: 'consumer.api', clients: ['confluent'], none: ['native'], why: { kafkajs: "chooses between @confluentinc/kafka-javascript's consumer APIs", java: "chooses between @confluentinc/kafka-javascript's consumer APIs" } },
+  { path: 'consumer.groupProtocol', clients: ['java'], none: ['classic'], why: {} },
+  { path: 'consumer.assignor', clients: ['java'], none: ['range'], why: {} },
+  { path: 'consumer.staticMembership', clients: ['java'], none: [false], why: {} },
+  { path: 'consumer.maxPollRecords', clients: ['java'], none: [500], why: { kafkajs: 'kafkajs fetches by bytes (no max.poll.records)' } },
   { path: 'javaClient', clients: ['java'], why: {} },
 ];

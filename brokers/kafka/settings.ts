@@ -334,8 +334,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     if (only.clients.includes(client)) continue;
     const [section, key] = only.path.split('.') as [string, string | undefined];
     const value = key === undefined ? r[section] : (r[section] as Record<string, unknown> | undefined)?.[key];
-    // partitioner crc32 and a non-zero linger are the settings kafkajs cannot take; 0 linger and "" debug say "none".
-    if (value === undefined || (only.path === 'producer.lingerMs' && value === 0) || (only.path === 'producer.debug' && value === '')) continue;
+    if (value === undefined || only.none?.includes(value)) continue;
     const has = only.clients.join(' or ');
     errors.push(`broker.${only.path}: ${only.why[client] ?? `not a setting of the ${client} client`}; use client: ${has}`);
   }

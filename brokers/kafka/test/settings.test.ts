@@ -212,3 +212,17 @@ test('client java: convoy\'s cross-client defaults unless producer.defaults is c
   rejects({ client: 'kafkajs', javaClient: { version: '4.4.0' } }, /broker\.javaClient: .*use client: java/);
   assert.equal(resolveSettings({ kind: 'kafka', client: 'java', javaClient: { version: '4.3.1' } }).javaClient?.version, '4.3.1');
 });
+
+// Regression: a producer process on its own client (`processBroker: [{ client: java }]`) merges
+// its override over settings already resolved for the scenario's client, whose filled-in
+// defaults (consumer.api native, groupProtocol classic, ...) were refused as the other client's.
+test('settings resolved for one client resolve again for another; a setting written for another client is still refused', () => {
+  const forJava = resolveSettings({ ...resolveSettings({ kind: 'kafka', client: 'confluent' }), client: 'java' }) as Record<string, any>;
+  assert.equal(forJava.client, 'java');
+  assert.equal(forJava.consumer.api, undefined);
+  const forConfluent = resolveSettings({ ...resolveSettings({ kind: 'kafka', client: 'java' }), client: 'confluent' }) as Record<string, any>;
+  assert.equal(forConfluent.consumer.groupProtocol, undefined);
+  assert.equal(forConfluent.consumer.api, 'native');
+  rejects({ client: 'java', consumer: { api: 'kafkajs-layer' } }, /consumer\.api: chooses between/);
+  rejects({ client: 'confluent', consumer: { groupProtocol: 'consumer' } }, /consumer\.groupProtocol/);
+});
