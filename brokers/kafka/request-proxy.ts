@@ -43,7 +43,10 @@ export async function insertRequestProxy(opts: {
   // C1 only and one compiler thread: a proxy that mostly copies frames gains little from C2,
   // whose compiling would be most of its CPU in a run of seconds.
   const args = ['-Xms32m', '-Xmx192m', '-XX:+UseSerialGC', '-XX:-UsePerfData', '-XX:TieredStopAtLevel=1', '-XX:CICompilerCount=1', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', classpath, 'convoy.proxy.Main', '--admin', opts.adminBootstrap.join(',')];
-  upstreams.forEach((u, i) => args.push('--listen', `n${i}=${u}`));
+  // Each listener is named for its node (node-<id>, from the Toxiproxy proxy's name), so a rule
+  // can select the connections to one node (leaderOf).
+  const listenerOf = (proxy: string, i: number) => /node-\d+$/.exec(proxy)?.[0] ?? `n${i}`;
+  opts.proxies.forEach((p, i) => args.push('--listen', `${listenerOf(p, i)}=${upstreams[i]}`));
   // The log may hold an earlier proxy's lines (a folder used again): read only what this one writes.
   const from = existsSync(logFile) ? statSync(logFile).size : 0;
   const proc = LocalProcess.start({ name: 'request proxy', command: java, args, logFile });
@@ -51,7 +54,7 @@ export async function insertRequestProxy(opts: {
   const restored: { name: string; upstream: string }[] = [];
   try {
     for (const [i, name] of opts.proxies.entries()) {
-      const port = ready.listeners[`n${i}`];
+      const port = ready.listeners[listenerOf(name, i)];
       if (!port) throw new InfraError(`the request proxy took no port for ${name}`);
       restored.push({ name, upstream: upstreams[i]! });
       await api.setUpstream(name, `127.0.0.1:${port}`);
@@ -76,7 +79,7 @@ export async function insertRequestProxy(opts: {
   };
 }
 
-/** The proxy's first stdout line: `{"listeners":{"n0":40123},"control":40124}`. */
+/** The proxy's first stdout line: `{"listeners":{"node-1":40123},"control":40124}`. */
 async function readyLine(proc: LocalProcess, logFile: string, from: number): Promise<{ listeners: Record<string, number>; control: number }> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {

@@ -9,7 +9,8 @@ import { checkCapability } from './contract.ts';
  *
  * Selection, all of which must hold: the API; the run topic's `partitions` (Produce: the
  * partitions in the request; OffsetCommit: in the answer); the `client` (a producer or consumer
- * process name); and the `position`, counted per connection and per fault among the requests
+ * process name); `leaderOf`, the connections to the node that leads this partition of the run
+ * topic when the fault starts (a slow leader); and the `position`, counted per connection and per fault among the requests
  * that passed the rest, in arrival order: every `every`-th, each with probability `share`
  * (seeded), only while `whileInFlight` requests or more (this one included) are in flight on
  * its connection, at most `limit` per connection.
@@ -20,6 +21,8 @@ import { checkCapability } from './contract.ts';
  * answer's error; `holdMs` holds the answer that long (with any action, or alone with `hold`).
  * Answers leave in request order on a connection, so a held one holds those behind it.
  * Evidence: every action (API, partitions, correlation id, original and injected error, hold).
+ * A held Fetch answer also records the records it carried per partition; the end evidence sums
+ * them as `headOfLine`: the records of the other partitions that waited behind a slow leader.
  * A fault that never acted makes the run incomplete.
  */
 const APIS = ['Produce', 'Fetch', 'ListOffsets', 'Metadata', 'OffsetCommit', 'OffsetFetch', 'FindCoordinator', 'JoinGroup', 'Heartbeat', 'LeaveGroup', 'SyncGroup', 'InitProducerId', 'ConsumerGroupHeartbeat'] as const;
@@ -50,6 +53,30 @@ interface RuleEvidence {
   considered: number;
   acted: number;
   actions: unknown[];
+  /** The nodes a `leaderOf` rule acted on. */
+  nodes?: string[];
+  /** Held Fetch answers and the records in them, per topic-partition. */
+  heldFetch?: { answers: number; holdMsTotal: number; records: Record<string, number> };
+}
+
+/**
+ * Head-of-line behind a slow leader: the records its held Fetch answers carried, those of the
+ * named partition and those of the others that shared its connection (the victims), each held
+ * as long as the answer was.
+ */
+export function headOfLine(held: NonNullable<RuleEvidence['heldFetch']>, topic: string, leaderOf: number | undefined, holdMs: number) {
+  const own = leaderOf === undefined ? undefined : `${topic}-${leaderOf}`;
+  let ownRecords = 0;
+  let victims = 0;
+  const victimPartitions: string[] = [];
+  for (const [p, n] of Object.entries(held.records)) {
+    if (p === own) ownRecords += n;
+    else {
+      victims += n;
+      victimPartitions.push(p);
+    }
+  }
+  return { heldAnswers: held.answers, holdMs, records: ownRecords + victims, ...(own ? { ownPartition: own, ownRecords } : {}), victims, victimPartitions: victimPartitions.sort(), victimAddedMsTotal: victims * holdMs };
 }
 
 const request: FaultKind = {
@@ -61,6 +88,7 @@ const request: FaultKind = {
       apis: { type: 'array', minItems: 1, items: { enum: [...APIS] }, description: 'the Kafka APIs whose requests it selects' },
       partitions: { type: 'array', items: { type: 'integer', minimum: 0 }, description: "the run topic's partitions it selects (Produce, OffsetCommit); default all" },
       client: { type: 'string', description: 'only this producer or consumer process (p-orders-1, c1); default every client' },
+      leaderOf: { type: 'integer', minimum: 0, description: "only the connections to the node that leads this partition of the run topic when the fault starts (a slow leader); default every node" },
       position: {
         type: 'object',
         additionalProperties: false,
@@ -106,6 +134,7 @@ const request: FaultKind = {
       topic: ctx.names.prefix,
       ...(spec.partitions ? { partitions: spec.partitions } : {}),
       ...(spec.client ? { client: `${ctx.names.prefix}-${String(spec.client)}` } : {}),
+      ...(spec.leaderOf !== undefined ? { leaderOf: spec.leaderOf } : {}),
       position: spec.position ?? {},
       action: spec.action,
       ...(spec.error ? { error: spec.error } : {}),
@@ -132,6 +161,8 @@ const request: FaultKind = {
           ...(health.warnings?.length ? { warnings: health.warnings } : {}),
           considered: got.considered,
           acted: got.acted,
+          ...(got.nodes ? { nodes: got.nodes } : {}),
+          ...(got.heldFetch ? { headOfLine: headOfLine(got.heldFetch, ctx.names.prefix, spec.leaderOf as number | undefined, Number(spec.holdMs ?? 0)) } : {}),
           actions: got.actions,
           ...(got.acted === 0 ? { unexercised: `no request was selected (${got.considered} ${rule.apis.join('/')} request(s) of the selected clients and partitions were considered)` } : {}),
         };

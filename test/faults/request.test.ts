@@ -18,7 +18,7 @@ import { parseEndpoint } from '../../brokers/kafka/endpoint.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { payload, Run, runNames, settings, startKafka } from '../../brokers/kafka/test/helpers.ts';
+import { payload, Run, runNames, sendKeyed, settings, startKafka } from '../../brokers/kafka/test/helpers.ts';
 
 const s = settings({ client: 'java', requestProxy: true, topic: { partitions: 1 }, producer: { retryBackoffMs: 20, lingerMs: 0 } });
 let dep: Deployment;
@@ -131,5 +131,43 @@ test('a request proxy put in a folder an earlier one used takes its own ports', 
       await run.close();
       await proxy.remove();
     }
+  }
+});
+
+test('a slow leader: Fetch answers from the leader of partition 0 are held, and the records of the other partition on that connection are counted as its head-of-line victims', async () => {
+  const names = runNames('req-slow-leader');
+  const run = await new Run(dep, settings({ client: 'java', requestProxy: true, topic: { partitions: 2 }, producer: { lingerMs: 0 } }), names).init();
+  try {
+    const p = await run.producer('p-producer-1');
+    await run.consumer('c1');
+    const keys = Array.from({ length: 8 }, (_, i) => `k${i}`);
+    await sendKeyed(p, keys, 1);
+    const started = await request.start(spec({ apis: ['Fetch'], action: 'hold', holdMs: 150, leaderOf: 0 }), context(names));
+    const acks = await sendKeyed(p, keys, 6);
+    const deadline = Date.now() + 15_000;
+    while (run.received.length < keys.length * 7 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const evidence = (await started.end()) as Record<string, any>;
+    assert.equal(run.received.length, keys.length * 7, 'every message arrived');
+    assert.deepEqual(evidence.nodes, ['node-1'], 'the one node leads partition 0');
+    const hol = evidence.headOfLine;
+    assert.ok(hol.heldAnswers > 0, JSON.stringify(evidence));
+    assert.equal(hol.ownPartition, `${names.prefix}-0`);
+    const lanes = new Set([...acks.values()].flat().map((a) => a.lane));
+    assert.deepEqual([...lanes].sort(), ['p0', 'p1'], 'the keys span both partitions');
+    assert.ok(hol.ownRecords > 0 && hol.victims > 0, `records of both partitions waited in held answers: ${JSON.stringify(hol)}`);
+    assert.deepEqual(hol.victimPartitions, [`${names.prefix}-1`]);
+    assert.equal(hol.victimAddedMsTotal, hol.victims * 150);
+  } finally {
+    await run.close();
+  }
+});
+
+test('leaderOf a partition the topic lacks is refused when the fault starts, with the reason', async () => {
+  const names = runNames('req-no-partition');
+  const run = await new Run(dep, s, names).init();
+  try {
+    await assert.rejects(request.start(spec({ apis: ['Fetch'], action: 'hold', holdMs: 100, leaderOf: 5 }), context(names)), /has no partition 5/);
+  } finally {
+    await run.close();
   }
 });

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiPredicate;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
@@ -95,6 +96,52 @@ final class Codec {
   static boolean sameTopic(String name, Uuid id, TopicPartitionRef r) {
     if (id != null && !Uuid.ZERO_UUID.equals(id) && r.topicId() != null && !Uuid.ZERO_UUID.equals(r.topicId())) return id.equals(r.topicId());
     return name != null && name.equals(r.topic());
+  }
+
+  /** The records a Fetch answer carries, per partition (topic-partition), from the batch headers (nothing decompressed). */
+  static java.util.Map<String, Integer> fetchedRecords(AbstractResponse response, java.util.function.Function<TopicPartitionRef, String> named) {
+    java.util.Map<String, Integer> out = new java.util.TreeMap<>();
+    if (!(response.data() instanceof FetchResponseData f)) return out;
+    for (FetchResponseData.FetchableTopicResponse t : f.responses()) {
+      for (FetchResponseData.PartitionData p : t.partitions()) {
+        int n = recordCount(p.records());
+        if (n > 0) out.merge(named.apply(new TopicPartitionRef(t.topic(), t.topicId(), p.partitionIndex())) + "-" + p.partitionIndex(), n, Integer::sum);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The records in a partition's record set, from its batches' headers. Called by name: the record
+   * classes moved to another package in Kafka 4.x (`record.internal`), and the proxy compiles
+   * against the broker's own version.
+   */
+  private static int recordCount(Object records) {
+    if (records == null) return 0;
+    try {
+      int n = 0;
+      for (Object b : (Iterable<?>) records.getClass().getMethod("batches").invoke(records)) {
+        Object c = method(b, "countOrNull").invoke(b);
+        n += c != null ? (Integer) c : (int) ((Long) method(b, "lastOffset").invoke(b) - (Long) method(b, "baseOffset").invoke(b) + 1);
+      }
+      return n;
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("record batches unreadable: " + e);
+    }
+  }
+
+  /** A public method by name, found through the public interfaces (the batch classes themselves are not public). */
+  private static java.lang.reflect.Method method(Object o, String name) throws NoSuchMethodException {
+    for (Class<?> c = o.getClass(); c != null; c = c.getSuperclass()) {
+      for (Class<?> i : c.getInterfaces()) {
+        try {
+          return i.getMethod(name);
+        } catch (NoSuchMethodException ignored) {
+          // next
+        }
+      }
+    }
+    return o.getClass().getMethod(name);
   }
 
   /** A response decoded from its frame, given the request's header. */

@@ -47,6 +47,8 @@ final class Link {
     /** The parsed request header, when a rule acts on the response. */
     RequestHeader header;
     Rule rewrite;
+    /** A hold on a Fetch answer: its records are counted (and recorded) when the broker answers. */
+    Rule heldFetch;
     /** Partitions refused before the append, to be added to the broker's response. */
     List<Codec.TopicPartitionRef> refused;
     Rule refusedBy;
@@ -142,6 +144,7 @@ final class Link {
       return frame;
     }
     for (Rule rule : rules.matching(api)) {
+      if (!rule.onLink(name)) continue;
       if (!api.isVersionSupported(p.version)) {
         rules.warnOnce(api + " v" + p.version + " is newer than this proxy's codec; passed through untouched");
         return frame;
@@ -190,6 +193,13 @@ final class Link {
         return frame;
       }
       e.put("holdMs", rule.holdMs);
+      if (api == ApiKeys.FETCH) {
+        // What the held answer carries is known once the broker answered: recorded then.
+        p.header = header;
+        p.heldFetch = rule;
+        rule.pendingEvidence.put(p.correlationId + "@" + id, e);
+        return frame;
+      }
       rule.record(e);
       return frame;
     }
@@ -236,6 +246,7 @@ final class Link {
         }
         ByteBuffer out = frame;
         if (p.rewrite != null || p.refused != null) out = alter(p, frame);
+        else if (p.heldFetch != null) countHeld(p, frame);
         synchronized (this) {
           p.response = out;
         }
@@ -268,6 +279,24 @@ final class Link {
     } catch (RuntimeException ex) {
       rules.warnOnce("could not alter a " + api + " v" + p.version + " response (" + ex + "); passed through untouched");
       return frame;
+    }
+  }
+
+  private void countHeld(Pending p, ByteBuffer frame) {
+    Rule rule = p.heldFetch;
+    ObjectNode e = rule.pendingEvidence.remove(p.correlationId + "@" + id);
+    java.util.Map<String, Integer> records;
+    try {
+      records = Codec.fetchedRecords(Codec.response(frame, p.header), rules::topicName);
+    } catch (RuntimeException ex) {
+      rules.warnOnce("could not read a Fetch v" + p.version + " answer's records (" + ex + "); held without counting them");
+      records = java.util.Map.of();
+    }
+    rule.held(records);
+    if (e != null) {
+      ObjectNode r = e.putObject("records");
+      records.forEach(r::put);
+      rule.record(e);
     }
   }
 

@@ -37,6 +37,10 @@ final class Rule {
   final Action action;
   final Errors error;
   final long holdMs;
+  /** Only the connections to the node that leads this partition of `topic` (resolved when added). */
+  final Integer leaderOf;
+  /** The link names (node-<id>) it acts on; null: every link. */
+  volatile Set<String> nodes;
 
   private final Map<Integer, long[]> counts = new ConcurrentHashMap<>();
   private final Map<Integer, Random> randoms = new ConcurrentHashMap<>();
@@ -45,6 +49,10 @@ final class Rule {
   final ArrayNode evidence = JsonNodeFactory.instance.arrayNode();
   /** Rewrites waiting for the broker's answer (the original error), by correlation id and link. */
   final Map<String, ObjectNode> pendingEvidence = new ConcurrentHashMap<>();
+  /** Held Fetch answers: how many, their hold summed, and the records in them per partition. */
+  final AtomicLong heldAnswers = new AtomicLong();
+  final AtomicLong heldMsTotal = new AtomicLong();
+  final Map<String, AtomicLong> heldRecords = new ConcurrentHashMap<>();
 
   Rule(JsonNode spec) {
     id = spec.path("id").asText();
@@ -63,6 +71,8 @@ final class Rule {
     action = Action.valueOf(spec.path("action").asText("hold").toUpperCase());
     error = spec.path("error").isTextual() ? errorNamed(spec.path("error").asText()) : null;
     holdMs = spec.path("holdMs").asLong(0);
+    leaderOf = spec.path("leaderOf").isInt() ? spec.path("leaderOf").asInt() : null;
+    if (leaderOf != null && topic == null) throw new IllegalArgumentException("rule " + id + ": leaderOf needs a topic");
     if (action != Action.HOLD && error == null) throw new IllegalArgumentException("rule " + id + ": " + action + " needs an error");
     if (action == Action.REJECT && !(apis.size() == 1 && apis.contains(ApiKeys.PRODUCE))) {
       throw new IllegalArgumentException("rule " + id + ": reject acts on Produce requests only");
@@ -78,6 +88,18 @@ final class Rule {
   static Errors errorNamed(String name) {
     for (Errors e : Errors.values()) if (e.name().equals(name)) return e;
     throw new IllegalArgumentException("unknown Kafka error " + name);
+  }
+
+  boolean onLink(String linkName) {
+    Set<String> n = nodes;
+    return n == null || n.contains(linkName);
+  }
+
+  /** Counts a held Fetch answer and the records it carried, per partition. */
+  void held(Map<String, Integer> records) {
+    heldAnswers.incrementAndGet();
+    heldMsTotal.addAndGet(holdMs);
+    records.forEach((p, n) -> heldRecords.computeIfAbsent(p, k -> new AtomicLong()).addAndGet(n));
   }
 
   boolean wantsPartitions() {
@@ -119,6 +141,17 @@ final class Rule {
     o.put("action", action.name().toLowerCase());
     o.put("considered", considered.get());
     o.put("acted", acted.get());
+    if (nodes != null) {
+      var n = o.putArray("nodes");
+      nodes.forEach(n::add);
+    }
+    if (heldAnswers.get() > 0) {
+      ObjectNode h = o.putObject("heldFetch");
+      h.put("answers", heldAnswers.get());
+      h.put("holdMsTotal", heldMsTotal.get());
+      ObjectNode r = h.putObject("records");
+      heldRecords.forEach((p, n) -> r.put(p, n.get()));
+    }
     synchronized (evidence) {
       o.set("actions", evidence.deepCopy());
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiKeys;
 
@@ -39,7 +40,7 @@ final class Rules {
 
   void add(Rule rule) throws Exception {
     for (Rule r : rules) if (r.id.equals(rule.id)) throw new IllegalArgumentException("a rule " + rule.id + " is active already");
-    if (rule.topic != null && !topicNames.containsValue(rule.topic)) learnTopic(rule.topic);
+    if (rule.topic != null && (!topicNames.containsValue(rule.topic) || rule.leaderOf != null)) learnTopic(rule);
     rules.add(rule);
   }
 
@@ -57,13 +58,26 @@ final class Rules {
     return Collections.unmodifiableList(rules);
   }
 
-  /** Produce v13 names topics by id: the id of a rule's topic, from the broker's admin listener. */
-  private void learnTopic(String topic) throws Exception {
-    if (adminBootstrap == null || adminBootstrap.isEmpty()) return;
+  /**
+   * Produce v13 and Fetch v13 name topics by id: the id of a rule's topic, from the broker's admin
+   * listener; and, for a rule with `leaderOf`, the node that leads that partition now.
+   */
+  private void learnTopic(Rule rule) throws Exception {
+    if (adminBootstrap == null || adminBootstrap.isEmpty()) {
+      if (rule.leaderOf != null) throw new IllegalArgumentException("rule " + rule.id + ": leaderOf needs the admin listener (--admin)");
+      return;
+    }
+    String topic = rule.topic;
     Map<String, Object> conf = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, adminBootstrap, AdminClientConfig.CLIENT_ID_CONFIG, "convoy-request-proxy");
     try (Admin admin = Admin.create(conf)) {
       TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(20, TimeUnit.SECONDS).get(topic);
       if (d != null && d.topicId() != null) topicNames.put(d.topicId(), topic);
+      if (rule.leaderOf != null) {
+        TopicPartitionInfo p = d == null ? null : d.partitions().stream().filter(x -> x.partition() == rule.leaderOf).findFirst().orElse(null);
+        if (p == null) throw new IllegalArgumentException("rule " + rule.id + ": topic " + topic + " has no partition " + rule.leaderOf);
+        if (p.leader() == null || p.leader().isEmpty()) throw new IllegalArgumentException("rule " + rule.id + ": partition " + rule.leaderOf + " of " + topic + " has no leader now");
+        rule.nodes = Set.of("node-" + p.leader().id());
+      }
     }
   }
 
