@@ -22,6 +22,7 @@ import type { ExpectationSpec } from '../spec/types.ts';
 import type { ScenarioSource } from '../scenario/source.ts';
 import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { RunRecord } from './record.ts';
+import { writeRunRecord } from './record-file.ts';
 import { BROKERS_DIR, loadBroker } from '../broker/registry.ts';
 import type { BrokerSettings } from '../broker/contract.ts';
 import { gatewayFigures, judgeDuplicateVersions } from '../gateway/analysis.ts';
@@ -65,11 +66,15 @@ async function runClientVersions(settings: BrokerSettings): Promise<Record<strin
 /**
  * Checks a finished run from its files: the ordering checker over the merged history, the
  * latency and throughput figures, the final state per strategy, the expectations and the
- * verdict. Writes results/<run-id>/result.json and returns it. `source`: the scenario file's
- * text and its parents', recorded beside the resolved scenario.
+ * verdict. Writes results/<run-id>/result.json and record.json (unless `write` is false: a
+ * run checked again) and returns the result. `source`: the scenario file's text and its
+ * parents', recorded beside the resolved scenario.
  */
-export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSource } = {}): Promise<Result> {
+export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSource; write?: boolean } = {}): Promise<Result> {
   const { scenario } = record;
+  const write = extra.write ?? true;
+  // The record first: a run folder can be checked again (`convoy check <run folder>`).
+  if (write) writeRunRecord(record);
   const incomplete = [...record.incomplete];
   const outcome = await checkFile(record.historyFile, { lenient: true, settleMs: scenario.run.settleMs });
   const windows: Window[] = record.faults
@@ -219,7 +224,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
       },
     },
   }) as Result;
-  writeFileSync(join(record.runDir, 'result.json'), JSON.stringify(result, null, 2));
+  if (write) writeFileSync(join(record.runDir, 'result.json'), JSON.stringify(result, null, 2));
   return result;
 }
 

@@ -1,10 +1,16 @@
 /**
- * `convoy check <history.jsonl>`: runs the ordering checker over a history file offline and
- * prints a summary (or the result JSON with --json). Exit 0 when every expectation holds,
- * 1 when one fails, 2 for unusable input or an unknown verdict (never reported as a pass).
+ * `convoy check <run folder | history.jsonl>`: a run folder is analysed again from its record
+ * (its scenario, expectations, settle time and the reasons it may have been incomplete), giving
+ * the run's own verdict; a bare history is checked with the given (or default) expectations,
+ * which the summary names. Prints a summary (or the result JSON with --json). Exit codes as
+ * every command's: 0 every expectation held, 1 one failed, 2 unusable input, 3 unknown (never
+ * reported as a pass).
  */
 import type { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { EXIT, InputError } from '../../errors.ts';
+import { readRunRecord, RECORD_FILE } from '../../runner/record-file.ts';
 import { checkFile } from '../../checker/readFile.ts';
 import { evaluateExpectations, label, parseExpectSpec, type Expectation } from '../../checker/expectations.ts';
 import { buildResult, checkSection, type ConvoyResult } from '../../checker/result.ts';
@@ -29,8 +35,8 @@ export interface CheckRun {
 export function register(program: Command): void {
   program
     .command('check')
-    .description('check a history file for per-key ordering anomalies')
-    .argument('<history>', 'history file (JSON Lines)')
+    .description("check a run folder again (its own scenario and expectations: the run's verdict), or a history file, for per-key ordering anomalies")
+    .argument('<run-or-history>', 'a run folder (results/<run-id>) or a history file (JSON Lines)')
     .option('--json', 'print the result JSON instead of a summary')
     .option(
       '--expect <spec>',
@@ -43,7 +49,11 @@ export function register(program: Command): void {
     .option('--lenient', 'skip unusable lines and count them (the verdict is then unknown)')
     .option('--settle <ms>', 'how long a fault window lasts after the fault ends, in ms', '5000')
     .action(async (history: string, opts: { json?: boolean; expect: string[]; lenient?: boolean; settle: string }, command: Command) => {
-      const run = await runCheck({ history, json: opts.json, expect: opts.expect, lenient: opts.lenient, settleMs: parseSettle(opts.settle) });
+      const folder = runFolderOf(history);
+      if (folder !== null && (opts.expect.length > 0 || opts.lenient || command.getOptionValueSource('settle') === 'cli')) {
+        throw new InputError(`${history}: a run folder is checked with its own expectations and settle time; to judge it otherwise, check its history: convoy check ${folder}/history.jsonl --expect ...`);
+      }
+      const run = folder !== null ? await runCheckFolder(folder, { json: opts.json }) : await runCheck({ history, json: opts.json, expect: opts.expect, lenient: opts.lenient, settleMs: parseSettle(opts.settle) });
       // Through commander's output configuration (stdout unless configured otherwise).
       const out = command.configureOutput().writeOut ?? ((s: string) => process.stdout.write(s));
       out(run.output);
@@ -55,6 +65,33 @@ export function parseSettle(value: string): number {
   const ms = Number(value);
   if (value.trim() === '' || !Number.isFinite(ms) || ms < 0) throw new InputError(`--settle: expected a number of milliseconds >= 0, got "${value}"`);
   return ms;
+}
+
+/**
+ * The run folder `path` names: the folder itself, or the folder of its result.json or
+ * record.json (a run's files, not histories); null for anything else (a history file).
+ */
+export function runFolderOf(path: string): string | null {
+  if (!existsSync(path)) return null;
+  if (statSync(path).isDirectory()) return path.replace(/\/+$/, '') || '/';
+  return ['result.json', RECORD_FILE].includes(basename(path)) ? dirname(path) : null;
+}
+
+const exitFor = (status: string) => (status === 'pass' ? EXIT.ok : status === 'fail' ? EXIT.expectationFailed : EXIT.infrastructure);
+
+/** A run folder analysed again from its record: the run's own verdict (tests call this). */
+export async function runCheckFolder(dir: string, opts: { json?: boolean } = {}): Promise<CheckRun> {
+  const record = readRunRecord(dir);
+  if (!record) {
+    const hint = existsSync(`${dir}/history.jsonl`) ? `; check its history with expectations of your own: convoy check ${dir}/history.jsonl --expect ...` : '';
+    throw new InputError(`${dir}: not a run folder convoy can check again (no ${RECORD_FILE}: a run before convoy kept one, or not a run)${hint}`);
+  }
+  if (!existsSync(record.historyFile)) throw new InputError(`${dir}: the run's history (${basename(record.historyFile)}) is missing`);
+  // Loaded when used: the analysis pulls in every broker module.
+  const { analyzeRun } = await import('../../runner/analyze.ts');
+  const result = (await analyzeRun(record, { write: false })) as unknown as ConvoyResult;
+  const head = `convoy check ${dir}: run ${record.runId}, scenario ${record.scenario.name}, with its own expectations and settle time (${record.scenario.run.settleMs} ms)\n`;
+  return { result, exitCode: exitFor(result.verdict.status), output: opts.json ? JSON.stringify(result, null, 2) + '\n' : head + formatSummary(result) };
 }
 
 /** The whole command without the process around it (tests call this). */
@@ -69,15 +106,16 @@ export async function runCheck(opts: CheckOptions): Promise<CheckRun> {
     expectations,
     check: checkSection(outcome, opts.history),
   });
-  const exitCode = verdict.status === 'pass' ? EXIT.ok : verdict.status === 'fail' ? EXIT.expectationFailed : EXIT.badInput;
-  const output = opts.json ? JSON.stringify(result, null, 2) + '\n' : formatSummary(result);
+  const exitCode = exitFor(verdict.status);
+  const used = `  expectations: ${given.length ? `${given.map((e) => `${label({ type: e.type, window: e.window ?? null })}=${e.expect}`).join(', ')} (--expect), ` : ''}every other type convoy's default (a run folder is checked with the run's own)\n`;
+  const output = opts.json ? JSON.stringify(result, null, 2) + '\n' : formatSummary(result, used);
   return { result, exitCode, output };
 }
 
 const EXAMPLES_SHOWN = 3;
 
 /** The human-readable summary: input, anomaly table, examples, verdict. */
-export function formatSummary(result: ConvoyResult): string {
+export function formatSummary(result: ConvoyResult, expectationsNote = ''): string {
   const lines: string[] = [];
   const check = result.check;
   if (check) {
@@ -91,6 +129,7 @@ export function formatSummary(result: ConvoyResult): string {
     for (const f of check.faults) {
       lines.push(`  fault ${f.name}${f.kind ? ` (${f.kind})` : ''}: ${f.start ?? 'beginning'} .. ${f.end ?? 'never ended'}, window until ${f.until ?? 'the end'} (settle ${check.settleMs} ms)`);
     }
+    if (expectationsNote) lines.push(expectationsNote.trimEnd());
     lines.push('');
   }
 
