@@ -24,6 +24,7 @@ import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { RunRecord } from './record.ts';
 import { writeRunRecord } from './record-file.ts';
 import { BROKERS_DIR, loadBroker } from '../broker/registry.ts';
+import { deepMerge } from '../scenario/deep-merge.ts';
 import type { BrokerSettings } from '../broker/contract.ts';
 import { gatewayFigures, judgeDuplicateVersions } from '../gateway/analysis.ts';
 
@@ -51,12 +52,22 @@ function clientVersions(kind: string, packages: string[]): Record<string, string
   return out;
 }
 
-/** The npm clients' versions, and those of clients in processes of their own that these settings run. */
-async function runClientVersions(settings: BrokerSettings): Promise<Record<string, string>> {
+/**
+ * The npm clients' versions, and those of clients in processes of their own that the run's
+ * settings ran: the scenario's, and each producer's and producer process's own (a producer
+ * process may run another client, e.g. the Java client beside librdkafka).
+ */
+async function runClientVersions(scenario: RunRecord['scenario']): Promise<Record<string, string>> {
+  const settings = scenario.broker;
   const broker = await loadBroker(settings.kind);
   let processClients: Record<string, string> = {};
   try {
-    processClients = broker.processClientVersions?.(settings) ?? {};
+    const all: BrokerSettings[] = [settings];
+    for (const p of scenario.workload.producers) {
+      const own = p.broker ? broker.resolveSettings(deepMerge(settings, p.broker)) : settings;
+      all.push(own, ...(p.processBroker ?? []).map((o) => broker.resolveSettings(deepMerge(own, o))));
+    }
+    for (const s of all) Object.assign(processClients, broker.processClientVersions?.(s) ?? {});
   } catch {
     // Settings recorded by an older convoy that this one no longer resolves: no process clients to name.
   }
@@ -156,7 +167,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
       runId: record.runId,
       seed: scenario.seed,
       scenario: scenario as unknown as Record<string, unknown>,
-      versions: { brokers: record.deployment?.versions ?? {}, clients: await runClientVersions(scenario.broker) },
+      versions: { brokers: record.deployment?.versions ?? {}, clients: await runClientVersions(scenario) },
       started: record.startUs ? new Date(record.startUs / 1000).toISOString() : null,
       finished: new Date(record.endUs / 1000).toISOString(),
     },
