@@ -18,7 +18,7 @@ import { runOnce } from '../../runner/run-and-analyze.ts';
 import { onInterrupt } from '../../runtime/cleanup.ts';
 import { SuiteBrokers } from '../../suite/brokers.ts';
 import { comparisonMarkdown } from '../../matrix/table.ts';
-import { parseExternal } from '../external.ts';
+import { EXTERNAL_HELP, collect, parseExternal } from '../external.ts';
 import { checkRuntime } from '../runtime-flag.ts';
 import type { SuiteFlags } from './suite.ts';
 
@@ -90,9 +90,9 @@ export function register(program: Command): void {
     .option('--compare <dir>', 'rewrite the comparison of a matrix folder from its runs\' results, without running anything')
     .option('--dry-run', 'check every cell and print the plan; run nothing')
     .option('--repeats <n>', 'runs per cell, instead of the file\'s repeats (a quick smoke: --repeats 1)')
-    .option('--set <path=value...>', 'change the base scenario before the axes apply, e.g. --set workload.durationMs=3s (value in YAML)')
+    .option('--set <path=value>', 'change the base scenario before the axes apply, one change per flag (repeat it), e.g. --set workload.durationMs=3s (value in YAML)', collect)
     .option('--runtime <kind>', 'where brokers come from: local, containers, external', 'local')
-    .option('--external <k=v...>', 'external runtime: connection settings (see convoy run --help)')
+    .option('--external <k=v>', EXTERNAL_HELP, collect)
     .option('--allow-destructive', 'allow faults that change or hurt an external broker')
     .option('--keep', 'keep each run\'s topics, queues and groups')
     .option('--no-reuse-brokers', 'local runtime: let every run start and stop its own brokers')

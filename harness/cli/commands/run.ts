@@ -5,7 +5,7 @@ import { loadScenarioFile } from '../../scenario/load.ts';
 import { scenarioCatalogue } from '../catalogue.ts';
 import { runAndAnalyze } from '../../runner/run-and-analyze.ts';
 import type { RuntimeKind } from '../../broker/contract.ts';
-import { parseExternal } from '../external.ts';
+import { EXTERNAL_HELP, collect, parseExternal } from '../external.ts';
 import { checkRuntime } from '../runtime-flag.ts';
 import { reportAfterRun } from '../../report/render.ts';
 
@@ -27,7 +27,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--results <dir>', 'parent folder for run folders', 'results')
     .option('--keep', 'keep the run\'s topics, queues and groups after the run')
     .option('--allow-destructive', 'allow faults that change or hurt an external broker (partition increases, kills)')
-    .option('--external <k=v...>', 'external runtime: connection settings, e.g. bootstrap=host:9092 url=amqps://... sasl.mechanism=plain sasl.username=u sasl.password=p ssl=true')
+    .option('--external <k=v>', EXTERNAL_HELP, collect)
     .option('--repeat <n>', 'run it n times and report how often each expectation held', '1')
     .option('--quiet', 'no progress output')
     .option('--no-reuse-brokers', 'local runtime: start and stop brokers of its own, even when `convoy brokers up` or a suite left matching ones running (whose owner may restart or stop them mid-run)');

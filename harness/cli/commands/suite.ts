@@ -8,7 +8,7 @@ import { reportAfterRun } from '../../report/render.ts';
 import { onInterrupt } from '../../runtime/cleanup.ts';
 import { SuiteBrokers } from '../../suite/brokers.ts';
 import { runSuite } from '../../suite/run-suite.ts';
-import { parseExternal } from '../external.ts';
+import { EXTERNAL_HELP, collect, parseExternal } from '../external.ts';
 import { checkRuntime } from '../runtime-flag.ts';
 
 export interface SuiteFlags {
@@ -36,7 +36,7 @@ export function register(program: Command): void {
     .option('--results <dir>', 'parent folder for the run folders; the dashboard goes to <dir>/dashboard', 'results')
     .addOption(new Option('--out <dir>', 'the older name of --results').hideHelp())
     .option('--runtime <kind>', 'where brokers come from: local, containers, external', 'local')
-    .option('--external <k=v...>', 'external runtime: connection settings (see convoy run --help)')
+    .option('--external <k=v>', EXTERNAL_HELP, collect)
     .option('--allow-destructive', 'allow faults that change or hurt an external broker')
     .option('--keep', 'keep each run\'s topics, queues and groups')
     .option('--no-reuse-brokers', 'local runtime: let every run start and stop its own brokers instead of keeping them up across the suite')
