@@ -11,6 +11,7 @@
  *   scale        the issue-29 run: 10k msg/s, 100k keys, 2 consumers; backlog and drain
  *   request-proxy  what the Kafka request proxy costs a producer while no request fault acts
  *                (publish p50 and client + proxy CPU per 1k msgs, with and without it, interleaved rounds)
+ *   cli-start    `convoy --version` as a whole process, median of 20 (target 0.15 s)
  *   hotkeys      the seeds' hot-key and head-of-line arithmetic, on the memory broker (bench/hotkeys.ts);
  *                `hotkeys ceiling|concurrency|hol|defences` runs one part; `hotkeys defences-kafka` the defences on a local Kafka node
  * (request-proxy, consume and scale are not in the default set; consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set, nor is hotkeys)
@@ -25,6 +26,7 @@ import { producerThroughput, rateAccuracy } from './kafka.ts';
 import { consumerThroughput, scaleRun } from './consume.ts';
 import { hotKeyBench } from './hotkeys.ts';
 import { requestProxyCost } from './request-proxy.ts';
+import { cliStart } from './cli-start.ts';
 
 const parts = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const want = (p: string) => (parts.length === 0 && !['consume', 'scale', 'hotkeys', 'request-proxy'].includes(p)) || parts.includes(p);
@@ -32,6 +34,10 @@ const out = (line: string) => process.stdout.write(line + '\n');
 
 const results = mkdtempSync(join(tmpdir(), 'convoy-bench-'));
 try {
+  if (want('cli-start')) {
+    out('== CLI start-up');
+    for (const line of cliStart()) out(line);
+  }
   if (want('checker')) {
     out('== checker');
     out(formatCheckerBench(await runCheckerBench({})));

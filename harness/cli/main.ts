@@ -26,11 +26,13 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
     .description('Benchmark and chaos-test harness for per-key message ordering')
     .version(version())
     .option('--verbose', 'stack traces on the console too (they always go to the run\'s log file); also CONVOY_DEBUG=1')
-    .showHelpAfterError()
+    // A usage error is one line and a pointer to the help, not the whole help.
+    .showHelpAfterError('(add --help for usage)')
     .exitOverride();
   const all = readdirSync(COMMANDS_DIR).filter(isModuleFile).sort();
   const named = moduleFile(String(argv[0]));
-  const files = all.includes(named) ? [named] : all;
+  // --version needs no command at all.
+  const files = argv.length === 1 && ['--version', '-V'].includes(argv[0]!) ? [] : all.includes(named) ? [named] : all;
   for (const f of files) {
     const mod = (await import(join(COMMANDS_DIR, f))) as { register?: (p: Command) => void };
     mod.register?.(program);
