@@ -156,14 +156,16 @@ vary:
   assert.match(help.stdout, /--resume <dir>/);
 });
 
-test('--dry-run checks every cell and prints the plan; --repeats and --set change it; nothing runs', async () => {
+test('--dry-run checks every cell and prints the plan; --repeat (and its older name --repeats) and --set change it; nothing runs', async () => {
   const example = join(ROOT, 'workloads/matrix/kafka-client-x-concurrency.yaml');
   const full = await convoy(['matrix', example, '--dry-run'], { timeoutMs: 60_000 });
   assert.equal(full.code, 0, full.stderr);
   assert.match(full.stdout, /9 cells x 5 repeats = 45 runs/);
-  const smoke = await convoy(['matrix', example, '--dry-run', '--repeats', '1', '--set', 'workload.durationMs=3s'], { timeoutMs: 60_000 });
+  const smoke = await convoy(['matrix', example, '--dry-run', '--repeat', '1', '--set', 'workload.durationMs=3s'], { timeoutMs: 60_000 });
   assert.equal(smoke.code, 0, smoke.stderr);
   assert.match(smoke.stdout, /9 cells x 1 repeats = 9 runs/);
+  const older = await convoy(['matrix', example, '--dry-run', '--repeats', '2'], { timeoutMs: 60_000 });
+  assert.match(older.stdout, /9 cells x 2 repeats = 18 runs/);
   const bad = await convoy(['matrix', example, '--dry-run', '--set', 'workload.durationMs=soon'], { timeoutMs: 60_000 });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /cell client=kafkajs, mode=partition: workload\.durationMs: /);

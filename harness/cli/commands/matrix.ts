@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { scenarioCatalogue } from '../catalogue.ts';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -27,6 +27,8 @@ interface MatrixFlags extends Omit<SuiteFlags, 'out'> {
   resume?: string;
   compare?: string;
   dryRun?: boolean;
+  repeat?: string;
+  /** The older name of --repeat. */
   repeats?: string;
   set?: string[];
 }
@@ -63,9 +65,10 @@ Exit code: 0 every expectation across cells held (and no run failed its own), 1 
 /** Checks the matrix file and builds its plan (nothing starts). */
 async function planFor(file: string, o: MatrixFlags, runtime: ReturnType<typeof checkRuntime>, log: (line: string) => void): Promise<MatrixPlan> {
   const matrix = readMatrixFile(resolve(file));
-  if (o.repeats !== undefined) {
-    const n = Number(o.repeats);
-    if (!Number.isInteger(n) || n < 1) throw new InputError(`--repeats: expected an integer >= 1, got "${o.repeats}"`);
+  const repeat = o.repeat ?? o.repeats;
+  if (repeat !== undefined) {
+    const n = Number(repeat);
+    if (!Number.isInteger(n) || n < 1) throw new InputError(`--repeat: expected an integer >= 1, got "${repeat}"`);
     matrix.repeats = n;
   }
   for (const s of o.set ?? []) {
@@ -89,7 +92,8 @@ export function register(program: Command): void {
     .option('--resume <dir>', 'continue an interrupted matrix (its folder) with the same plan; runs cut short go again')
     .option('--compare <dir>', 'rewrite the comparison of a matrix folder from its runs\' results, without running anything')
     .option('--dry-run', 'check every cell and print the plan; run nothing')
-    .option('--repeats <n>', 'runs per cell, instead of the file\'s repeats (a quick smoke: --repeats 1)')
+    .option('--repeat <n>', 'runs per cell, instead of the file\'s repeats (a quick smoke: --repeat 1); the same name as run\'s --repeat')
+    .addOption(new Option('--repeats <n>', 'the older name of --repeat').hideHelp())
     .option('--set <path=value>', 'change the base scenario before the axes apply, one change per flag (repeat it), e.g. --set workload.durationMs=3s (value in YAML)', collect)
     .option('--runtime <kind>', 'where brokers come from: local, containers, external', 'local')
     .option('--external <k=v>', EXTERNAL_HELP, collect)
