@@ -1,7 +1,8 @@
 import { readdirSync, existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import type { BrokerDefinition, BrokerModule } from './contract.ts';
+import type { BrokerDefinition, BrokerModule, BrokerSettings } from './contract.ts';
+import { durationsInMs } from '../duration.ts';
 import { InputError } from '../errors.ts';
 import { moduleFile } from '../module-ext.ts';
 
@@ -34,7 +35,7 @@ export async function loadBroker(kind: string): Promise<BrokerModule> {
   }
   const mod = (await import(join(BROKERS_DIR, kind, moduleFile('index')))) as { default: BrokerDefinition };
   const broker = mod.default;
-  return { ...broker, clients: brokerPackages(kind), deploy: async (ctx, settings) => {
+  return { ...broker, clients: brokerPackages(kind), resolveSettings: (settings) => broker.resolveSettings(durationsInMs(settings) as BrokerSettings), deploy: async (ctx, settings) => {
     // The test runner's first phase runs the files that said they need nothing (bin/test-plan.js):
     // one whose run starts a real broker after all is named, not left to slow the phase down.
     if (process.env.CONVOY_NO_BROKERS && !broker.testDouble && ctx.runtime === 'local') {
@@ -43,3 +44,4 @@ export async function loadBroker(kind: string): Promise<BrokerModule> {
     return broker.deploy(ctx, settings);
   } };
 }
+

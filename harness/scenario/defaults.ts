@@ -9,15 +9,8 @@ import { ANOMALIES, ANOMALY_TYPES } from '../checker/anomaly-types.ts';
 import { DURATION_COMMENT, FINAL_STATE_EXPECTATION, DUPLICATE_VERSIONS_EXPECTATION } from '../spec/sections.ts';
 import { deref, isObject, type SchemaObject } from './values.ts';
 
-/** Milliseconds from a number (already ms) or a string "250ms", "30s", "2m", "1h", "500us". */
-export function parseDuration(v: number | string): number {
-  if (typeof v === 'number') return v;
-  const m = /^([0-9]+(?:\.[0-9]+)?)(us|ms|s|m|h)$/.exec(v.trim());
-  if (!m) throw new RangeError(`not a duration: ${JSON.stringify(v)}`);
-  const n = Number(m[1]);
-  const factor = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'us' | 'ms' | 's' | 'm' | 'h'];
-  return n * factor;
-}
+import { parseDuration } from '../duration.ts';
+export { parseDuration };
 
 /**
  * Fills `default`s of `schema` into `value` (in place, recursively) and turns durations into

@@ -18,7 +18,7 @@ import { crossChecks, producerSettingsProblems } from './cross-checks.ts';
 import { faultProblems, type Target } from './static-check.ts';
 import { resendProblems } from './resend-check.ts';
 import { gatewayBrokerProblems, gatewayProblems } from './gateway-checks.ts';
-import { durationWarnings, windowsInsideRun } from './suite-rules.ts';
+import { durationWarnings, windowsInsideRun, plainlySeconds } from './suite-rules.ts';
 import { scenarioSchema } from './schema.ts';
 import type { Scenario } from '../spec/types.ts';
 import { dedupe, isObject, show, type SchemaObject } from './values.ts';
@@ -141,7 +141,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   // The suite's rules on time.
   const horizonMs = brokerModule?.resolveSettings && brokerModule.redeliveryHorizonMs ? brokerModule.redeliveryHorizonMs(scenario.broker as BrokerSettings) : 0;
   warnings.push(...durationWarnings(scenario, raw, horizonMs));
-  const late = windowsInsideRun(scenario, horizonMs);
+  const late = [...plainlySeconds(scenario, raw), ...windowsInsideRun(scenario, horizonMs)];
   if (late.length) throw fail(late);
   return { scenario: orderScenario(scenario), warnings, files: source.files };
 }

@@ -107,3 +107,17 @@ export function secs(ms: number): string {
   return `${Number.isInteger(s) ? s : s.toFixed(s < 10 ? 2 : 1).replace(/\.?0+$/, '')} s`;
 }
 
+/**
+ * A time written as a bare number is milliseconds; one below a second where seconds are plainly
+ * meant is refused with the reason: a workload whose `durationMs: 20` ends before its faults
+ * start (20 ms, not 20 s).
+ */
+export function plainlySeconds(s: Scenario, raw: Record<string, unknown>): string[] {
+  const written = (raw.workload as Record<string, unknown> | undefined)?.durationMs;
+  if (typeof written !== 'number' || written >= 1000) return [];
+  const late = s.faults.filter((f) => f.atMs >= written);
+  if (late.length === 0) return [];
+  return [
+    `workload.durationMs: ${written} is ${written} ms (a number is milliseconds), and the producers stop before ${late.map((f) => `fault ${show(f.name)} at ${secs(f.atMs)}`).join(', ')}; write "${written}s" for seconds`,
+  ];
+}

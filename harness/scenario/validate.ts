@@ -11,6 +11,7 @@ import type { ScenarioCatalogue } from './catalogue.ts';
 import { formatErrors } from './wording.ts';
 import { isObject, type SchemaObject } from './values.ts';
 import { compileCached } from './compiled.ts';
+import { durationsInMs } from '../duration.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -57,7 +58,8 @@ export function brokerProblems(settingsSchema: SchemaObject, kind: string, secti
     v = foreignAjv.compile(s);
     compiledBrokers.set(settingsSchema, v);
   }
-  return problemsOf(v, section, 'broker');
+  // Its `...Ms` fields take durations ("8s") as every time in a scenario does.
+  return problemsOf(v, durationsInMs(section), 'broker');
 }
 
 /** One fault (`faults[i]`) against its kind's own schema and the fields every fault has. */

@@ -36,6 +36,8 @@ import {
 } from './schema-kit.ts';
 
 export const DURATION_COMMENT = 'convoy:duration';
+/** run.settleMs when a scenario leaves it out; `convoy check` on a bare history uses it too. */
+export const DEFAULT_SETTLE_MS = 1000;
 /** Marks a part a plug-in fills in (harness/scenario/schema.ts): `convoy:plugin:<part>`. */
 export const PLUGIN_COMMENT = 'convoy:plugin:';
 export type PluginPart = 'concurrency-mode' | 'strategy' | 'strategy-name' | 'gateway';
@@ -353,7 +355,7 @@ const Run = object(
       'Hard bound on the whole run, set-up to teardown. Default 5 min. A nightly scenario plans at most 90 s (warm-up + duration + drain) unless this says more.',
       300_000,
     ),
-    settleMs: durOr('Anomalies within this long after a fault ends still count as during it. Default 1 s.', 1000),
+    settleMs: durOr('Anomalies within this long after a fault ends still count as during it. Default 1 s.', DEFAULT_SETTLE_MS),
   },
   { additionalProperties: false },
 );

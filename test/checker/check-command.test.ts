@@ -73,10 +73,12 @@ test('unusable input: bad line with file and line number; --lenient skips it and
   }
 });
 
-test('--settle must be a non-negative number', () => {
+test('--settle is a duration ("5s", "500ms") or a number of milliseconds, not negative', () => {
   assert.equal(parseSettle('250'), 250);
   assert.equal(parseSettle('0'), 0);
-  for (const bad of ['', '-1', 'soon', 'NaN']) assert.throws(() => parseSettle(bad), InputError);
+  assert.equal(parseSettle('5s'), 5000);
+  assert.equal(parseSettle('500ms'), 500);
+  for (const bad of ['', '-1', 'soon', 'NaN', '5 s']) assert.throws(() => parseSettle(bad), InputError);
 });
 
 test('register() adds `check`; its action prints and sets process.exitCode', async () => {

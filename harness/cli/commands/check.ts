@@ -10,6 +10,8 @@ import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { EXIT, InputError } from '../../errors.ts';
+import { parseDuration } from '../../duration.ts';
+import { DEFAULT_SETTLE_MS } from '../../spec/sections.ts';
 import { readRunRecord, RECORD_FILE } from '../../runner/record-file.ts';
 import { checkFile } from '../../checker/readFile.ts';
 import { evaluateExpectations, label, parseExpectSpec, type Expectation } from '../../checker/expectations.ts';
@@ -47,7 +49,7 @@ export function register(program: Command): void {
       [] as string[],
     )
     .option('--lenient', 'skip unusable lines and count them (the verdict is then unknown)')
-    .option('--settle <ms>', 'how long a fault window lasts after the fault ends, in ms', '5000')
+    .option('--settle <duration>', 'how long a fault window lasts after the fault ends ("5s", "500ms", or ms); default a scenario\'s, 1 s', String(DEFAULT_SETTLE_MS))
     .action(async (history: string, opts: { json?: boolean; expect: string[]; lenient?: boolean; settle: string }, command: Command) => {
       const folder = runFolderOf(history);
       if (folder !== null && (opts.expect.length > 0 || opts.lenient || command.getOptionValueSource('settle') === 'cli')) {
@@ -61,9 +63,15 @@ export function register(program: Command): void {
     });
 }
 
+/** A duration as everywhere else: "5s", "500ms", or a number of milliseconds. */
 export function parseSettle(value: string): number {
-  const ms = Number(value);
-  if (value.trim() === '' || !Number.isFinite(ms) || ms < 0) throw new InputError(`--settle: expected a number of milliseconds >= 0, got "${value}"`);
+  let ms = Number.NaN;
+  try {
+    ms = value.trim() === '' ? Number.NaN : /^[0-9.]+$/.test(value.trim()) ? Number(value) : parseDuration(value);
+  } catch {
+    // below
+  }
+  if (!Number.isFinite(ms) || ms < 0) throw new InputError(`--settle: expected a duration ("5s", "500ms") or a number of milliseconds >= 0, got "${value}"`);
   return ms;
 }
 

@@ -1,0 +1,31 @@
+/** Milliseconds from a number (already ms) or a string "250ms", "30s", "2m", "1h", "500us". */
+export function parseDuration(v: number | string): number {
+  if (typeof v === 'number') return v;
+  const m = /^([0-9]+(?:\.[0-9]+)?)(us|ms|s|m|h)$/.exec(v.trim());
+  if (!m) throw new RangeError(`not a duration: ${JSON.stringify(v)}`);
+  const n = Number(m[1]);
+  const factor = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'us' | 'ms' | 's' | 'm' | 'h'];
+  return n * factor;
+}
+
+/**
+ * Broker settings take durations as every time in a scenario does: a field named `...Ms` may
+ * be "8s", "500ms" or a number of milliseconds. Turned into milliseconds before the broker's
+ * own schema sees them (fields of other names, such as Kafka's server properties, are left
+ * as written).
+ */
+export function durationsInMs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(durationsInMs);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k.endsWith('Ms') && typeof v === 'string') {
+      try {
+        out[k] = parseDuration(v);
+      } catch {
+        out[k] = v; // the broker's schema says what is wrong with it
+      }
+    } else out[k] = k === 'brokerConfig' ? v : durationsInMs(v);
+  }
+  return out;
+}
