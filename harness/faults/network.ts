@@ -1,6 +1,7 @@
 import { ToxiproxyApi, type ToxicSpec } from '../net/toxiproxy.ts';
 import type { FaultContext, FaultKind, StartedFault } from './contract.ts';
 import type { FaultSpec } from '../spec/types.ts';
+import { suggest } from '../suggest.ts';
 
 /**
  * Network faults through Toxiproxy on one of the deployment's links (`clients` by default,
@@ -8,6 +9,41 @@ import type { FaultSpec } from '../spec/types.ts';
  * any other toxic is added with its attributes, direction and toxicity.
  */
 const TOXICS = ['latency', 'bandwidth', 'timeout', 'reset_peer', 'slicer', 'limit_data', 'slow_close', 'down'] as const;
+
+/**
+ * Each toxic's attributes (Toxiproxy's names and units), and the one without which it does
+ * nothing (Toxiproxy takes a missing attribute as 0: a latency toxic of 0 ms).
+ */
+const ATTRIBUTES: Record<(typeof TOXICS)[number], { known: Record<string, string>; needed?: string }> = {
+  latency: { known: { latency: 'ms', jitter: 'ms' }, needed: 'latency' },
+  bandwidth: { known: { rate: 'KB/s' }, needed: 'rate' },
+  timeout: { known: { timeout: 'ms; 0: never, the data is held until the fault ends' } },
+  reset_peer: { known: { timeout: 'ms before the reset' } },
+  slicer: { known: { average_size: 'bytes', size_variation: 'bytes', delay: 'µs between slices' }, needed: 'average_size' },
+  limit_data: { known: { bytes: 'bytes before the connection closes' }, needed: 'bytes' },
+  slow_close: { known: { delay: 'ms' }, needed: 'delay' },
+  down: { known: {} },
+};
+
+/** Problems with a toxic's attributes: names it does not take (with a suggestion), the one it needs. */
+function attributeProblems(spec: FaultSpec, path: string): string[] {
+  const toxic = spec.toxic as (typeof TOXICS)[number];
+  const table = ATTRIBUTES[toxic];
+  if (!table) return [];
+  const given = (spec.attributes as Record<string, unknown> | undefined) ?? {};
+  const names = Object.keys(table.known);
+  const problems: string[] = [];
+  for (const k of Object.keys(given)) {
+    if (names.includes(k)) continue;
+    const near = suggest(k, names);
+    const takes = names.length ? `a ${toxic} toxic takes ${names.map((n) => `${n} (${table.known[n]})`).join(', ')}` : `a ${toxic} fault takes no attributes`;
+    problems.push(`${path}.attributes.${k}: ${takes}${near ? ` (did you mean ${near}?)` : ''}`);
+  }
+  if (table.needed && given[table.needed] === undefined) {
+    problems.push(`${path}.attributes: a ${toxic} toxic needs ${table.needed} (${table.known[table.needed]}); without it it does nothing`);
+  }
+  return problems;
+}
 
 const network: FaultKind = {
   kind: 'network',
@@ -24,12 +60,13 @@ const network: FaultKind = {
     required: ['toxic'],
   },
   check(spec, scope) {
+    const attrs = attributeProblems(spec, scope.path);
     const links = scope.capabilities?.links;
-    if (!links) return [];
+    if (!links) return attrs;
     const link = (spec.link as string | undefined) ?? 'clients';
     const where = spec.link === undefined ? scope.path : `${scope.path}.link`;
-    if (links.length === 0) return [`${where}: ${scope.broker} on the ${scope.runtime} runtime has no Toxiproxy links, so no network faults`];
-    return links.includes(link) ? [] : [`${where}: no link ${JSON.stringify(link)} in this deployment; expected one of ${links.join(', ')}`];
+    if (links.length === 0) return [...attrs, `${where}: ${scope.broker} on the ${scope.runtime} runtime has no Toxiproxy links, so no network faults`];
+    return links.includes(link) ? attrs : [...attrs, `${where}: no link ${JSON.stringify(link)} in this deployment; expected one of ${links.join(', ')}`];
   },
   async start(spec: FaultSpec, ctx: FaultContext): Promise<StartedFault> {
     const linkName = (spec.link as string | undefined) ?? 'clients';
