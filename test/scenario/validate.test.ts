@@ -4,6 +4,9 @@ import { Command } from 'commander';
 import { register, validateFiles } from '../../harness/cli/commands/validate.ts';
 import { fixture, options } from './helpers.ts';
 import { fileURLToPath } from 'node:url';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { scenarioFiles } from '../../harness/suite/discover.ts';
 
 test('validateFiles: an ok line per good file, the problems of a bad one, exit code 2 when any is bad', async () => {
@@ -55,4 +58,25 @@ test('convoy validate <folder> checks the scenarios a suite of that folder would
   const ok = printed.filter((l) => l.startsWith('ok '));
   assert.deepEqual(ok.map((l) => l.split(':')[0]!.replace(/^ok .*\//, '')), scenarioFiles(folder).map((f) => f.replace(/^.*\//, '')));
   assert.ok(ok.length > 0);
+});
+
+test('convoy validate knows a matrix file (its cells checked as matrix --dry-run does) and walks a folder and the folders below it', async () => {
+  const program = new Command('convoy').exitOverride();
+  const printed: string[] = [];
+  register(program, (line) => printed.push(line));
+  const matrices = fileURLToPath(new URL('../../workloads/matrix/', import.meta.url));
+  const tree = mkdtempSync(join(tmpdir(), 'convoy-validate-tree-'));
+  mkdirSync(join(tree, 'below', 'deeper'), { recursive: true });
+  writeFileSync(join(tree, 'below', 'deeper', 'deep.yaml'), 'broker: { kind: memory }\nworkload: { keys: { count: 2 }, rate: { kind: fixed, perSecond: 10 }, durationMs: 1s }\nconsumers: { processes: 1 }\n');
+  const before = process.exitCode;
+  try {
+    await program.parseAsync(['validate', matrices, tree], { from: 'user' });
+    assert.equal(process.exitCode, before, printed.join('\n'));
+  } finally {
+    process.exitCode = before;
+  }
+  const ok = printed.filter((l) => l.startsWith('ok '));
+  assert.ok(ok.some((l) => /kafka-client-x-concurrency\.yaml: matrix kafka-client-x-concurrency, 9 cells x 5 repeats = 45 runs/.test(l)), printed.join('\n'));
+  assert.ok(ok.some((l) => /below\/deeper\/deep\.yaml: deep \(broker memory/.test(l)), printed.join('\n'));
+  assert.equal(ok.length, 3);
 });

@@ -62,8 +62,8 @@ Exit code: 0 every expectation across cells held (and no run failed its own), 1 
 2 bad input, 3 a run or an expectation was unknown, or the matrix was interrupted.
 `;
 
-/** Checks the matrix file and builds its plan (nothing starts). */
-async function planFor(file: string, o: MatrixFlags, runtime: ReturnType<typeof checkRuntime>, log: (line: string) => void): Promise<MatrixPlan> {
+/** Checks the matrix file and builds its plan (nothing starts); `convoy validate` checks a matrix file with it too. */
+export async function planFor(file: string, o: MatrixFlags, runtime: ReturnType<typeof checkRuntime>, log: (line: string) => void): Promise<MatrixPlan> {
   const matrix = readMatrixFile(resolve(file));
   const repeat = o.repeat ?? o.repeats;
   if (repeat !== undefined) {
