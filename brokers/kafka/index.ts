@@ -138,6 +138,7 @@ const kafka = brokerModule({
   processClientVersions: (s): Record<string, string> =>
     s.client === 'java' ? { 'kafka-clients': s.javaClient?.version ?? (/^4\./.test(s.version) ? s.version : 'the newest 4.x') } : {},
   redeliveryHorizonMs: (s) => Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
+  redeliveryHorizonSetting: (s) => ((s.consumer.maxPollIntervalMs ?? 0) > s.consumer.sessionTimeoutMs ? 'broker.consumer.maxPollIntervalMs' : 'broker.consumer.sessionTimeoutMs'),
   // With clientProcess, or client java, the client runs in a process of its own behind the client protocol.
   producer: (e, s, names, options) => {
     const command = processCommand(s, options.log);

@@ -21,6 +21,7 @@ const memory = brokerModule({
   capabilities,
   // A lost delivery comes back after the visibility timeout (queue) or the group's re-forming.
   redeliveryHorizonMs: (s) => (s.mode === 'queue' ? s.visibilityMs : s.rebalanceDelayMs),
+  redeliveryHorizonSetting: (s) => (s.mode === 'queue' ? 'broker.visibilityMs' : 'broker.rebalanceDelayMs'),
   deploy: { local: deployLocal, containers: refuseRuntime, external: refuseRuntime },
   containerServices: () => [],
   endpoint: asEndpoint,

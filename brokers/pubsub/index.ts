@@ -37,6 +37,7 @@ const pubsub = brokerModule({
   // An unacked message comes back when its ack deadline passes (the subscriber stops extending
   // a lease after maxExtensionSeconds).
   redeliveryHorizonMs: (s) => s.ackDeadlineSeconds * 1000,
+  redeliveryHorizonSetting: () => 'broker.ackDeadlineSeconds',
   producer: (endpoint, settings, names, options) => new PubsubProducer(endpoint, settings, names, options).connect(),
   consumer: (endpoint, settings, names, options) => new PubsubConsumer(endpoint, settings, names, options),
 });

@@ -31,6 +31,7 @@ const rabbitmq = brokerModule({
   // An unacked delivery comes back when its channel closes: at once for a clean close, after
   // about two heartbeats for a silent connection; a retry queue holds messages for its TTL.
   redeliveryHorizonMs: (s) => Math.max(2 * s.heartbeatSeconds * 1000, s.deadLetter.retryQueue?.ttlMs ?? 0),
+  redeliveryHorizonSetting: (s) => ((s.deadLetter.retryQueue?.ttlMs ?? 0) > 2 * s.heartbeatSeconds * 1000 ? 'broker.deadLetter.retryQueue.ttlMs' : 'broker.heartbeatSeconds (twice it)'),
   producer: (endpoint, settings, names, options) => new RabbitProducer(endpoint, settings, names, options).connect(),
   consumer: (endpoint, settings, names, options) => new RabbitConsumer(endpoint, settings, names, options),
 });

@@ -60,6 +60,7 @@ const servicebus = brokerModule({
   admin: (endpoint, settings, names) => new ServiceBusAdmin(endpoint, settings, names),
   // A locked message (or session) comes back when its lock ends.
   redeliveryHorizonMs: (s) => s.lockDurationMs,
+  redeliveryHorizonSetting: () => 'broker.lockDurationMs',
   producer: serviceBusProducer,
   consumer: (endpoint, settings, names, options) => new ServiceBusConsumer(endpoint, settings, names, options),
 });

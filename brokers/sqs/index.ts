@@ -40,6 +40,7 @@ const sqs = brokerModule({
   admin: (endpoint, settings, names) => new SqsAdmin(endpoint, settings, names),
   // A received message that is not deleted comes back when its visibility timeout ends.
   redeliveryHorizonMs: (s) => s.visibilityTimeoutSeconds * 1000,
+  redeliveryHorizonSetting: () => 'broker.visibilityTimeoutSeconds',
   producer: (endpoint, settings, names, options) => new SqsProducer(endpoint, settings, names, options).connect(),
   consumer: (endpoint, settings, names, options) => new SqsConsumer(endpoint, settings, names, options),
 });

@@ -311,6 +311,8 @@ export interface BrokerModule {
    * timeout, max.poll.interval.ms. The drain waits this long (plus a margin) by default.
    */
   redeliveryHorizonMs?(settings: BrokerSettings): number;
+  /** The broker setting that sets that horizon under these settings (`broker.consumer.maxPollIntervalMs`), for the warning that names its fix. */
+  redeliveryHorizonSetting?(settings: BrokerSettings): string;
   /**
    * Client libraries that are not npm packages (the Java client, in a process of its own) and
    * their versions under these settings: the result records them beside the npm clients'.

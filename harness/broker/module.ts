@@ -35,6 +35,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   consumer(endpoint: E, settings: S, names: RunNames, options: ConsumerOptions): ConsumerClient | Promise<ConsumerClient>;
   /** See BrokerModule.redeliveryHorizonMs. */
   redeliveryHorizonMs?(settings: S): number;
+  /** See BrokerModule.redeliveryHorizonSetting. */
+  redeliveryHorizonSetting?(settings: S): string;
   /** See BrokerModule.processClientVersions. */
   processClientVersions?(settings: S): Record<string, string>;
 }
@@ -57,6 +59,7 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     producer: async (e, raw, names, options) => parts.producer(endpoint(e), settings(raw), names, options),
     consumer: async (e, raw, names, options) => parts.consumer(endpoint(e), settings(raw), names, options),
     redeliveryHorizonMs: parts.redeliveryHorizonMs ? (raw) => parts.redeliveryHorizonMs!(settings(raw)) : undefined,
+    redeliveryHorizonSetting: parts.redeliveryHorizonSetting ? (raw) => parts.redeliveryHorizonSetting!(settings(raw)) : undefined,
     processClientVersions: parts.processClientVersions ? (raw) => parts.processClientVersions!(settings(raw)) : undefined,
   };
 }

@@ -19,6 +19,7 @@ export interface BrokerSchemaModule {
   capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
   /** See BrokerModule.redeliveryHorizonMs: the default drain's length. */
   redeliveryHorizonMs?(settings: BrokerSettings): number;
+  redeliveryHorizonSetting?(settings: BrokerSettings): string;
 }
 
 /**

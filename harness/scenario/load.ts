@@ -140,7 +140,8 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   if (faultErrors.length) throw fail(faultErrors);
   // The suite's rules on time.
   const horizonMs = brokerModule?.resolveSettings && brokerModule.redeliveryHorizonMs ? brokerModule.redeliveryHorizonMs(scenario.broker as BrokerSettings) : 0;
-  warnings.push(...durationWarnings(scenario, raw, horizonMs));
+  const horizonSetting = brokerModule?.redeliveryHorizonSetting?.(scenario.broker as BrokerSettings);
+  warnings.push(...durationWarnings(scenario, raw, horizonMs, horizonSetting));
   const late = [...plainlySeconds(scenario, raw), ...windowsInsideRun(scenario, horizonMs)];
   if (late.length) throw fail(late);
   return { scenario: orderScenario(scenario), warnings, files: source.files };

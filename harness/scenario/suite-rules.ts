@@ -64,14 +64,28 @@ export function plannedSendingMs(s: Pick<Scenario, 'workload'>): number | undefi
   return last === null ? undefined : Math.max(w.warmupMs, last / 1000);
 }
 
-export function durationWarnings(s: Scenario, raw: Record<string, any>, brokerHorizonMs: number): string[] {
+/**
+ * Whether a message can be on its way back to the consumers when the drain ends: only a fault
+ * (a stalled, frozen or killed consumer, a cut link, a refused commit ...) or a poison message
+ * takes one away from them. Without either the drain ends when every acked message is handled,
+ * and its cap never meets the broker's redelivery horizon.
+ */
+function canRedeliver(s: Scenario): boolean {
+  return s.faults.length > 0 || s.consumers.poison !== undefined;
+}
+
+export function durationWarnings(s: Scenario, raw: Record<string, any>, brokerHorizonMs: number, horizonSetting?: string): string[] {
   const out: string[] = [];
   const plan = drainPlan(brokerHorizonMs, s.run.drainTimeoutMs);
   const drainMs = drainBoundMs(plan);
-  if (plan.capMs !== null && plan.capMs < plan.horizonMs) {
+  if (plan.capMs !== null && plan.capMs < plan.horizonMs && canRedeliver(s)) {
+    const lower = plan.capMs - (plan.horizonMs - brokerHorizonMs);
+    const fix = horizonSetting && lower > 0
+      ? `to wait for it, set ${horizonSetting} to at most ${secs(lower)} (the horizon is ${secs(brokerHorizonMs)}, plus ${secs(plan.horizonMs - brokerHorizonMs)} to handle it) or raise the cap`
+      : 'to wait for it, raise the cap or leave it out';
     out.push(
       `run.drainTimeoutMs ${secs(plan.capMs)} is shorter than the broker's redelivery horizon plus margin (${secs(plan.horizonMs)}): ` +
-        'a message on its way back when the drain stops is reported unseen and the verdict may be unknown',
+        `a message its faults send back after the drain is reported unseen and the verdict may be unknown; ${fix}`,
     );
   }
   const sending = plannedSendingMs(s);

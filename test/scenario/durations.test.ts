@@ -55,3 +55,17 @@ test('a workload of 20 (ms) that ends before its fault at 5 s is refused: second
   const ok = await load('long', body('20s'));
   assert.equal(ok.workload.durationMs, 20_000);
 });
+
+test('a drain cap under the redelivery horizon names the broker setting to lower, and by how much', async () => {
+  const { loadScenario } = await import('../../harness/scenario/load.ts');
+  const file = join(dir, 'kafka-capped.yaml');
+  writeFileSync(file, [
+    'broker: { kind: kafka, client: confluent }',
+    'workload: { keys: { count: 5 }, rate: { kind: fixed, perSecond: 10 }, durationMs: 4s }',
+    'consumers: { processes: 2 }',
+    'faults: [{ name: stall-c1, kind: stall, consumer: c1, atMs: 1s, durationMs: 1s }]',
+    'run: { drainTimeoutMs: 20s }',
+  ].join('\n'));
+  const { warnings } = await loadScenario(file, { catalogue: await scenarioCatalogue() });
+  assert.ok(warnings.some((w) => /set broker\.consumer\.maxPollIntervalMs to at most 15 s \(the horizon is 300 s, plus 5 s to handle it\)/.test(w)), warnings.join('\n'));
+});
