@@ -16,7 +16,8 @@ import { checkCapability } from './contract.ts';
  * its connection, at most `limit` per connection.
  *
  * Actions: `reject` answers the selected Produce partitions with `error` without forwarding them
- * (the broker never appends them; the rest of the request is forwarded); `rewrite` forwards, then
+ * (the broker never appends them; the rest of the request is forwarded), or a whole OffsetCommit
+ * (the group never stores those offsets: a commit the group refuses); `rewrite` forwards, then
  * sets `error` on the selected partitions of the broker's answer (after the append), or on a group
  * answer's error; `holdMs` holds the answer that long (with any action, or alone with `hold`).
  * Answers leave in request order on a connection, so a held one holds those behind it.
@@ -101,7 +102,7 @@ const request: FaultKind = {
           seed: { type: 'integer', description: "the share's seed (default 1)" },
         },
       },
-      action: { enum: ['reject', 'rewrite', 'hold'], description: 'reject: answer the selected Produce partitions with `error`, not forwarded; rewrite: set `error` in the broker\'s answer; hold: only hold the answer' },
+      action: { enum: ['reject', 'rewrite', 'hold'], description: 'reject: answer the selected Produce partitions, or a whole OffsetCommit, with `error`, not forwarded; rewrite: set `error` in the broker\'s answer (after the broker acted); hold: only hold the answer' },
       error: { enum: [...ERRORS], description: 'the Kafka error to answer with (reject, rewrite)' },
       holdMs: { type: 'integer', minimum: 0, maximum: 600_000, description: 'hold the answer this long (and every answer behind it on its connection)' },
     },
@@ -110,7 +111,8 @@ const request: FaultKind = {
   check(spec, scope) {
     const problems = checkCapability(scope.path, scope, 'act on single requests', (c) => c.requestFaults ?? 'this broker has no request proxy');
     const apis = (spec.apis as string[] | undefined) ?? [];
-    if (spec.action === 'reject' && (apis.length !== 1 || apis[0] !== 'Produce')) problems.push(`${scope.path}.apis: reject acts on Produce requests only (apis: [Produce])`);
+    if (spec.action === 'reject' && (apis.length !== 1 || !['Produce', 'OffsetCommit'].includes(apis[0]!))) problems.push(`${scope.path}.apis: reject acts on one API, Produce or OffsetCommit (apis: [Produce])`);
+    if (spec.action === 'reject' && apis[0] === 'OffsetCommit' && spec.partitions !== undefined) problems.push(`${scope.path}.partitions: reject refuses a whole OffsetCommit; leave partitions out`);
     if (spec.action === 'rewrite') {
       const bad = apis.filter((a) => !REWRITABLE.includes(a));
       if (bad.length) problems.push(`${scope.path}.apis: rewrite cannot change ${bad.join(', ')} answers; it rewrites ${REWRITABLE.join(', ')}`);

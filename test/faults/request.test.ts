@@ -171,3 +171,26 @@ test('leaderOf a partition the topic lacks is refused when the fault starts, wit
     await run.close();
   }
 });
+
+test('reject on OffsetCommit: the commit is answered ILLEGAL_GENERATION without reaching the group, and the consumer rejoins', async () => {
+  const names = runNames('req-commit-refused');
+  const run = await new Run(dep, settings({ client: 'java', requestProxy: true, topic: { partitions: 1 }, consumer: { autoCommit: true, autoCommitIntervalMs: 200, sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000 } }), names).init();
+  try {
+    const p = await run.producer('p-producer-1');
+    await run.consumer('c1');
+    await sendKeyed(p, ['k'], 5);
+    const deadline = Date.now() + 15_000;
+    while (run.received.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const started = await request.start(spec({ apis: ['OffsetCommit'], action: 'reject', error: 'ILLEGAL_GENERATION', position: { limit: 1 } }), context(names));
+    await sendKeyed(p, ['k'], 5);
+    while (run.groupEvents.filter((g) => g.event.phase === 'assigned').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const evidence = (await started.end()) as Record<string, any>;
+    assert.equal(evidence.acted, 1, JSON.stringify(evidence));
+    assert.equal(evidence.actions[0].injected, 'ILLEGAL_GENERATION');
+    assert.match(evidence.actions[0].original, /not forwarded/);
+    const assigned = run.groupEvents.filter((g) => g.event.phase === 'assigned');
+    assert.ok(assigned.length >= 2, `the member rejoined: ${JSON.stringify(run.groupEvents)}`);
+  } finally {
+    await run.close();
+  }
+});

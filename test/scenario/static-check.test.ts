@@ -54,7 +54,7 @@ const BAD: [string, Partial<Target>, string][] = [
   ['kafka-request-no-proxy', {}, 'faults[0]: kafka cannot act on single requests on the local runtime: the client links have no request proxy; set broker.requestProxy: true'],
   ['kafka-request', { runtime: 'external' }, "faults[0]: kafka cannot act on single requests on the external runtime: only on the local runtime (an external cluster advertises its own addresses, so no proxy of convoy's sits on its links)"],
   ['rabbitmq-request', {}, 'faults[0]: rabbitmq cannot act on single requests on the local runtime: this broker has no request proxy'],
-  ['kafka-request-reject-fetch', {}, 'faults[0].apis: reject acts on Produce requests only (apis: [Produce])'],
+  ['kafka-request-reject-fetch', {}, 'faults[0].apis: reject acts on one API, Produce or OffsetCommit (apis: [Produce])'],
   ['kafka-request-unknown-api', {}, 'faults[0].apis[0]: expected one of Produce, Fetch, ListOffsets, Metadata, OffsetCommit, OffsetFetch, FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup, InitProducerId, ConsumerGroupHeartbeat; got "Prodce"'],
   ['kafka-request-unknown-error', {}, 'faults[0].error: expected one of NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND, NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT, KAFKA_STORAGE_ERROR, UNKNOWN_TOPIC_OR_PARTITION, CORRUPT_MESSAGE, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH, FENCED_MEMBER_EPOCH, REBALANCE_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS; got "NOT_ENOUGH_REPLICA"'],
 ];

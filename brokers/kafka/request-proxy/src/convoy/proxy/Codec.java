@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.function.BiPredicate;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
@@ -18,6 +19,7 @@ import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 
@@ -75,6 +77,33 @@ final class Codec {
     ProduceResponseData data = new ProduceResponseData();
     addErrors(data, partitions, error);
     return frame(correlationId, ApiKeys.PRODUCE, version, data);
+  }
+
+  /** An OffsetCommit answer naming `error` for every partition the request commits, to a request that was not forwarded. */
+  static ByteBuffer offsetCommitErrorResponse(ByteBuffer frame, int correlationId, short version, Errors error) {
+    ByteBuffer b = frame.duplicate();
+    RequestHeader h = RequestHeader.parse(b);
+    OffsetCommitRequestData request = ((OffsetCommitRequest) AbstractRequest.parseRequest(ApiKeys.OFFSET_COMMIT, h.apiVersion(), new ByteBufferAccessor(b)).request).data();
+    OffsetCommitResponseData data = new OffsetCommitResponseData();
+    for (OffsetCommitRequestData.OffsetCommitRequestTopic t : request.topics()) {
+      OffsetCommitResponseData.OffsetCommitResponseTopic topic = new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
+      copyTopicId(t, topic);
+      for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
+        topic.partitions().add(new OffsetCommitResponseData.OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex()).setErrorCode(error.code()));
+      }
+      data.topics().add(topic);
+    }
+    return frame(correlationId, ApiKeys.OFFSET_COMMIT, version, data);
+  }
+
+  /** OffsetCommit v10 names topics by id (Kafka 4.1 on): the answer names them as the request did. */
+  private static void copyTopicId(Object from, Object to) {
+    try {
+      Object id = from.getClass().getMethod("topicId").invoke(from);
+      to.getClass().getMethod("setTopicId", Uuid.class).invoke(to, id);
+    } catch (ReflectiveOperationException e) {
+      // an older version without topic ids: the name is enough
+    }
   }
 
   static void addErrors(ProduceResponseData data, List<TopicPartitionRef> partitions, Errors error) {

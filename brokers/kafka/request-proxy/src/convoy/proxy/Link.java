@@ -166,6 +166,18 @@ final class Link {
         selected.addAll(Codec.partitions(Codec.produce(frame)));
       }
       if (!rule.positionSelects(id, inFlight)) continue;
+      if (api == ApiKeys.OFFSET_COMMIT && rule.action == Rule.Action.REJECT) {
+        // The group refuses the commit: answered here, so the broker never stores these offsets.
+        ObjectNode e = evidence(rule, api, p, header, selected, inFlight);
+        e.put("original", "not forwarded (the group never stored these offsets)");
+        e.put("injected", rule.error.name());
+        p.notBefore = System.currentTimeMillis() + rule.holdMs;
+        synchronized (this) {
+          p.response = Codec.offsetCommitErrorResponse(frame, p.correlationId, p.version, rule.error);
+        }
+        rule.record(e);
+        return null;
+      }
       ObjectNode e = evidence(rule, api, p, header, selected, inFlight);
       p.notBefore = System.currentTimeMillis() + rule.holdMs;
       if (rule.action == Rule.Action.REJECT) {

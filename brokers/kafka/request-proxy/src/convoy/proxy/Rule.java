@@ -74,8 +74,8 @@ final class Rule {
     leaderOf = spec.path("leaderOf").isInt() ? spec.path("leaderOf").asInt() : null;
     if (leaderOf != null && topic == null) throw new IllegalArgumentException("rule " + id + ": leaderOf needs a topic");
     if (action != Action.HOLD && error == null) throw new IllegalArgumentException("rule " + id + ": " + action + " needs an error");
-    if (action == Action.REJECT && !(apis.size() == 1 && apis.contains(ApiKeys.PRODUCE))) {
-      throw new IllegalArgumentException("rule " + id + ": reject acts on Produce requests only");
+    if (action == Action.REJECT && !(apis.size() == 1 && (apis.contains(ApiKeys.PRODUCE) || apis.contains(ApiKeys.OFFSET_COMMIT)))) {
+      throw new IllegalArgumentException("rule " + id + ": reject acts on Produce or OffsetCommit requests (one API)");
     }
   }
 
