@@ -53,5 +53,5 @@ test('resend: convoy validate exits 2 with one located line per file and no stac
   const r = spawnSync(process.execPath, ['bin/convoy.js', 'validate', ...BAD.map(([n]) => f(n))], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.status, 2, r.stdout + r.stderr);
   assert.doesNotMatch(r.stdout + r.stderr, /^\s+at |internal error/m);
-  for (const [name, problem] of BAD) assert.ok(r.stdout.includes(`${f(name)}:`) && r.stdout.includes(problem), `${name}: ${problem}\n${r.stdout}`);
+  for (const [name, problem] of BAD) assert.ok(r.stderr.includes(`${f(name)}:`) && r.stderr.includes(problem), `${name}: ${problem}\n${r.stderr}`);
 });

@@ -107,16 +107,17 @@ test('convoy validate: exit 2, one screen per file, no stack trace (the real CLI
   const locals = [...new Set(BAD.filter(([, t]) => !t.runtime).map(([n]) => n))];
   const r = cli(['validate', ...locals.map(s)]);
   assert.equal(r.status, 2, r.stdout + r.stderr);
-  assert.equal(r.stderr, '');
-  assert.doesNotMatch(r.stdout, /^\s+at |Error:|internal error/m);
+  // Problems go to stderr, as every command's do; nothing was valid, so stdout is empty.
+  assert.equal(r.stdout, '');
+  assert.doesNotMatch(r.stderr, /^\s+at |Error:|internal error/m);
   // One block per file: its "invalid" line and its problems, each well inside one screen.
-  const blocks = r.stdout.trimEnd().split(/\n(?=invalid )/);
+  const blocks = r.stderr.trimEnd().split(/\n(?=invalid )/);
   assert.deepEqual(blocks.map((b) => b.split('\n')[0].split(':')[0]), locals.map((n) => `invalid ${s(n)}`));
   for (const b of blocks) assert.ok(b.split('\n').length <= 5, `too long:\n${b}`);
   const ext = cli(['validate', '--runtime', 'external', s('kafka-network'), s('kafka-add-partitions')]);
   assert.equal(ext.status, 2);
-  assert.match(ext.stdout, /kafka on the external runtime has no Toxiproxy links/);
-  assert.match(ext.stdout, /refused on the external runtime without --allow-destructive/);
+  assert.match(ext.stderr, /kafka on the external runtime has no Toxiproxy links/);
+  assert.match(ext.stderr, /refused on the external runtime without --allow-destructive/);
   assert.equal(cli(['validate', '--runtime', 'external', '--allow-destructive', s('kafka-add-partitions')]).status, 0);
 });
 
