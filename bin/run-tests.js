@@ -139,10 +139,7 @@ function keepTsxCache(base, dir) {
  * its lines with the other's).
  */
 async function runNodeTests(list, concurrency, { extraEnv = {}, buffered = false } = {}) {
-  // --test-force-exit: a file whose tests are all done ends even if a handle was left open (once,
-  // brokers/servicebus/test/messages.test.ts passed its 33 tests and then kept the suite waiting
-  // 22 minutes on something it left behind; in CI that is the whole 90-minute budget).
-  const args = ['--import', 'tsx/esm', '--test', '--test-force-exit', `--test-concurrency=${concurrency}`, ...reporters, ...list];
+  const args = ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...list];
   const child = spawn(process.execPath, args, { cwd: root, stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: { ...env, ...extraEnv } });
   const out = [];
   if (buffered) for (const s of [child.stdout, child.stderr]) s.on('data', (d) => out.push(d));
