@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { compiledTree } from './compiled-tree.js';
 import { pidAlive } from './pid-alive.js';
+import { watchProgress } from './stall-watch.js';
 import { NeedsError, ROOT as root, allTestFiles, holdSteps, lanesOf, phases as planPhases } from './test-plan.js';
 import { readRecord, startClock, summaryLines } from './test-summary.js';
 
@@ -138,12 +139,16 @@ function keepTsxCache(base, dir) {
  * `buffered`, its report is printed whole when it ends (a lane beside another would interleave
  * its lines with the other's).
  */
+const STALL_MS = Number(process.env.CONVOY_TEST_STALL_MS ?? 600_000);
 async function runNodeTests(list, concurrency, { extraEnv = {}, buffered = false } = {}) {
   const args = ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...list];
   const child = spawn(process.execPath, args, { cwd: root, stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: { ...env, ...extraEnv } });
   const out = [];
   if (buffered) for (const s of [child.stdout, child.stderr]) s.on('data', (d) => out.push(d));
+  // No test finished for 10 minutes (the longest test takes about 3): the hung file is stopped and fails.
+  const unwatch = watchProgress({ file: progress, rootPid: child.pid, idleMs: STALL_MS, say: (line) => (buffered ? out.push(Buffer.from(line + '\n')) : console.log(line)) });
   const [code] = await once(child, 'exit');
+  unwatch();
   if (buffered) process.stdout.write(Buffer.concat(out));
   return code === 0;
 }
@@ -210,10 +215,12 @@ async function hold(name) {
 const tree = await compiledTree();
 const testTmp = runTempDir();
 const record = join(testTmp, 'test-record.jsonl');
+const progress = join(testTmp, 'test-progress');
 const env = {
   ...process.env,
   TMPDIR: testTmp,
   CONVOY_TEST_RECORD: record,
+  CONVOY_TEST_PROGRESS: progress,
   CONVOY_INSTANCES: join(testTmp, 'instances'),
   ...(tree ? { CONVOY_COMPILED_TREE: tree } : {}),
 };

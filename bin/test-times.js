@@ -57,6 +57,8 @@ export default async function* recordTimes(source) {
     const count = event.type === 'test:diagnostic' && /^(tests|pass|fail|cancelled|skipped|todo) (\d+)$/.exec(event.data?.message ?? '');
     if (count) counts[count[1]] = Number(count[2]);
     if (event.type !== 'test:complete') continue;
+    // One byte per finished test: bin/stall-watch.js reads progress from its size.
+    if (process.env.CONVOY_TEST_PROGRESS) appendFileSync(process.env.CONVOY_TEST_PROGRESS, '.');
     const { name, file, nesting, details } = event.data ?? {};
     if (nesting !== 0 || !file || !name?.endsWith('.test.ts') || typeof details?.duration_ms !== 'number') continue;
     took[name.startsWith('/') ? relative(ROOT, name) : name] = details.duration_ms;
