@@ -1,6 +1,6 @@
 /**
- * Seed 000's "your own resends" against Pub/Sub's publisher with ordering keys, on pstest
- * (issue 23, item 5). A publish that times out (DEADLINE_EXCEEDED behind 1.5 s of latency) is
+ * A producer's own resends (its code sends again what timed out) against Pub/Sub's publisher
+ * with ordering keys, on pstest. A publish that times out (DEADLINE_EXCEEDED behind 1.5 s of latency) is
  * re-sent by the producer's own code (resend.onUnknown):
  *   - with the key paused as Google documents it (held by convoy: publisher.pausedKeys convoy),
  *     the re-send is refused: an ack with ok false and the error, counted in workload.resends,
