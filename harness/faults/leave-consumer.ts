@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { checkConsumerName, consumerNamed, procState } from './contract.ts';
+import { checkConsumerName, consumerNamed, procState, restartAtEnd } from './contract.ts';
 
 /**
  * A consumer leaves its group cleanly: its process finishes what it is handling, closes its
@@ -25,17 +25,10 @@ const leaveConsumer: FaultKind = {
     const pid = w.pid;
     const t0 = Date.now();
     await w.stop();
-    let ended = false;
     return {
       // state `gone`: the process ended (its revoked callback, if any, is in its history).
       evidence: { consumer: w.id, pid, stoppedInMs: Date.now() - t0, state: w.exited ? 'gone' : procState(pid) },
-      async end() {
-        if (ended || spec.restart === false) return undefined;
-        ended = true;
-        await ctx.restartConsumer(w.id);
-        const fresh = consumerNamed(ctx, spec.consumer);
-        return { restarted: true, pid: fresh.pid };
-      },
+      end: restartAtEnd(ctx, spec, w.id),
     };
   },
 };
