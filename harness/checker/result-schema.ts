@@ -302,7 +302,7 @@ export const WorkloadSection = Type.Object({
   finalState: Type.Optional(Type.Union([Type.Record(Type.String(), FinalState), Type.Null()])),
 });
 
-/** Order-service runs (workload.gateway, issue 23): harness/gateway/figures.ts. */
+/** Order-service runs (workload.gateway): harness/gateway/figures.ts. */
 export const GatewaySection = Type.Object({
   mode: Type.String(),
   instances: Type.Number(),

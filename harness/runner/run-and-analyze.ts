@@ -20,7 +20,7 @@ export interface RunCommandOptions {
   scenarioFile?: string;
   /** What to record instead (a rerun passes on what the first run recorded). */
   source?: ScenarioSource;
-  /** Called after each run's result is written (the report issue renders HTML here). */
+  /** Called after each run's result is written (the report renders HTML here). */
   afterRun?: (result: Result, runDir: string) => Promise<void>;
 }
 
