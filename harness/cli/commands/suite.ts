@@ -34,7 +34,7 @@ export interface SuiteFlags {
 export function register(program: Command): void {
   program
     .command('suite')
-    .description('run every scenario in a folder, then write the dashboard, JUnit XML and benchmark JSON for the suite')
+    .description('run the scenarios of a folder (those its suite.txt lists, else every *.yaml in it), then write the dashboard, JUnit XML and benchmark JSON for the suite')
     .argument('<folder>', 'folder of scenario YAML files (e.g. workloads/nightly/)')
     .option('--results <dir>', 'parent folder for the run folders; the dashboard goes to <dir>/dashboard', 'results')
     .addOption(new Option('--out <dir>', 'the older name of --results').hideHelp())
