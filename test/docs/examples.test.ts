@@ -6,7 +6,7 @@
  *   with neither `name:` nor `extends:` is a fragment, loaded under a name of its own. Relative
  *   paths resolve as from workloads/nightly/ (a scenario) or workloads/matrix/ (a matrix);
  * - each `convoy <command> ...` or `./convoy <command> ...`, on a line of a fenced block or in an
- *   inline code span: the command (and sub-command) exists in convoy's commander program and so
+ *   inline code span (here and in the broker and workload READMEs): the command (and sub-command) exists in convoy's commander program and so
  *   does every option it uses;
  * - each relative link leads to a file that exists;
  * - lists the docs keep beside the code: every broker's README names each of its settings,
@@ -155,10 +155,16 @@ test('every YAML example in README.md and docs/*.md loads as convoy loads it', a
   assert.ok(checked >= 4, `only ${checked} YAML examples found`);
 });
 
-test('every convoy command in README.md and docs/*.md exists with the options it uses', () => {
+/** The other pages a user reads commands from: each broker's README and each workloads folder's. */
+const READMES = [
+  ...readdirSync(join(ROOT, 'brokers')).map((b) => `brokers/${b}/README.md`),
+  ...readdirSync(join(ROOT, 'workloads')).map((d) => `workloads/${d}/README.md`),
+].filter((f) => existsSync(join(ROOT, f)));
+
+test('every convoy command in README.md, docs/*.md and the broker and workload READMEs exists with the options it uses', () => {
   const problems: string[] = [];
   let checked = 0;
-  for (const f of DOCS) {
+  for (const f of [...DOCS, ...READMES]) {
     for (const { line, command } of commandLines(read(f))) {
       checked++;
       for (const p of commandProblems(program, command)) problems.push(`${f}:${line}: convoy ${command}: ${p}`);

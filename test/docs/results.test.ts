@@ -2,7 +2,7 @@
  * docs/results.md names every file a run folder holds: a memory-broker run's folder is listed
  * and each entry must match a name in the page's table (`<worker>.log` stands for any name), and
  * the processes' history parts (`history/`) are gone once the run closed, merged into
- * history.jsonl. Cost: one 1 s memory run in this process and its report, about 5 s (9 s at load 13).
+ * history.jsonl. Cost: one 0.5 s memory run in this process and its report, about 5 s (9 s at load 13).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -18,7 +18,7 @@ const s = (name: string) => fixture(`static/${name}.yaml`);
 
 /** Fixture, where it is meant to run, the one problem validate must name. */
 const BAD: [string, Partial<Target>, string][] = [
-  // The three cases of the issue.
+  // Three static mistakes: a fault the broker cannot do, a consumer it does not have, a window past the run.
   ['kill-consumer-c7', {}, 'faults[0].consumer: no consumer "c7" in this scenario; expected one of busiest, c1, c2 (consumers.processes is 2)'],
   ['rabbitmq-add-partitions', {}, 'faults[0]: rabbitmq cannot add partitions on the local runtime: RabbitMQ queues have no partitions to add (topology competing)'],
   ['late-fault-expectation', {}, 'expect.reorder.during: fault "late-stall" starts at 60 s, which cannot happen inside the run: the run is over by then (sending 5 s + drain 15 s = 20 s into the measured phase)'],
