@@ -315,7 +315,7 @@ workload:
     - { name: w, processes: 2, processBroker: [{ acks: leader }, { acks: sometimes }] }
 `;
   await assert.rejects(parseScenario(text, { catalogue: catalogue({ strict }) }), (e: ScenarioError) => {
-    assert.deepEqual(e.errors, ['workload.producers[0].processBroker[1]: broker.acks: sometimes is not all or leader']);
+    assert.deepEqual(e.errors, ['workload.producers[0].processBroker[1].acks: sometimes is not all or leader']);
     return true;
   });
   const ok = await parseScenario(text.replace('sometimes', 'all'), { catalogue: catalogue({ strict }) });
