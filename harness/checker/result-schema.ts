@@ -101,6 +101,7 @@ const VersionsDef = Type.Object({
   node: Type.String(),
   brokers: Type.Record(Type.String(), Type.String()),
   clients: Type.Record(Type.String(), Type.String()),
+  client: Type.Optional(Type.Object({ name: Type.String(), version: Type.String() }, { description: "The client the run's consumers and producers used (v1.5)." })),
 });
 
 const VerdictDef = Type.Object(

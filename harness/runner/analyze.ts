@@ -75,6 +75,20 @@ async function runClientVersions(scenario: RunRecord['scenario']): Promise<Recor
   return { ...clientVersions(settings.kind, broker.clients), ...processClients };
 }
 
+/** The broker's and clients' versions, and the client the scenario's settings chose. */
+async function runVersions(record: RunRecord, scenario: RunRecord['scenario']): Promise<{ brokers: Record<string, string>; clients: Record<string, string>; client?: { name: string; version: string } }> {
+  const clients = await runClientVersions(scenario);
+  const broker = await loadBroker(scenario.broker.kind);
+  let name: string | undefined;
+  try {
+    name = broker.clientInUse?.(scenario.broker) ?? broker.clients[0];
+  } catch {
+    name = broker.clients[0];
+  }
+  const version = name === undefined ? undefined : clients[name];
+  return { brokers: record.deployment?.versions ?? {}, clients, ...(name && version ? { client: { name, version } } : {}) };
+}
+
 /**
  * Checks a finished run from its files: the ordering checker over the merged history, the
  * latency and throughput figures, the final state per strategy, the expectations and the
@@ -170,7 +184,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
       runId: record.runId,
       seed: scenario.seed,
       scenario: scenario as unknown as Record<string, unknown>,
-      versions: { brokers: record.deployment?.versions ?? {}, clients: await runClientVersions(scenario) },
+      versions: await runVersions(record, scenario),
       started: record.startUs ? new Date(record.startUs / 1000).toISOString() : null,
       finished: new Date(record.endUs / 1000).toISOString(),
     },

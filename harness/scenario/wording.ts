@@ -58,7 +58,8 @@ export function formatErrors(errors: ErrorObject[], data: unknown, base: string,
       }
     }
     if (parent.$comment === EXPECT_VALUE_COMMENT) {
-      if (!valuePaths.has(path)) out.push(`${path}: expected 0, ">0", "any" or a bound on the count such as "<5" or "<=3", got ${show(value)}`);
+      // A mapping took the { expect, ... } branch: that branch's own errors say what is wrong.
+      if (!isObject(value) && !valuePaths.has(path)) out.push(`${path}: expected 0, ">0", "any" or a bound on the count such as "<5" or "<=3", got ${show(value)}`);
       valuePaths.add(path);
       continue;
     }

@@ -12,7 +12,7 @@ import type { ReportResult } from '../../harness/report/view.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
-// One memory run with a consumer frozen for 800 ms, judged twice: by its own thresholds
+// One memory run with a consumer frozen for 1.5 s, judged twice: by its own thresholds
 // (outside the fault's window: pass) and by its twin's (the whole run: fail on latency alone).
 test('a threshold pair: outside the fault window it holds, over the whole run it fails on latency alone', async () => {
   const { result, runDir } = await runHere(fixture('threshold-held.yaml'));
@@ -30,11 +30,11 @@ test('a threshold pair: outside the fault window it holds, over the whole run it
   assert.equal(breached.verdict.status, 'fail');
   // Latency alone: every anomaly expectation held; only the whole-run p99 did not.
   assert.deepEqual(breached.expectations.filter((e) => e.held === false).map((e) => e.type), ['latency.e2e.p99']);
-  assert.match(breached.verdict.reasons[0], /^latency\.e2e\.p99 \(whole run\): expected <400ms, found \d+(\.\d+)? ms$/);
+  assert.match(breached.verdict.reasons[0], /^latency\.e2e\.p99 \(whole run\): expected <1s, found \d+(\.\d+)? ms$/);
 
   const html = renderReport(breached as unknown as ReportResult);
-  assert.match(html, /<tr class="expectation failed"[^>]*data-type="latency.e2e.p99"[^>]*>\s*<td>latency.e2e.p99<\/td><td>whole run<\/td><td class="num">&lt;400ms<\/td>/);
+  assert.match(html, /<tr class="expectation failed"[^>]*data-type="latency.e2e.p99"[^>]*>\s*<td>latency.e2e.p99<\/td><td>whole run<\/td><td class="num">&lt;1s<\/td>/);
   const junit = junitXml([{ scenario: 'memory-threshold-breached', result: breached as unknown as ReportResult }, { scenario: 'memory-threshold-held', result: result as unknown as ReportResult }]);
-  assert.match(junit, /<testcase [^>]*name="latency.e2e.p99 whole run &lt;400ms"[^>]*>\s*<failure [^>]*type="threshold"/);
-  assert.match(junit, /<testcase [^>]*name="latency.e2e.p99 outside faults &lt;400ms"[^>]*\/>/);
+  assert.match(junit, /<testcase [^>]*name="latency.e2e.p99 whole run &lt;1s"[^>]*>\s*<failure [^>]*type="threshold"/);
+  assert.match(junit, /<testcase [^>]*name="latency.e2e.p99 outside faults &lt;1s"[^>]*\/>/);
 });
