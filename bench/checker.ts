@@ -1,5 +1,5 @@
 /**
- * Checker benchmark (issue 3): in-process events/s, offline lines/s from a file, and peak RSS
+ * Checker benchmark: in-process events/s, offline lines/s from a file, and peak RSS
  * for 10M events over 1M keys. Each measurement runs in its own child process so that heap
  * and RSS figures are the checker's alone.
  *

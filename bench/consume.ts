@@ -15,7 +15,7 @@
  * messages, and where the consumer's time went (phases.ts): handler wait, store, history,
  * settle/commit, and the rest (client adapter, dispatcher, librdkafka/kafkajs).
  *
- * `scale` is the run from issue 29: 10,000 msg/s, 6 partitions, 100,000 keys (Zipf 0.8),
+ * `scale` is the scale run: 10,000 msg/s, 6 partitions, 100,000 keys (Zipf 0.8),
  * 2 consumer processes, 0 ms handler, partition mode, librdkafka client, 40 s: its backlog
  * and whether the drain caught up.
  *
@@ -367,7 +367,7 @@ function lastBusy(xs: number[]): number {
 
 function scaleScenario(): Scenario {
   return {
-    name: 'bench-scale', description: 'issue 29: 10k msg/s, 6 partitions, 100k keys (Zipf 0.8), 2 consumers, 0 ms handler', seed: 1,
+    name: 'bench-scale', description: 'the scale run: 10k msg/s, 6 partitions, 100k keys (Zipf 0.8), 2 consumers, 0 ms handler', seed: 1,
     broker: {
       kind: 'kafka', client: 'confluent', topic: { partitions: 6 },
       // CONVOY_BENCH_SCALE_CONCURRENT=N: each consumer handles up to N of its partitions side by side.
@@ -386,7 +386,7 @@ function scaleScenario(): Scenario {
   } as Scenario;
 }
 
-/** The run from issue 29, by each tree's runner (its consumer workers), on one broker. */
+/** The scale run, by each tree's runner (its consumer workers), on one broker. */
 export async function scaleRun(opts: { resultsDir: string }): Promise<string[]> {
   const lines: string[] = [`at start: ${load()}`];
   const measured = trees(opts.resultsDir);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- hotkeys`: the seeds' arithmetic for hot keys and head-of-line blocking,
+ * `npm run bench -- hotkeys`: the arithmetic of hot keys and head-of-line blocking,
  * measured, each figure printed next to the arithmetic it checks (never asserted). Every run
  * here is an ordinary convoy run on the memory broker (brokers/memory, the in-process test
  * double): what is measured is the consumer side (handler time, concurrency mode, poison
@@ -72,7 +72,7 @@ function processedWhileSending(m: Measured, seconds: number): number {
 }
 
 async function ceiling(out: (l: string) => void) {
-  out('== per-key ceiling: one key, 20 ms handler, offered 200 msg/s for 5 s (seed 000: at most 1 / 0.02 s = 50 msg/s however many consumers; backlog +150/s)');
+  out('== per-key ceiling: one key, 20 ms handler, offered 200 msg/s for 5 s (at most 1 / 0.02 s = 50 msg/s however many consumers; backlog +150/s)');
   for (const processes of [1, 3]) {
     const m = await run(base({ keys: '{ count: 1, distribution: { kind: single } }', rate: '{ kind: fixed, perSecond: 200 }', seconds: 5, consumers: `{ processes: ${processes}, handler: { kind: constant, ms: 20 }, concurrency: { mode: key, workers: 8 } }` }));
     const h = m.consumers.hotKey!;
@@ -99,7 +99,7 @@ async function concurrency(out: (l: string) => void) {
 }
 
 async function hol(out: (l: string) => void) {
-  out('== head-of-line victims under a poison message: 4 partitions, 4 consumers in partition mode, 200 msg/s over 100 keys, 1 ms handler, 0.5% poison (seed 000: a blocked partition at 500 msg/s for 300 s leaves 500 x 300 = 150,000 victims)');
+  out('== head-of-line victims under a poison message: 4 partitions, 4 consumers in partition mode, 200 msg/s over 100 keys, 1 ms handler, 0.5% poison (a blocked partition at 500 msg/s for 300 s leaves 500 x 300 = 150,000 victims)');
   const policies: [string, string][] = [
     ['retry (block, 5 attempts, 100 ms doubling)', 'policy: retry, maxAttempts: 5, backoffMs: 100ms'],
     ['dead-letter', 'policy: dead-letter'],

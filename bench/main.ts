@@ -8,11 +8,11 @@
  *   rate         achieved vs target rate at 1k, 10k and 50k msg/s (open loop)
  *   consume      convoy's consumer worker per client and concurrency mode next to
  *                kafka-consumer-perf-test (ConsumerPerformance) on the same preloaded topic
- *   scale        the issue-29 run: 10k msg/s, 100k keys, 2 consumers; backlog and drain
+ *   scale        the scale run: 10k msg/s, 100k keys, 2 consumers; backlog and drain
  *   request-proxy  what the Kafka request proxy costs a producer while no request fault acts
  *                (publish p50 and client + proxy CPU per 1k msgs, with and without it, interleaved rounds)
  *   cli-start    `convoy --version` as a whole process, median of 20 (target 0.15 s)
- *   hotkeys      the seeds' hot-key and head-of-line arithmetic, on the memory broker (bench/hotkeys.ts);
+ *   hotkeys      the hot-key and head-of-line arithmetic, on the memory broker (bench/hotkeys.ts);
  *                `hotkeys ceiling|concurrency|hol|defences` runs one part; `hotkeys defences-kafka` the defences on a local Kafka node
  * (request-proxy, consume and scale are not in the default set; consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set, nor is hotkeys)
  *

@@ -6,7 +6,7 @@
  * The monotonic clock's place on the system clock is measured when this module loads, not taken
  * from performance.timeOrigin: Node reads the two clocks for timeOrigin at process start, and a
  * process descheduled between the reads (a loaded machine) keeps the gap as an offset for life.
- * Issue 25 saw one consumer's clock 7 ms ahead of the other's in 1 of 15 RabbitMQ runs at load
+ * One consumer's clock was seen 7 ms ahead of the other's in 1 of 15 RabbitMQ runs at load
  * 30 (ends earlier than the applies they must follow, through one shared store: false reorders).
  */
 const offsetUs = wallOffsetMicros(() => Date.now(), () => performance.now());

@@ -19,13 +19,21 @@ export function durationsInMs(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    if (k.endsWith('Ms') && typeof v === 'string') {
+    if (takesDuration(k) && typeof v === 'string') {
       try {
         out[k] = parseDuration(v);
       } catch {
         out[k] = v; // the broker's schema says what is wrong with it
       }
-    } else out[k] = k === 'brokerConfig' ? v : durationsInMs(v);
+    } else out[k] = KEPT_AS_WRITTEN.has(k) ? v : durationsInMs(v);
   }
   return out;
+}
+
+/** Broker settings whose fields are the server's own (Kafka's server.properties): no durations inside. */
+export const KEPT_AS_WRITTEN: ReadonlySet<string> = new Set(['brokerConfig']);
+
+/** A broker setting that takes a duration: its name ends in `Ms` (the published scenario schema says so too). */
+export function takesDuration(key: string): boolean {
+  return key.endsWith('Ms');
 }

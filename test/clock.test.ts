@@ -1,6 +1,6 @@
 /**
  * The run clock's place on the system clock (harness/clock.ts wallOffsetMicros). Regression for
- * issue 25's skew: performance.timeOrigin could be off by the time a loaded process was
+ * the skew once seen: performance.timeOrigin could be off by the time a loaded process was
  * descheduled at start (one consumer 7 ms ahead of another), so the offset is measured against
  * the wall clock instead. Simulated clocks: a monotonic clock with jittery reads and a wall
  * clock that only shows whole milliseconds.

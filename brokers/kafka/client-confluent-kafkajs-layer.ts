@@ -4,7 +4,7 @@
  * kafkajs-layer`. convoy's default confluent consumer runs on the node-rdkafka-style
  * `KafkaConsumer` instead (client-confluent.ts; the layer cost most of the consumer's time per
  * message in `npm run bench -- consume`); this one stays for what only the layer does, such as the known-bugs
- * scenario about its message cache (docs/known-bugs.md #6).
+ * scenario about its message cache (docs/known-bugs.md, bug 6).
  *
  * eachBatch with manual offset resolution (consumer-core.ts has the semantics), a rebalance_cb
  * that commits the settled prefix before partitions are revoked, eager `roundrobin` assignment.

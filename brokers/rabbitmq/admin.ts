@@ -182,7 +182,7 @@ export class RabbitAdmin implements BrokerAdmin {
    * original routing key (so the same queue or hash lane), oldest first, acking each only
    * after the broker confirmed its copy: a crash mid-way duplicates, never loses. The copy
    * keeps its headers (x-death included) and gets `convoy-redriven` incremented. Resolves
-   * with how many moved. The seeds' warning applies: the redriven message is an old change
+   * with how many moved. The redriven message is an old change
    * that now lands on top of newer ones.
    */
   async redriveDeadLetters(): Promise<number> {

@@ -6,8 +6,8 @@ import { isoDuration, type ServiceBusSettings } from './settings.ts';
 /**
  * The run's queue: created through the emulator's HTTP queue API, or through the SDK's
  * administration client on a real namespace. Redrive moves the dead-letter queue's messages
- * back into the queue as new messages (new sequence numbers: the seeds' point that order for
- * their session is then broken).
+ * back into the queue as new messages (new sequence numbers: order for their session is then
+ * broken).
  */
 export class ServiceBusAdmin implements BrokerAdmin {
   private readonly queue: string;

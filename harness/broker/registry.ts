@@ -28,6 +28,16 @@ export function brokerPackages(kind: string): string[] {
   return [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})].sort();
 }
 
+/**
+ * A broker's settingsSchema without loading its module and clients (about 1.5 s for all of
+ * them): every broker folder keeps it in settings.ts, the module hands on that same object
+ * (test/scenario/complete-schema.test.ts checks). For the published scenario schema.
+ */
+export async function brokerSettingsSchema(kind: string): Promise<Record<string, unknown>> {
+  if (!brokerNames().includes(kind)) throw new InputError(`unknown broker "${kind}": expected one of ${brokerNames().join(', ')}`);
+  return ((await import(join(BROKERS_DIR, kind, moduleFile('settings')))) as { settingsSchema: Record<string, unknown> }).settingsSchema;
+}
+
 export async function loadBroker(kind: string): Promise<BrokerModule> {
   const names = brokerNames();
   if (!names.includes(kind)) {

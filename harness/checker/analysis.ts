@@ -1,5 +1,5 @@
 /**
- * The final pass: judges a stored history against the anomaly definitions of issue 3.
+ * The final pass: judges a stored history against the anomaly definitions (docs/anomalies.md).
  *
  * Terms used below (the definitions are the contract; this file follows them literally):
  * - A message is (producer, key, seq). It is *sent* when the history has a send or an ack for

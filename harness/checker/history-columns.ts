@@ -1,7 +1,7 @@
 /**
  * Columnar storage of a history: what the final pass needs and nothing more, in typed arrays
- * with interned strings. Validates each event as it is stored (the history format is in
- * issue 3) and returns the reason when an event is unusable.
+ * with interned strings. Validates each event as it is stored (the history format:
+ * results/schema/history.v1.json) and returns the reason when an event is unusable.
  */
 import { Interner } from './interner.ts';
 import {

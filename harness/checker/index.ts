@@ -1,4 +1,4 @@
-/** The ordering checker's public surface (issue 3). */
+/** The ordering checker's public surface (the anomaly types: docs/anomalies.md). */
 export { Checker, HistoryLineError, checkEvents, checkText } from './checker.ts';
 export type { CheckOutcome, CheckerOptions, FinishOptions } from './checker.ts';
 export { checkFile, feedFile } from './readFile.ts';

@@ -4,7 +4,7 @@
  * environment, harness, source). The published JSON Schema results/schema/result.v1.json is
  * generated from it (harness/schemas/publish.ts) and the TypeScript types are derived from it:
  * the report's view (harness/report/view.ts) and the run summary read these types, not casts.
- * Sections stay open (later issues add fields); older results may lack newer fields.
+ * Sections stay open (later versions add fields); older results may lack newer fields.
  */
 import { Type } from '../typebox.ts';
 import type { SchemaOptions, Static, TOptional, TSchema, TUnion } from '@sinclair/typebox';
@@ -324,7 +324,7 @@ export const WorkloadSection = Type.Object({
   finalState: Type.Optional(Type.Union([Type.Record(Type.String(), FinalState), Type.Null()])),
 });
 
-/** Order-service runs (workload.gateway, issue 23): harness/gateway/figures.ts. */
+/** Order-service runs (workload.gateway): harness/gateway/figures.ts. */
 export const GatewaySection = Type.Object({
   mode: Type.String(),
   instances: Type.Number(),

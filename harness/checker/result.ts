@@ -1,7 +1,7 @@
 /**
  * The result envelope (results/schema/result.v1.json): run identity, verdict, anomalies,
  * expectations, and an open set of later sections (workload, latency, timeline, ...). Later
- * issues add sections; none changes the meaning of an existing field.
+ * versions add sections; none changes the meaning of an existing field.
  */
 import { readFileSync } from 'node:fs';
 import type { CheckOutcome } from './checker.ts';

@@ -1,7 +1,7 @@
 import { checkCapability, type FaultKind } from './contract.ts';
 
 /**
- * Move dead-lettered messages back into the main destination (the seeds' warning: a redrive
+ * Move dead-lettered messages back into the main destination (a redrive
  * puts an old change on top of a newer one). Happens at the window's start.
  */
 const redrive: FaultKind = {

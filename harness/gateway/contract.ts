@@ -1,5 +1,5 @@
 /**
- * The order service under test (issue 23): N instances of a small HTTP service
+ * The order service under test: N instances of a small HTTP service
  * (`POST /orders/{id}/events`), one SQLite store (WAL) shared by them as a service's database,
  * publishing through convoy's broker adapters, driven by autocannon. A mode is one file in
  * ./modes/ default-exporting a GatewayMode: how an instance numbers an event and who publishes

@@ -49,7 +49,7 @@ export class OrderStore {
     this.insert = this.db.prepare('INSERT INTO events (key, version, commit_index, event, lane, sent, at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   }
 
-  /** Seed 003's numbering, outside any transaction: the highest version so far, plus one. */
+  /** The racy numbering, outside any transaction: the highest version so far, plus one. */
   nextVersion(key: string): number {
     return this.readNext.get(key)!.next;
   }

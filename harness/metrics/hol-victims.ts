@@ -15,7 +15,7 @@
  *     handling's end if later, to its start) while the block held one; that overlap is its added
  *     latency. With several workers this is an upper bound: the waiter would have had the held
  *     worker, but other waiters may have been ahead of it.
- * Seed 000's arithmetic for Kafka: a partition at 500 msg/s blocked 5 minutes leaves
+ * The arithmetic for Kafka: a partition at 500 msg/s blocked 5 minutes leaves
  * 500 x 300 = 150,000 messages of innocent keys behind the poisoned one; with sessions, groups
  * or key-level concurrency only the key waits. Two passes over the history, keeping only
  * what the blocked lanes need.

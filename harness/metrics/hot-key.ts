@@ -1,9 +1,9 @@
 /**
  * The hottest key's figures (the result's `consumers.hotKey`): what it was offered, what its
  * consumers got through, and how its backlog and the age of its oldest unhandled message grew
- * while the producers sent. The seeds' arithmetic for one key: a key moves at most as fast as
+ * while the producers sent. The arithmetic for one key: a key moves at most as fast as
  * its handler (1000 / handler ms per second), so offered more, its backlog grows by the
- * difference every second (seed 000: 20 ms handler, 50 msg/s; offered 200, +150 a second).
+ * difference every second (a 20 ms handler: 50 msg/s; offered 200, +150 a second).
  */
 export interface HotKeyFigures {
   key: string;

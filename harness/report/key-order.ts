@@ -1,6 +1,6 @@
 /**
  * The per-key order plot's points: every process event of one key, tagged with what the
- * checker's definitions (issue 3) make of it, so the page can highlight reorders, gaps,
+ * checker's definitions (docs/anomalies.md) make of it, so the page can highlight reorders, gaps,
  * duplicates, regressions and overlaps where they landed. Applies are ordered by `end`, ties
  * by (start, consumer, lane, offset), per (producer, key) stream; overlaps are per key.
  */

@@ -1,7 +1,6 @@
 /**
- * A producer's own re-sends (`workload.producers[].resend`; issue 23, item 5). Seed 000: "code
- * that calls send() again after later messages for the key went out has reordered them". This
- * is that code: when a send's ack has not come within `ackTimeoutMs`, or the send ended with an
+ * A producer's own re-sends (`workload.producers[].resend`). Code that calls send()
+ * again after later messages for the key went out has reordered them; this is that code: when a send's ack has not come within `ackTimeoutMs`, or the send ended with an
  * unknown outcome (`onUnknown`), the message is sent again: the same (key, producer, seq) and
  * payload, recorded as a send with `resend: n`. The first send is not cancelled: its ack is
  * recorded as it comes (a write that succeeded late is still a write). By then the open-loop

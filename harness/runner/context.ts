@@ -4,7 +4,7 @@
  * and each stage says how to undo what it did (`defer`); the run closes it by undoing in reverse
  * order, on any exit.
  */
-import { mkdirSync, createWriteStream, type WriteStream } from 'node:fs';
+import { mkdirSync, createWriteStream, rmSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { BrokerAdmin, BrokerModule, BrokerSettings, Deployment, RunNames } from '../broker/contract.ts';
 import { loadBroker } from '../broker/registry.ts';
@@ -147,6 +147,8 @@ export async function openRun(scenario: Scenario, opts: RunOptions): Promise<Run
       offInterrupt();
       history.close();
       await mergeHistories(histDir, record.historyFile);
+      // The processes' parts are in the merged file, line for line; nothing reads them after it.
+      rmSync(histDir, { recursive: true, force: true });
       logStream.end();
     },
   };

@@ -20,7 +20,7 @@ export interface RunCommandOptions {
   scenarioFile?: string;
   /** What to record instead (a rerun passes on what the first run recorded). */
   source?: ScenarioSource;
-  /** Called after each run's result is written (the report issue renders HTML here). */
+  /** Called after each run's result is written (the report renders HTML here). */
   afterRun?: (result: Result, runDir: string) => Promise<void>;
 }
 
@@ -44,9 +44,17 @@ export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Prom
   return { result, runDir: record.runDir, code: exitCodeFor(result.verdict.status), interrupted: !!record.interrupted };
 }
 
+/** One run of a repetition: its result (as result.json has it), folder and exit code. */
+export type RunOutcome = Awaited<ReturnType<typeof runOnce>>;
+
 /** `runOne`: one run and its analysis (runOnce; a test gives its own). */
 export async function runAndAnalyze(scenario: Scenario, opts: RunCommandOptions, runOne = runOnce): Promise<ExitCode> {
-  const runs: { result: Result; runDir: string; code: ExitCode; interrupted: boolean }[] = [];
+  return (await runRepeated(scenario, opts, runOne)).code;
+}
+
+/** The runs of `--repeat N` (fewer when interrupted), each summarised, and the worst exit code. */
+export async function runRepeated(scenario: Scenario, opts: RunCommandOptions, runOne = runOnce): Promise<{ code: ExitCode; runs: RunOutcome[] }> {
+  const runs: RunOutcome[] = [];
   for (let i = 0; i < opts.repeat; i++) {
     if (opts.repeat > 1) process.stderr.write(`run ${i + 1} of ${opts.repeat}\n`);
     const r = await runOne(scenario, opts);
@@ -60,7 +68,8 @@ export async function runAndAnalyze(scenario: Scenario, opts: RunCommandOptions,
   }
   if (opts.repeat > 1) printFlakeTable(runs.map((r) => r.result));
   // The worst outcome wins: infrastructure (3) over failed expectation (1) over pass.
-  return runs.reduce<ExitCode>((worst, r) => (r.code === EXIT.infrastructure || worst === EXIT.infrastructure ? EXIT.infrastructure : Math.max(worst, r.code) as ExitCode), EXIT.ok);
+  const code = runs.reduce<ExitCode>((worst, r) => (r.code === EXIT.infrastructure || worst === EXIT.infrastructure ? EXIT.infrastructure : Math.max(worst, r.code) as ExitCode), EXIT.ok);
+  return { code, runs };
 }
 
 /** One expectation's record over repeated runs: how often it held. */

@@ -15,8 +15,8 @@ export type Source =
   /** Debian packages: `convoy setup` installs them as root, or prints the one apt command. */
   | { kind: 'debian'; packages: string[] }
   /**
-   * A toolchain the machine kind provides (and Debian cannot: its Go is too old). convoy
-   * cannot install it; `how` says where to get it.
+   * A toolchain the user installs (Debian's cannot do: its Go is too old). convoy cannot
+   * install it; `how` says where to get it.
    */
   | { kind: 'toolchain'; name: string; how: string };
 
@@ -173,7 +173,7 @@ export const GO = defineRequirement({
   name: 'go',
   what: 'the Go toolchain (builds Toxiproxy and the Pub/Sub emulator)',
   minVersion: '1.26',
-  source: { kind: 'toolchain', name: 'Go 1.26+', how: 'preinstalled as /usr/local/go on convoy\'s machine kind; elsewhere install it from https://go.dev/dl (Debian\'s golang package is too old)' },
+  source: { kind: 'toolchain', name: 'Go 1.26+', how: 'install Go 1.26 or later from https://go.dev/dl (convoy looks in PATH and /usr/local/go/bin; Debian\'s golang package is too old)' },
   locate: () => onPath('go')() ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined),
   version: printedVersion(['version'], /go(\d+(?:\.\d+)*)/),
 });

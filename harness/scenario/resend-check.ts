@@ -1,5 +1,5 @@
 /**
- * Checks of `workload.producers[].resend` (issue 23, item 5): a trigger is set, the ack timeout
+ * Checks of `workload.producers[].resend`: a trigger is set, the ack timeout
  * is in range, and the broker's adapter can make a re-send happen at all. Each problem is a
  * `<path>: ...` line.
  */

@@ -1,6 +1,7 @@
 /**
  * The published JSON Schemas, generated from their one source each (TypeBox: the scenario's in
- * harness/scenario/schema.ts, the result's, the history's). Every `$id` follows one
+ * harness/scenario/schema.ts, completed with the brokers' and fault kinds' own schemas; the
+ * result's, the history's). Every `$id` follows one
  * convention: https://convoy.dev/schema/<shape>.v<major>.json. `node --import tsx
  * harness/schemas/publish.ts` writes them; test/schemas/published.test.ts checks they are current.
  */
@@ -30,9 +31,23 @@ function published(path: string, source: string, load: () => Promise<object>): P
   return { path, source, schema: async () => generated(source, await load()) };
 }
 
+/**
+ * The scenario schema for editors: the loader's, completed with every broker's settings and
+ * every fault kind's fields from their own schemas (scenario/complete-schema.ts).
+ */
+async function publishedScenarioSchema(): Promise<object> {
+  const [{ completeScenarioSchema }, { brokerNames, brokerSettingsSchema }, { faultKinds }] = await Promise.all([
+    import('../scenario/complete-schema.ts'),
+    import('../broker/registry.ts'),
+    import('../faults/registry.ts'),
+  ]);
+  const brokers = new Map(await Promise.all(brokerNames().map(async (kind) => [kind, await brokerSettingsSchema(kind)] as const)));
+  return completeScenarioSchema({ brokers, faults: await faultKinds() });
+}
+
 /** Every published schema; the sources are imported lazily (the scenario's needs no plug-ins). */
 export const PUBLISHED: Published[] = [
-  published('harness/scenario/scenario.schema.json', 'harness/scenario/schema.ts', async () => (await import('../scenario/schema.ts')).scenarioSchema),
+  published('harness/scenario/scenario.schema.json', 'harness/scenario/schema.ts', publishedScenarioSchema),
   published('results/schema/result.v1.json', 'harness/checker/result-schema.ts', async () => (await import('../checker/result-schema.ts')).resultSchema),
   published('results/schema/history.v1.json', 'harness/history/schema.ts', async () => (await import('../history/schema.ts')).historySchema),
   published('results/schema/client-protocol.v1.json', 'harness/client-protocol/messages.ts', async () => (await import('../client-protocol/messages.ts')).clientProtocolSchema),

@@ -160,7 +160,7 @@ const Time = union('A handler time distribution (milliseconds).', [
 /** Broker settings another part overrides: the broker module's, left open here. */
 const BrokerOverride = (description?: string) => Type.Unsafe<Record<string, unknown>>(description ? { type: 'object', description } : { type: 'object' });
 
-/** Application code that sends a message again when its send seems to have failed (seed 000's "your own resends"). */
+/** Application code that sends a message again when its send seems to have failed (your own resends). */
 const Resend = object(
   {
     ackTimeoutMs: optional(
@@ -193,7 +193,7 @@ const Producer = object(
     processBroker: optional(
       list(BrokerOverride(), {}, { description: "Per process, in order: broker settings overriding the producer's (e.g. one process with another partitioner)." }),
     ),
-    // Issue 23, item 5 (seed 000: "your own resends"); harness/roles/resend.ts.
+    // The application's own re-sends: harness/roles/resend.ts.
     resend: optional(Resend),
   },
   { additionalProperties: false },
@@ -207,9 +207,9 @@ const Workload = object(
           count: intOr(1, 'How many keys (entities). Default 1000.', { maximum: 10_000_000, default: 1000 }),
           distribution: filled(ref('distribution', Distribution, { default: { kind: 'uniform' } })),
           prefix: filled(str({ maxLength: 100, default: 'k', description: 'Key names are <prefix><index>, index from 0. Default "k".' })),
-          // Issue 26: key splitting (harness/workload/split.ts).
+          // Key splitting (harness/workload/split.ts).
           split: optional(
-            int(2, 'Split each entity\'s key into this many sub-keys, <key>/<j>, taking its events in turn (seed 000: "per innings"). Lanes grow; order holds only within a sub-key; seq is numbered per sub-key; the final state and an entity-level order check are per entity. Default: not split.', { maximum: 1024 }),
+            int(2, 'Split each entity\'s key into this many sub-keys, <key>/<j>, taking its events in turn (where order is needed only at a finer grain, such as a match\'s events per innings). Lanes grow; order holds only within a sub-key; seq is numbered per sub-key; the final state and an entity-level order check are per entity. Default: not split.', { maximum: 1024 }),
           ),
         },
         { additionalProperties: false, default: {} },
@@ -224,7 +224,7 @@ const Workload = object(
               description: 'order: PLACED, PAID, SHIPPED, DELIVERED, then address and note updates; wallet: credits and debits with the balance; counter: a count. Default order.',
             }),
           ),
-          // Issue 21: events that carry their change (harness/workload/changes.ts).
+          // Events that carry their change (harness/workload/changes.ts).
           events: filled(
             values(['state', 'change'], {
               default: 'state',
@@ -256,7 +256,7 @@ const Workload = object(
     producers: filled(
       list(ref('producer', Producer), { minItems: 1 }, { default: [{ name: 'producer' }], description: 'Logical producers. Default one, named "producer", with one process.' }),
     ),
-    // Issue 23: an order service under HTTP load instead of producers (harness/gateway/).
+    // An order service under HTTP load instead of producers (harness/gateway/).
     gateway: optional(plugin<GatewaySpec>('gateway')),
   },
   { description: 'What is sent. Give durationMs, messages, or both (whichever comes first).', additionalProperties: false },
@@ -295,7 +295,7 @@ const Consumers = object(
         ),
       ),
     ),
-    // Issue 21: one branch per file in harness/consumer/strategies/.
+    // One branch per file in harness/consumer/strategies/.
     strategy: filled(plugin<string | StrategyOptions>('strategy')),
     poison: optional(ref('poison', Poison)),
     overrides: optional(
@@ -323,7 +323,7 @@ const Expectation = expectation(
   `0, ">0" or "any", alone or as { expect, ${WINDOW_RELATIONS.join(' | ')}: <fault name> }.`,
   perRelation((r) => window(WINDOW_TEXT[r])),
 );
-// Issue 21: wrong-state's expectation, which may name the strategy it judges. The windows are
+// wrong-state's expectation, which may name the strategy it judges. The windows are
 // accepted here so that the loader can say why they make no sense (the final state has no time).
 const notAllowed = () => window('Not allowed: the final state has no time.');
 const StateExpectation = expectation('0, ">0" or "any", alone or as { expect, strategy }.', {

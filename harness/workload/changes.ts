@@ -5,10 +5,10 @@
  *
  *   order    1 PLACED {status, customer, city}, 2 ADDRESS_CHANGED {status, city}, then either
  *            3 PAID, 4 ADDRESS_CHANGED, 5 SHIPPED, 6 DELIVERED, or (a share of orders,
- *            `cancelShare`, chosen by a hash of the key) 3 CANCELLED, as in seed 001.
+ *            `cancelShare`, chosen by a hash of the key) 3 CANCELLED.
  *            CANCELLED and DELIVERED end the lifecycle; after the end come NOTE_ADDED {note}
  *            events (no status), for keys that get more messages. Every lifecycle event
- *            carries the status the order has after it, as in seed 001, where a late address
+ *            carries the status the order has after it, so a late address
  *            change pulls a cancelled plan back to "ready to ship"; notes carry none, so a
  *            status pulled back stays back.
  *   wallet   CREDIT / DEBIT with a signed amount (the same per-key table as entity.ts) added

@@ -1,6 +1,6 @@
 /**
- * Key splitting (`workload.keys.split: N`), seed 000's "split the key if order is only needed at
- * a finer grain, such as per innings": each entity's events go out under N sub-keys,
+ * Key splitting (`workload.keys.split: N`), for when order is needed only at a finer grain
+ * (a match's events per innings): each entity's events go out under N sub-keys,
  * `<entity>/<j>`, in turn (event v under sub-key (v - 1) mod N), so a hot entity spreads over N
  * lanes and N handlers. The sequence is numbered per sub-key (1, 2, ... on each), so the
  * checker, which orders per key, sees no false gaps; order then holds only within a sub-key.

@@ -1,5 +1,5 @@
 /**
- * lost or unseen per ack lane (issue 15): the lane all of a message's acks name decides where
+ * lost or unseen per ack lane: the lane all of a message's acks name decides where
  * the broker's `remaining` event reports it; hand-picked cases beside the goldens and the
  * oracle properties.
  */

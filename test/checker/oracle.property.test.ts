@@ -32,7 +32,7 @@ test('checker equals the oracle where most acked messages are undelivered (ack l
   );
 });
 
-// Issue 23: an order service's send events carry the version it numbered and the event's id
+// An order service's send events carry the version it numbered and the event's id
 // beside seq (its commit index). The checker judges order by seq alone, so the new fields,
 // whatever their values (duplicate versions included), change nothing it finds.
 test('send events with version and event id (order-service runs): the checker still equals the oracle, and finds the same', () => {

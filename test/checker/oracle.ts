@@ -1,6 +1,6 @@
 /**
  * A brute-force oracle for the ordering checker, written straight from the definitions in
- * issue 3 and sharing no code with harness/checker. Quadratic (or worse) on purpose: every
+ * docs/anomalies.md and sharing no code with harness/checker. Quadratic (or worse) on purpose: every
  * anomaly is a literal search over the events. Input: valid history events as plain objects.
  *
  * Conventions it shares with the checker only through the written contract (see the header

@@ -1,5 +1,5 @@
 /**
- * Regression (issue 25's memory-broker skew): the checker orders applies by their recorded end,
+ * Regression (a memory-broker clock skew): the checker orders applies by their recorded end,
  * which must be when the apply committed. The resequencer kept one "last apply" stamp per store
  * and the consumer read it after awaiting the apply; handlings of other keys in the same process
  * that resumed together (a batch pushed at once, a stall's end) applied in between, so many ends

@@ -1,5 +1,5 @@
 /**
- * The strategies on the seeds' cases, applied through replay() (a fresh in-memory store, the
+ * The strategies on the textbook cases, applied through replay() (a fresh in-memory store, the
  * same code the consumers run live), and the registry finding a strategy from a fixture folder.
  */
 import { test } from 'node:test';
@@ -37,7 +37,7 @@ test('the built-in strategies are found, each named after its file', () => {
   assert.deepEqual([...strategies.keys()].sort(), ['commutative', 'commutative-dedup', 'lww-timestamp', 'naive', 'notification', 'resequencer', 'state-machine', 'versioned']);
 });
 
-test("seed 001's opening scenario (1, 3, 2): naive ships the cancelled order; state-machine keeps it cancelled with the new city", () => {
+test("the late address change (1, 3, 2): naive ships the cancelled order; state-machine keeps it cancelled with the new city", () => {
   const naive = run('naive', ORDERS, ADA, [1, 3, 2]);
   assert.equal(naive.final.state.status, 'PLACED', 'the late address change pulled the plan back');
   assert.deepEqual(naive.score.wrongKeys[0].fields, ['version', 'status']);

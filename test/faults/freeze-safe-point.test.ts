@@ -18,11 +18,11 @@ import { openDatabase } from '../../harness/consumer/entity-store.ts';
 const SCENARIO = new URL('./fixtures/freeze-busy-consumer.yaml', import.meta.url).pathname;
 
 function processEnds(runDir: string, consumer: string): number[] {
-  return readFileSync(join(runDir, 'history', `${consumer}.jsonl`), 'utf8')
+  return readFileSync(join(runDir, 'history.jsonl'), 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { type: string; end: number })
-    .filter((e) => e.type === 'process')
+    .map((l) => JSON.parse(l) as { type: string; consumer?: string; end: number })
+    .filter((e) => e.type === 'process' && e.consumer === consumer)
     .map((e) => e.end);
 }
 

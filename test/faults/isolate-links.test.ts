@@ -1,5 +1,5 @@
 /**
- * The isolate fault's plumbing, no broker needed (issue 24): Kafka's proxied peer links give
+ * The isolate fault's plumbing, no broker needed: Kafka's proxied peer links give
  * each directed pair of nodes its own address, the fault picks exactly the links between the
  * isolated set and the rest, and the active controller is read from the quorum-state files.
  */

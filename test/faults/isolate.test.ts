@@ -1,5 +1,5 @@
 /**
- * The isolate fault on a real 3-node cluster with proxied peer links (issue 24): it cuts one
+ * The isolate fault on a real 3-node cluster with proxied peer links: it cuts one
  * node's peer links and no other link, the cluster sees it (the node is fenced, the ISR
  * shrinks), and what it changed is undone by the heal, by the clean-up that Ctrl-C runs, and by
  * the harness's processes going away (a crash: the reaper kills them), since the cut lives in

@@ -1,5 +1,5 @@
 /**
- * The order service end to end on the memory broker (issue 23): real instance, router and load
+ * The order service end to end on the memory broker: real instance, router and load
  * driver processes, autocannon, the shared SQLite store, the analysis. Beside, not instead of,
  * the real-broker test (brokers/kafka/test/gateway.test.ts). No timed assertions: what is asserted
  * holds by construction (one writer per order in key-affine; the history and the store agree).

@@ -1,5 +1,5 @@
 /**
- * The order service's store and modes without a broker (issue 23): how each mode numbers an
+ * The order service's store and modes without a broker: how each mode numbers an
  * event, against one SQLite file opened by two "instances" as separate connections.
  */
 import { test } from 'node:test';

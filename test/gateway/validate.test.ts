@@ -1,5 +1,5 @@
 /**
- * Bad `workload.gateway` input (issue 23) is refused by `convoy validate` with the path named,
+ * Bad `workload.gateway` input is refused by `convoy validate` with the path named,
  * exit 2: gateway beside producers, a mode the broker cannot serve, autocannon options out of
  * range. And a good one passes, so the refusals are not of everything.
  */

@@ -83,9 +83,15 @@ describe('convoy matrix on the memory broker', { concurrency: 2 }, () => {
     assert.match(readFileSync(join(dir, 'matrix.html'), 'utf8'), /<script type="application\/json" id="convoy-data">/);
     assert.match(r.stdout, /### convoy matrix memory-modes: pass/);
     // The comparison again, from the run folders alone: the same figures.
-    const again = await convoy(['matrix', '--compare', dir], { timeoutMs: 60_000 });
+    // With --json: stdout is one document, matrix.json (the cells' table as data) inside it.
+    const again = await convoy(['matrix', '--compare', dir, '--json'], { timeoutMs: 60_000 });
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual(JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')), whole);
+    const doc = JSON.parse(again.stdout);
+    assert.equal(again.stdout, `${JSON.stringify(doc, null, 2)}\n`, 'stdout carries the document and nothing else');
+    assert.deepEqual([doc.command, doc.verdict, doc.exitCode, doc.dir], ['matrix', 'pass', 0, dir]);
+    assert.deepEqual(doc.comparison, whole);
+    assert.match(again.stderr, /### convoy matrix memory-modes: pass/, 'the table goes to stderr');
     // The dashboard groups the matrix's runs under it and links its comparison.
     const dash = await convoy(['dashboard', results], { timeoutMs: 60_000 });
     assert.equal(dash.code, 0, dash.stderr);

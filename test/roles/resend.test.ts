@@ -1,5 +1,5 @@
 /**
- * The producer's own re-sends (workload.producers[].resend; issue 23, item 5) without a broker:
+ * The producer's own re-sends (workload.producers[].resend) without a broker:
  * when the policy fires, the result's figures, and what re-sends do to the run's measurements
  * (not schedule sends, not publish delay; a message refused only when every send of it was).
  * The real-broker side: brokers/kafka/test/own-resend.test.ts and brokers/pubsub/test/own-resend.test.ts.

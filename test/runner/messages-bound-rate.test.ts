@@ -7,7 +7,7 @@ import { runHere } from '../../brokers/memory/test/run-here.ts';
 
 // Regression: the achieved rate was taken over durationMs even when `messages` ended the plan
 // sooner, so a run that kept its rate for the whole plan read as "could not keep the target
-// rate" (issue 21's seed-001 twin: 1200 messages at 200/s with durationMs 10 s read 100/s).
+// rate" (an orders twin: 1200 messages at 200/s with durationMs 10 s read 100/s).
 test('a plan ended by `messages` before durationMs is rated over its own length, not durationMs', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'convoy-messages-rate-'));
   const file = join(dir, 'short-plan.yaml');

@@ -1,5 +1,5 @@
 /**
- * Nothing outlives the harness (issue 17). The harness is killed with SIGKILL in the middle
+ * Nothing outlives the harness. The harness is killed with SIGKILL in the middle
  * of faults; every process of that run (Kafka, Toxiproxy, workers, a frozen one included, and
  * the reaper itself) is gone within 10 s, while a broker from `convoy brokers up` keeps
  * serving. A `brokers up` killed half way leaves nothing. `convoy clean` finds what a dead

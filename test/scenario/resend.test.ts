@@ -1,5 +1,5 @@
 /**
- * `workload.producers[].resend` (issue 23, item 5): its defaults, its ranges and where a broker
+ * `workload.producers[].resend`: its defaults, its ranges and where a broker
  * cannot honour it, each refused by `convoy validate` with the path named (exit 2). Real broker
  * modules (the memory broker declares it cannot; Kafka and Pub/Sub can).
  */

@@ -1,5 +1,5 @@
 /**
- * Static mistakes refused before anything starts (issue 17): faults naming what the scenario
+ * Static mistakes refused before anything starts: faults naming what the scenario
  * does not have, faults the broker cannot do with these settings on the runtime, expectations
  * scoped to a fault that cannot start inside the run. Real broker modules and fault kinds.
  */
@@ -18,7 +18,7 @@ const s = (name: string) => fixture(`static/${name}.yaml`);
 
 /** Fixture, where it is meant to run, the one problem validate must name. */
 const BAD: [string, Partial<Target>, string][] = [
-  // The three cases of the issue.
+  // Three static mistakes: a fault the broker cannot do, a consumer it does not have, a window past the run.
   ['kill-consumer-c7', {}, 'faults[0].consumer: no consumer "c7" in this scenario; expected one of busiest, c1, c2 (consumers.processes is 2)'],
   ['rabbitmq-add-partitions', {}, 'faults[0]: rabbitmq cannot add partitions on the local runtime: RabbitMQ queues have no partitions to add (topology competing)'],
   ['late-fault-expectation', {}, 'expect.reorder.during: fault "late-stall" starts at 60 s, which cannot happen inside the run: the run is over by then (sending 5 s + drain 15 s = 20 s into the measured phase)'],
@@ -43,7 +43,7 @@ const BAD: [string, Partial<Target>, string][] = [
   ['kafka-network', { runtime: 'external' }, 'faults[0]: kafka on the external runtime has no Toxiproxy links, so no network faults'],
   ['servicebus-network', { runtime: 'containers' }, 'faults[0]: servicebus on the containers runtime has no Toxiproxy links, so no network faults'],
   ['kafka-add-partitions', { runtime: 'external' }, 'faults[0]: add-partitions (grow) changes or hurts the target broker: refused on the external runtime without --allow-destructive'],
-  // isolate (issue 24): only where convoy runs the nodes and their peer links go through proxies.
+  // isolate: only where convoy runs the nodes and their peer links go through proxies.
   ['kafka-isolate-direct', {}, 'faults[0]: kafka cannot cut broker nodes off from each other on the local runtime: the nodes reach each other directly; set broker.peerLinks: proxied'],
   ['kafka-isolate', { runtime: 'containers' }, 'faults[0]: kafka cannot cut broker nodes off from each other on the containers runtime: only a local cluster has peer links convoy can cut (broker.peerLinks: proxied)'],
   ['kafka-isolate', { runtime: 'external', allowDestructive: true }, 'faults[0]: kafka cannot cut broker nodes off from each other on the external runtime: only a local cluster has peer links convoy can cut (broker.peerLinks: proxied)'],

@@ -42,7 +42,7 @@ test('problem lines: the path is found and the position put in front; lines with
   assert.equal(locate(origin, 'something else'), 'something else');
 });
 
-/** The three examples of the issue's closing note: a typo deep in a scenario, with line and column. */
+/** Three typos deep in a scenario, each named with its line and column. */
 test('a typo deep in a scenario is reported with its line and column', async () => {
   const scenario = `name: deep
 broker: { kind: fake }

@@ -21,6 +21,8 @@ import { comparisonMarkdown } from '../../matrix/table.ts';
 import { EXTERNAL_HELP, collect, parseExternal } from '../external.ts';
 import { checkRuntime } from '../runtime-flag.ts';
 import type { SuiteFlags } from './suite.ts';
+import { documentHead, JSON_HELP, withJsonStdout, type JsonStdout } from '../json-output.ts';
+import type { ExitCode } from '../../errors.ts';
 
 /** The suite's flags (a matrix keeps brokers up as a suite does), and its own. */
 interface MatrixFlags extends Omit<SuiteFlags, 'out'> {
@@ -101,18 +103,19 @@ export function register(program: Command): void {
     .option('--keep', 'keep each run\'s topics, queues and groups')
     .option('--no-reuse-brokers', 'local runtime: let every run start and stop its own brokers')
     .option('--quiet', 'no progress output from the runs')
+    .option('--json', `print one JSON document on stdout: the verdict, exit code, matrix folder and the comparison (matrix.json: the cells' table as data); with --dry-run, the plan; ${JSON_HELP}`)
     .addHelpText('after', HELP)
-    .action((file: string | undefined, o: MatrixFlags) => matrixCommand(file, o));
+    .action((file: string | undefined, o: MatrixFlags) => withJsonStdout(o.json, (json) => matrixCommand(file, o, json)));
 }
 
-async function matrixCommand(file: string | undefined, o: MatrixFlags): Promise<void> {
+async function matrixCommand(file: string | undefined, o: MatrixFlags, json: JsonStdout | undefined): Promise<void> {
   const runtime = checkRuntime(o.runtime);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const given = [file, o.resume, o.compare].filter(Boolean).length;
   if (given !== 1) throw new InputError('convoy matrix: give a matrix file, or --resume <matrix folder>, or --compare <matrix folder> (one of them)');
   if (o.compare) {
     const dir = resolve(o.compare);
-    finish(readPlan(dir), dir);
+    finish(readPlan(dir), dir, false, json);
     return;
   }
   let dir: string;
@@ -126,6 +129,11 @@ async function matrixCommand(file: string | undefined, o: MatrixFlags): Promise<
       process.stdout.write(`ok ${file}: ${plan.cells.length} cells x ${plan.repeats} repeats = ${plan.runs.length} runs\n`);
       for (const c of plan.cells) process.stdout.write(`  cell ${c.label}\n`);
       process.stdout.write(`order: ${plan.runs.map((r) => `${r.cell}#${r.repeat + 1}`).join(' ')}\n`);
+      json?.write({
+        command: 'matrix', dryRun: true, exitCode: EXIT.ok, name: plan.name, file: plan.file,
+        cells: plan.cells.map((c) => ({ id: c.id, label: c.label, values: c.values })), repeats: plan.repeats,
+        runs: plan.runs.map((r) => ({ slot: r.slot, cell: r.cell, repeat: r.repeat + 1, seed: r.seed })),
+      });
       return;
     }
     dir = join(resolve(o.results), newRunId(`matrix-${plan.name}`));
@@ -150,15 +158,16 @@ async function matrixCommand(file: string | undefined, o: MatrixFlags): Promise<
   } finally {
     offInterrupt();
   }
-  finish(plan, dir);
-  if (stopped) {
-    log(`interrupted: continue with convoy matrix --resume ${dir}`);
-    process.exitCode = EXIT.infrastructure;
-  }
+  if (stopped) log(`interrupted: continue with convoy matrix --resume ${dir}`);
+  finish(plan, dir, stopped, json);
 }
 
-function finish(plan: MatrixPlan, dir: string): void {
+/** Writes the comparison and prints it; an interrupted matrix exits 3 whatever its cells showed. */
+function finish(plan: MatrixPlan, dir: string, interrupted: boolean, json: JsonStdout | undefined): void {
   const { comparison, files } = writeComparison(plan, dir);
   process.stdout.write(`\n${comparisonMarkdown(comparison)}\n${files.join('\n')}\n`);
-  process.exitCode = matrixExitCode(comparison);
+  const code: ExitCode = interrupted ? EXIT.infrastructure : matrixExitCode(comparison);
+  // matrix.json as written (results/schema/matrix.v1.json): the cells' table as data.
+  json?.write({ ...documentHead('matrix', code), name: plan.name, dir, interrupted, files, comparison });
+  process.exitCode = code;
 }

@@ -1,6 +1,6 @@
 /**
  * `convoy parked list <run>` and `convoy parked replay <run> [--key K]`: the park-key poison
- * policy's tools (seed 000's parked-keys table and replay tool), working on a finished run's
+ * policy's tools (the parked-keys table and its replay), working on a finished run's
  * folder. The lot is the `parked` table of the run's store file (harness/consumer/parking-lot.ts).
  *
  * replay applies a key's parked messages, in version order, through the consumers' strategy

@@ -3,11 +3,13 @@ import { resolve } from 'node:path';
 import { InputError } from '../../errors.ts';
 import { loadScenarioFile } from '../../scenario/load.ts';
 import { scenarioCatalogue } from '../catalogue.ts';
-import { runAndAnalyze } from '../../runner/run-and-analyze.ts';
+import { flakeRows, runRepeated, type RunOutcome } from '../../runner/run-and-analyze.ts';
 import type { RuntimeKind } from '../../broker/contract.ts';
 import { EXTERNAL_HELP, collect, parseExternal } from '../external.ts';
 import { checkRuntime } from '../runtime-flag.ts';
 import { reportAfterRun } from '../../report/render.ts';
+import { documentHead, JSON_HELP, withJsonStdout } from '../json-output.ts';
+import type { ExitCode } from '../../errors.ts';
 
 export interface RunFlags {
   runtime: RuntimeKind;
@@ -17,6 +19,7 @@ export interface RunFlags {
   external?: string[];
   repeat: string;
   quiet?: boolean;
+  json?: boolean;
   /** false with --no-reuse-brokers: start and stop this run's own brokers. */
   reuseBrokers: boolean;
 }
@@ -30,6 +33,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--external <k=v>', EXTERNAL_HELP, collect)
     .option('--repeat <n>', 'run it n times and report how often each expectation held', '1')
     .option('--quiet', 'no progress output')
+    .option('--json', `print one JSON document on stdout: the verdict, exit code, each run's folder and result.json, and the runs together; ${JSON_HELP}`)
     .option('--no-reuse-brokers', 'local runtime: start and stop brokers of its own, even when `convoy brokers up` or a suite left matching ones running (whose owner may restart or stop them mid-run)');
 }
 
@@ -39,17 +43,44 @@ export function register(program: Command): void {
       .command('run')
       .description('run one scenario: start brokers, drive the workload, inject faults, check, write results/<run-id>/')
       .argument('<scenario>', 'scenario YAML file (see workloads/)'),
-  ).action(async (file: string, o: RunFlags) => {
-    const runtime = checkRuntime(o.runtime);
-    const repeat = Number(o.repeat);
-    if (!Number.isInteger(repeat) || repeat < 1) throw new InputError(`--repeat: expected an integer ≥ 1, got "${o.repeat}"`);
-    // The same checks as `convoy validate --runtime <kind>`, before anything starts.
-    const scenario = await loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
-    const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
-    process.exitCode = await runAndAnalyze(scenario, {
-      runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
-      external, repeat, quiet: Boolean(o.quiet), scenarioFile: resolve(file), reuseBrokers: o.reuseBrokers,
-      afterRun: reportAfterRun,
-    });
-  });
+  ).action((file: string, o: RunFlags) =>
+    withJsonStdout(o.json, async (json) => {
+      const runtime = checkRuntime(o.runtime);
+      const repeat = Number(o.repeat);
+      if (!Number.isInteger(repeat) || repeat < 1) throw new InputError(`--repeat: expected an integer ≥ 1, got "${o.repeat}"`);
+      // The same checks as `convoy validate --runtime <kind>`, before anything starts.
+      const scenario = await loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
+      const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
+      const { code, runs } = await runRepeated(scenario, {
+        runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
+        external, repeat, quiet: Boolean(o.quiet), scenarioFile: resolve(file), reuseBrokers: o.reuseBrokers,
+        afterRun: reportAfterRun,
+      });
+      json?.write(runDocument(scenario.name, resolve(file), repeat, code, runs));
+      process.exitCode = code;
+    }),
+  );
+}
+
+/**
+ * `convoy run --json`: the verdict and exit code of the whole (the worst run's), one entry per
+ * run (its folder, verdict, exit code and result.json as written), and the runs together: how
+ * often each expectation held (`--repeat`'s table, as data).
+ */
+export function runDocument(scenario: string, file: string, repeat: number, code: ExitCode, runs: RunOutcome[]) {
+  const count = (status: string) => runs.filter((r) => r.result.verdict.status === status).length;
+  return {
+    ...documentHead('run', code),
+    scenario,
+    file,
+    runs: runs.map((r) => ({ runDir: r.runDir, verdict: r.result.verdict.status, exitCode: r.code, interrupted: r.interrupted, result: r.result })),
+    aggregate: {
+      repeat,
+      runs: runs.length,
+      pass: count('pass'),
+      fail: count('fail'),
+      unknown: count('unknown'),
+      expectations: flakeRows(runs.map((r) => r.result)).map((row) => ({ ...row, flakeRate: row.of ? 1 - row.held / row.of : 0 })),
+    },
+  };
 }

@@ -10,6 +10,8 @@ import { SuiteBrokers } from '../../suite/brokers.ts';
 import { runSuite } from '../../suite/run-suite.ts';
 import { EXTERNAL_HELP, collect, parseExternal } from '../external.ts';
 import { checkRuntime } from '../runtime-flag.ts';
+import { documentHead, JSON_HELP, withJsonStdout, type JsonStdout } from '../json-output.ts';
+import type { SuiteOutcome } from '../../suite/run-suite.ts';
 
 export interface SuiteFlags {
   results: string;
@@ -20,6 +22,7 @@ export interface SuiteFlags {
   allowDestructive?: boolean;
   keep?: boolean;
   quiet?: boolean;
+  json?: boolean;
   reuseBrokers: boolean;
 }
 
@@ -31,7 +34,7 @@ export interface SuiteFlags {
 export function register(program: Command): void {
   program
     .command('suite')
-    .description('run every scenario in a folder, then write the dashboard, JUnit XML and benchmark JSON for the suite')
+    .description('run the scenarios of a folder (those its suite.txt lists, else every *.yaml in it), then write the dashboard, JUnit XML and benchmark JSON for the suite')
     .argument('<folder>', 'folder of scenario YAML files (e.g. workloads/nightly/)')
     .option('--results <dir>', 'parent folder for the run folders; the dashboard goes to <dir>/dashboard', 'results')
     .addOption(new Option('--out <dir>', 'the older name of --results').hideHelp())
@@ -41,11 +44,12 @@ export function register(program: Command): void {
     .option('--keep', 'keep each run\'s topics, queues and groups')
     .option('--no-reuse-brokers', 'local runtime: let every run start and stop its own brokers instead of keeping them up across the suite')
     .option('--quiet', 'no progress output from the runs')
-    .action((folder: string, o: SuiteFlags) => runSuiteCommand(folder, o));
+    .option('--json', `print one JSON document on stdout: each scenario's verdict, exit code and run folder, the totals and the dashboard's files; ${JSON_HELP}`)
+    .action((folder: string, o: SuiteFlags) => withJsonStdout(o.json, (json) => runSuiteCommand(folder, o, json)));
 }
 
 /** The suite command's work, also used by `convoy demo`. Sets process.exitCode. */
-export async function runSuiteCommand(folder: string, o: SuiteFlags): Promise<void> {
+export async function runSuiteCommand(folder: string, o: SuiteFlags, json?: JsonStdout): Promise<void> {
   const runtime = checkRuntime(o.runtime);
   const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -74,12 +78,42 @@ export async function runSuiteCommand(folder: string, o: SuiteFlags): Promise<vo
     const width = Math.max(...outcome.scenarios.map((s) => s.entry.scenario.length), 8);
     process.stdout.write('\nsuite results\n');
     for (const s of outcome.scenarios) {
-      const status = s.entry.result ? s.entry.result.verdict.status : s.entry.stage === 'load' ? 'not loaded' : 'broken';
-      process.stdout.write(`  ${s.entry.scenario.padEnd(width)}  ${status.padEnd(10)} ${s.runDir ?? s.entry.error?.split('\n')[0] ?? ''}\n`);
+      process.stdout.write(`  ${s.entry.scenario.padEnd(width)}  ${statusOf(s).padEnd(10)} ${s.runDir ?? s.entry.error?.split('\n')[0] ?? ''}\n`);
     }
     process.stdout.write(`dashboard: ${outcome.dashboard.index}\n${outcome.dashboard.files.filter((f) => !f.endsWith('.html')).join('\n')}\n`);
+    json?.write(suiteDocument(resolve(folder), outcome));
     process.exitCode = outcome.code;
   } finally {
     offInterrupt();
   }
+}
+
+/** A scenario's line in the suite's table: its verdict, or why it has none. */
+function statusOf(s: SuiteOutcome['scenarios'][number]): string {
+  return s.entry.result ? s.entry.result.verdict.status : s.entry.stage === 'load' ? 'not loaded' : 'broken';
+}
+
+/**
+ * `convoy suite --json`: the suite's verdict and exit code (the worst scenario's), one entry per
+ * scenario (its verdict or why it has none, exit code, run folder, the verdict's reasons or the
+ * error) and the totals; each run's whole result is its folder's result.json.
+ */
+export function suiteDocument(folder: string, outcome: SuiteOutcome) {
+  const scenarios = outcome.scenarios.map((s) => ({
+    scenario: s.entry.scenario,
+    file: s.file,
+    status: statusOf(s),
+    exitCode: s.code,
+    runDir: s.runDir ?? null,
+    reasons: s.entry.result?.verdict.reasons ?? [],
+    error: s.entry.error ?? null,
+  }));
+  const count = (status: string) => scenarios.filter((s) => s.status === status).length;
+  return {
+    ...documentHead('suite', outcome.code),
+    folder,
+    scenarios,
+    totals: { scenarios: scenarios.length, pass: count('pass'), fail: count('fail'), unknown: count('unknown'), notLoaded: count('not loaded'), broken: count('broken') },
+    dashboard: { index: outcome.dashboard.index, files: outcome.dashboard.files },
+  };
 }

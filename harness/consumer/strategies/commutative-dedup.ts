@@ -1,6 +1,6 @@
 /**
  * commutative-dedup: deltas added in any order, with a processed-message record written in
- * the same SQLite transaction as the effect (seed 003's applyCredit), so a redelivered message
+ * the same SQLite transaction as the effect, so a redelivered message
  * is skipped.
  */
 import { commutativeStrategy } from './commutative.ts';

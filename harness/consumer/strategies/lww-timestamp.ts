@@ -1,9 +1,9 @@
 /**
- * lww-timestamp: last writer wins by the producing service's wall-clock stamp (ms), seed 003's
+ * lww-timestamp: last writer wins by the producing service's wall-clock stamp (ms), the
  * guard `UPDATE ... WHERE updated_at < $ts`. An event is applied only when its stamp is newer
  * than the stored one; an older one is skipped as stale, and so is an equal one (a tie: two
- * events in the same millisecond, which the guard cannot order). Ties are counted apart. Seed
- * 000's warning is what it shows: clocks drift between writers and events tie within a
+ * events in the same millisecond, which the guard cannot order). Ties are counted apart. What it
+ * shows: clocks drift between writers and events tie within a
  * millisecond, so the stamp is not the order. A message without a stamp cannot be ordered and
  * is rejected.
  */

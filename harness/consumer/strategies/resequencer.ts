@@ -1,19 +1,19 @@
 /**
- * resequencer: Enterprise Integration Patterns' resequencer, per key (seed 003's out-of-order
- * buffer, seed 000's bounded one). A message that is the next version of its key (stored + 1,
+ * resequencer: Enterprise Integration Patterns' resequencer, per key (an out-of-order
+ * buffer with bounds). A message that is the next version of its key (stored + 1,
  * read from the store every consumer shares, so competing consumers agree) is applied; one
  * further ahead is held, unacknowledged, in this consumer; an older one is skipped. Held
  * messages are released in order as soon as the store says their predecessor was applied, by
  * this consumer or another.
  *
- * Bounds, per key: `maxHeld` messages and `maxAgeMs` for the oldest (seed 000: 1,000 or 30 s).
+ * Bounds, per key: `maxHeld` messages and `maxAgeMs` for the oldest (by default 1,000 and 30 s).
  * At a bound it records an alert, fetches the entity's current state from its owner, stores it
  * (if newer), releases what that state covers as skipped, and goes on from there. A third bound
  * is the consumer's own: held messages stay unsettled and count toward its in-flight cap, so
  * once they fill it nothing more is delivered and a gap that is queued behind them (a
  * dead-lettered message redriven to the tail) never arrives. When the cap has stayed full of
  * held messages for `fullWaitMs`, the bound acts on the key that has waited longest. `unbounded`
- * is seed 003's buffer as written: a lost message then holds its key's successors until the
+ * is the buffer with no bound: a lost message then holds its key's successors until the
  * run ends (they stay unacknowledged; the broker still holds them).
  *
  * Costs (costs.ts): held, released, alerts, fetches; peaks of held messages (in this consumer,
@@ -41,7 +41,7 @@ const resequencer: ConsumerStrategy = {
     maxHeld: { type: 'integer', minimum: 1, default: 1000, description: 'Held messages per key before the bound acts. Default 1000.' },
     maxAgeMs: { type: 'integer', minimum: 1, default: 30_000, description: 'Age of the oldest held message of a key before the bound acts, ms. Default 30000.' },
     fullWaitMs: { type: 'integer', minimum: 0, default: 5000, description: "How long held messages may fill the consumer's in-flight cap (nothing more is delivered, so no gap can fill) before the bound acts on the key that waited longest, ms. Default 5000: longer than a competing consumer's usual stall, shorter than maxAgeMs." },
-    unbounded: { type: 'boolean', default: false, description: 'No bound: hold until the gap fills, however long (seed 003 as written). Default false.' },
+    unbounded: { type: 'boolean', default: false, description: 'No bound: hold until the gap fills, however long. Default false.' },
   },
   pure: false,
   scoresVersion: true,

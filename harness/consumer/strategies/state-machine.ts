@@ -5,7 +5,7 @@
  * back, or repeat its status, is ignored; the event's other fields (customer, city, note, or a
  * whole state's fields) follow whatever arrives, onto whatever is stored, even nothing.
  *
- * Seed 001: PLACED, ADDRESS_CHANGED, CANCELLED applied 1, 3, 2 stays cancelled and takes the
+ * PLACED, ADDRESS_CHANGED, CANCELLED applied 1, 3, 2 stays cancelled and takes the
  * new city (right); an older address change applied after a newer one leaves the older city,
  * and an update applied before its PLACED is overwritten by PLACED's city (both wrong).
  */

@@ -26,7 +26,7 @@ export function consumersSection(r: ReportResult): string {
   const c = r.consumers as ConsumersSection | undefined;
   if (!c) return `<section id="consumers"><h2>Consumers</h2><p class="missing">No consumer figures in this result (results before v1.3, or a run that stopped before its analysis).</p></section>`;
   const k = c.costs;
-  const costs = `<table class="consumer-costs" id="consumer-costs"><thead><tr><th>mode</th><th>strategy</th><th>handled</th><th>conflated</th><th>applied</th><th>errors</th><th>store transactions</th><th>messages per transaction</th><th>handler ms per message</th><th>rate</th></tr></thead>
+  const costs = `<table class="consumer-costs" id="consumer-costs"><thead><tr><th>mode</th><th>strategy</th><th>handled</th><th>conflated</th><th title="handed to the consumers' strategy, what it skipped or rejected included (Consumer strategies splits them)">to the strategy</th><th>errors</th><th>store transactions</th><th>messages per transaction</th><th>handler ms per message</th><th>rate</th></tr></thead>
 <tbody><tr${dataAttrs({ mode: c.mode, strategy: c.strategy })}><td>${esc(c.mode)}</td><td>${esc(c.strategy)}</td><td class="num">${esc(formatCount(k.handled))}</td><td class="num">${esc(formatCount(k.conflated))}</td><td class="num">${esc(formatCount(k.applied))}</td><td class="num">${esc(formatCount(k.errors))}</td>
 <td class="num">${esc(formatCount(k.storeTransactions))}</td><td class="num">${esc(fig(k.messagesPerTransaction))}</td><td class="num">${esc(fig(k.handlerMsPerMessage))}</td><td class="num">${esc(formatRate(k.perSecond))}</td></tr></tbody></table>`;
   const h = c.hotKey;

@@ -7,7 +7,7 @@ const DEFAULT_MAX = 50;
  * Key mode that applies a key's queued messages together: when a key's turn comes it takes up
  * to `batchMax` of them (waiting up to `batchLingerMs` from the oldest's arrival for the batch
  * to fill) and handles them as one: one handler time, their applies in one store transaction,
- * in arrival order (seed 000: "apply 50 queued events in one write"). The scenario's handler
+ * in arrival order (say, 50 queued events applied in one write). The scenario's handler
  * time is then the cost of one write, paid once per batch. Gains throughput on a hot key; a
  * message pays with the wait for its batch (the linger) and for the whole batch's write. It is
  * a mode, not a strategy: it decides which deliveries share a transaction, from the key's queue,

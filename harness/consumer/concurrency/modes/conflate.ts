@@ -6,7 +6,7 @@ import { KeyQueues, QUEUE_FIELD, queueSize } from '../key-queues.ts';
  * older message that queued up behind its previous one is dropped (settled `ack`, recorded with
  * effect `conflated`, counted) and only the newest is handled. Right where only the latest
  * state matters (whole-state events: an order's status, a rider's location); wrong for a
- * ledger, whose every change counts (seed 000: "never for a ledger"). It is a mode, not a
+ * ledger, whose every change counts (never for a ledger). It is a mode, not a
  * strategy, because it decides which deliveries reach the store, from the queue a strategy
  * never sees; it runs beside any strategy.
  */
