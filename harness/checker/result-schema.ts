@@ -51,7 +51,7 @@ export const AnomalyDef = Type.Object(
 export const ExpectationDef = Type.Object(
   {
     type: Type.String(),
-    expected: Type.String({ description: 'Counts: 0, >0, any or a bound ("<5"); thresholds: the bound as written ("<200ms", ">=0.95 of target").' }),
+    expected: Type.String({ pattern: '^(0|>0|any|(<=|>=|<|>|=)\\s*\\S.*)$', description: 'Counts: 0, >0, any or a bound ("<5"); thresholds: the bound as written ("<200ms", ">=0.95 of target").' }),
     window: oneOf([
       Type.Null(),
       Type.Object(
