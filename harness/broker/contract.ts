@@ -322,6 +322,11 @@ export interface BrokerModule {
    * their versions under these settings: the result records them beside the npm clients'.
    */
   processClientVersions?(settings: BrokerSettings): Record<string, string>;
+  /**
+   * The client these settings run (a package of `clients`, or one of processClientVersions'):
+   * the result names it, and benchmark figures carry its version. Absent: the first of `clients`.
+   */
+  clientInUse?(settings: BrokerSettings): string;
   producer(
     endpoint: Endpoint,
     settings: BrokerSettings,

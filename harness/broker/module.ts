@@ -41,6 +41,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   redeliveryHorizonSetting?(settings: S): string;
   /** See BrokerModule.processClientVersions. */
   processClientVersions?(settings: S): Record<string, string>;
+  /** See BrokerModule.clientInUse. */
+  clientInUse?(settings: S): string;
 }
 
 const RUNTIMES: readonly RuntimeKind[] = RUNTIME_KINDS;
@@ -75,5 +77,6 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     redeliveryHorizonMs: parts.redeliveryHorizonMs ? (raw) => parts.redeliveryHorizonMs!(settings(raw)) : undefined,
     redeliveryHorizonSetting: parts.redeliveryHorizonSetting ? (raw) => parts.redeliveryHorizonSetting!(settings(raw)) : undefined,
     processClientVersions: parts.processClientVersions ? (raw) => parts.processClientVersions!(settings(raw)) : undefined,
+    clientInUse: parts.clientInUse ? (raw) => parts.clientInUse!(settings(raw)) : undefined,
   };
 }

@@ -13,9 +13,13 @@ import { locate, parseYamlSource, type Origin } from '../scenario/yaml-source.ts
 import { show } from '../scenario/values.ts';
 import { ANOMALY_TYPES } from '../checker/anomaly-types.ts';
 import { FINAL_STATE_EXPECTATION } from '../spec/sections.ts';
+import { THRESHOLD_NAMES } from '../checker/thresholds.ts';
 
-/** What a cross-cell expectation can count: an anomaly type, or a wrong final state. */
-export const MATRIX_EXPECTABLE: readonly string[] = [...ANOMALY_TYPES, FINAL_STATE_EXPECTATION];
+/**
+ * What a cross-cell expectation can count: an anomaly type, a wrong final state, or a
+ * threshold (the runs that breached the cell scenario's threshold of that name).
+ */
+export const MATRIX_EXPECTABLE: readonly string[] = [...ANOMALY_TYPES, FINAL_STATE_EXPECTATION, ...THRESHOLD_NAMES];
 
 /** A path into the scenario (`broker.client`) or a linked axis's name, and the value it takes. */
 export type Assignment = Record<string, unknown>;
@@ -32,7 +36,7 @@ export interface Axis {
 export interface MatrixExpectation {
   /** Which cells: axis -> value or list of values (every listed axis must match). */
   where: Assignment;
-  /** An anomaly type, or `wrong-state` (the strategy's final state was wrong). */
+  /** An anomaly type, `wrong-state` (the strategy's final state was wrong), or a threshold's name (breached). */
   anomaly: string;
   /** The share of runs in which it appeared: `>=0.9`, `0`, `<=10%`, `>0`, `1`. */
   share: string;

@@ -8,6 +8,7 @@ import type { BrokerSettings } from '../broker/contract.ts';
 import { deepMerge } from './deep-merge.ts';
 import type { Scenario, TimeDistribution } from '../spec/types.ts';
 import { WINDOW_RELATIONS } from '../checker/anomaly-types.ts';
+import { isThresholdName, parseThreshold } from '../checker/thresholds.ts';
 import { FINAL_STATE_EXPECTATION } from '../spec/sections.ts';
 import { isObject, show } from './values.ts';
 import type { CatalogueChoice } from './catalogue.ts';
@@ -92,6 +93,15 @@ function strategyChecks(s: Scenario, strategies: ReadonlyMap<string, CatalogueCh
 }
 
 function crossCheckExpectation(type: string, spec: unknown, faultNames: string[], errors: string[]): void {
+  if (isThresholdName(type)) {
+    try {
+      parseThreshold(`expect.${type}`, type, spec);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      errors.push(e.message);
+      return;
+    }
+  }
   if (!isObject(spec)) return;
   const windows = WINDOW_RELATIONS.filter((k) => (spec as Record<string, unknown>)[k] !== undefined);
   if (windows.length > 1) errors.push(`expect.${type}: expected at most one of ${WINDOW_RELATIONS.join(', ')}, got ${windows.join(' and ')}`);
