@@ -137,6 +137,7 @@ const kafka = brokerModule({
   // What the run used; never provisions anything (analysis may run on another machine).
   processClientVersions: (s): Record<string, string> =>
     s.client === 'java' ? { 'kafka-clients': s.javaClient?.version ?? (/^4\./.test(s.version) ? s.version : 'the newest 4.x') } : {},
+  clientInUse: (s) => ({ kafkajs: 'kafkajs', confluent: '@confluentinc/kafka-javascript', java: 'kafka-clients' })[s.client as 'kafkajs' | 'confluent' | 'java'] ?? 'kafkajs',
   redeliveryHorizonMs: (s) => Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
   redeliveryHorizonSetting: (s) => ((s.consumer.maxPollIntervalMs ?? 0) > s.consumer.sessionTimeoutMs ? 'broker.consumer.maxPollIntervalMs' : 'broker.consumer.sessionTimeoutMs'),
   // With clientProcess, or client java, the client runs in a process of its own behind the client protocol.

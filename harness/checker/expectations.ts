@@ -1,5 +1,6 @@
 /**
- * Expectations: what a scenario expects of each anomaly type (`0`, `>0` or `any`), optionally
+ * Expectations: what a scenario expects of each anomaly type (`0`, `>0`, `any`, or a bound on
+ * the count such as `<5` or `<=3`), optionally
  * only within, outside or before a fault's window, and the verdict they give.
  *
  * Forms accepted:
@@ -16,12 +17,14 @@
  * never `fail`. A scenario that gives its own `unseen` expectation is judged by it alone.
  */
 import { InputError } from '../errors.ts';
+import { holds, parseCountBound } from './comparison.ts';
 import { faultStart, faultUntil, inFault } from './faults.ts';
 import type { Occurrences } from './occurrences.ts';
 import { DEFAULT_EXPECTED_ZERO, WINDOW_RELATIONS, type WindowRelation } from './anomaly-types.ts';
 import { ANOMALY_TYPES, isAnomalyType, type Anomalies, type AnomalyType, type BrokerRemaining, type FaultWindow, type InputStats } from './types.ts';
 
-export type Expected = '0' | '>0' | 'any';
+/** '0', '>0', 'any', or a count bound as written ("<5", "<=3"; comparison.ts). */
+export type Expected = '0' | '>0' | 'any' | (string & {});
 export type Relation = WindowRelation;
 
 export interface WindowScope {
@@ -80,7 +83,7 @@ export function parseExpectSpec(spec: string): Expectation[] {
     if (item === '') continue;
     // "reorder=>0": the name ends at the first '=', the value may start with '>'.
     const eq = item.indexOf('=');
-    if (eq < 0) throw new InputError(`expectation "${item}": expected <type>[@[during|outside|before|after:]<fault>]=0|>0|any`);
+    if (eq < 0) throw new InputError(`expectation "${item}": expected <type>[@[during|outside|before|after:]<fault>]=0|>0|any|<N|<=N`);
     let name = item.slice(0, eq).trim();
     const value = item.slice(eq + 1).trim();
     let window: WindowScope | null = null;
@@ -116,7 +119,7 @@ function entry(where: string, type: unknown, value: unknown): Expectation[] {
   if (typeof type !== 'string') throw new InputError(`${where}: missing anomaly type`);
   const t = typeOf(where, type);
   if (typeof value === 'string' || typeof value === 'number') return [{ type: t, expect: expectedOf(where, String(value)), window: null, source: 'given' }];
-  if (typeof value !== 'object' || value === null) throw new InputError(`${where}: expected 0, ">0", "any" or { expect, during }`);
+  if (typeof value !== 'object' || value === null) throw new InputError(`${where}: expected 0, ">0", "any", a bound such as "<5", or { expect, during }`);
   const v = value as Record<string, unknown>;
   const allowed = new Set(['type', 'expect', ...RELATIONS]);
   for (const k of Object.keys(v)) {
@@ -138,7 +141,8 @@ function typeOf(where: string, name: string): AnomalyType {
 function expectedOf(where: string, value: string): Expected {
   const v = value.trim();
   if ((EXPECTED_VALUES as readonly string[]).includes(v)) return v as Expected;
-  throw new InputError(`${where}: expected value must be 0, >0 or any, got "${value}"`);
+  if (parseCountBound(v)) return v.replace(/\s+/g, '');
+  throw new InputError(`${where}: expected value must be 0, >0, any or a bound on the count (<5, <=3, >=1), got "${value}"`);
 }
 
 function scopeOf(where: string, relation: unknown, fault: unknown): WindowScope {
@@ -219,8 +223,18 @@ function evaluateOne(judged: Judged, e: Expectation): ExpectationResult {
   let held: boolean | null;
   if (e.expect === 'any') held = true;
   else if (found === null) held = null;
-  else held = e.expect === '0' ? found === 0 : found > 0;
+  else held = countHolds(e.expect, found);
   return { type: e.type, expected: e.expect, window, found, keys, held, source: e.source ?? 'given' };
+}
+
+/** Whether a count keeps an expected value ('0', '>0' or a bound; 'any' always holds). */
+export function countHolds(expected: Expected, found: number): boolean {
+  if (expected === 'any') return true;
+  if (expected === '0') return found === 0;
+  if (expected === '>0') return found > 0;
+  const bound = parseCountBound(expected);
+  if (!bound) throw new RangeError(`not an expected value: ${expected}`);
+  return holds(bound, found);
 }
 
 function scopeFilter(faults: readonly FaultWindow[], w: WindowScope): (t: number) => boolean {
@@ -234,8 +248,18 @@ function scopeFilter(faults: readonly FaultWindow[], w: WindowScope): (t: number
   return (t) => t > last;
 }
 
-export function label(r: { type: string; window: WindowScope | null }): string {
+export function label(r: { type: string; window: WindowScope | null; scope?: string }): string {
+  if (r.scope !== undefined) return `${r.type} ${r.scope}`;
   return r.window ? `${r.type} ${r.window.relation} ${r.window.fault}` : r.type;
+}
+
+/** "expected <5, found 7 (3 keys)", or for a threshold "expected <200ms, found 350 ms". */
+export function outcomeText(r: { expected: string; found: number | null; keys: number | null; unit?: string }): string {
+  if (r.unit !== undefined) {
+    const unit = r.unit === 'ms' ? ' ms' : r.unit === 'msg/s' ? '/s' : ` ${r.unit}`;
+    return r.found === null ? `expected ${r.expected}, nothing measured` : `expected ${r.expected}, found ${r.found}${unit}`;
+  }
+  return `expected ${r.expected}, found ${r.found} (${plural(r.keys ?? 0, 'key')})`;
 }
 
 function plural(n: number, word: string): string {

@@ -51,7 +51,7 @@ export const AnomalyDef = Type.Object(
 export const ExpectationDef = Type.Object(
   {
     type: Type.String(),
-    expected: Type.Unsafe<'0' | '>0' | 'any'>({ enum: ['0', '>0', 'any'] }),
+    expected: Type.String({ pattern: '^(0|>0|any|(<=|>=|<|>|=)\\s*\\S.*)$', description: 'Counts: 0, >0, any or a bound ("<5"); thresholds: the bound as written ("<200ms", ">=0.95 of target").' }),
     window: oneOf([
       Type.Null(),
       Type.Object(
@@ -62,11 +62,13 @@ export const ExpectationDef = Type.Object(
         { additionalProperties: false },
       ),
     ]),
-    found: nullable(Type.Integer({ minimum: 0 })),
+    found: nullable(Type.Number({ minimum: 0, description: 'A count; for a threshold, the figure in its unit.' })),
     keys: nullable(Type.Integer({ minimum: 0 })),
     held: nullable(Type.Boolean()),
     source: Type.Unsafe<'default' | 'given'>({ enum: ['default', 'given'] }),
     strategy: Type.Optional(Type.String({ description: 'wrong-state: the consumer strategy whose final state was judged.' })),
+    scope: Type.Optional(Type.String({ description: 'Thresholds: "outside faults" (the default), "whole run", or the window.' })),
+    unit: Type.Optional(Type.Unsafe<'ms' | 'msg/s' | 'of target'>({ enum: ['ms', 'msg/s', 'of target'], description: 'Thresholds: the unit of expected and found.' })),
   },
   { additionalProperties: false },
 );
@@ -99,6 +101,7 @@ const VersionsDef = Type.Object({
   node: Type.String(),
   brokers: Type.Record(Type.String(), Type.String()),
   clients: Type.Record(Type.String(), Type.String()),
+  client: Type.Optional(Type.Object({ name: Type.String(), version: Type.String() }, { description: "The client the run's consumers and producers used (v1.5)." })),
 });
 
 const VerdictDef = Type.Object(
@@ -209,10 +212,11 @@ export const LatencySection = Type.Object({
   unit: Type.Optional(Type.Literal('us')),
   whole: Type.Optional(Type.Record(Type.String(), Latency)),
   curves: Type.Optional(Type.Record(Type.String(), Type.Array(CurvePoint))),
+  outsideFaults: Type.Optional(Type.Record(Type.String(), Latency, { description: 'Each metric outside every fault window and its settle time (what thresholds judge by default).' })),
   publishDelayOutsideFaults: Type.Optional(Latency),
   phases: Type.Optional(Type.Array(Type.Intersect([
     Type.Object({ fault: Type.String(), kind: Type.String() }),
-    Type.Partial(Type.Record(Type.Union([Type.Literal('before'), Type.Literal('during'), Type.Literal('after')]), Type.Record(Type.String(), Latency))),
+    Type.Partial(Type.Record(Type.Union([Type.Literal('before'), Type.Literal('during'), Type.Literal('after'), Type.Literal('outside')]), Type.Record(Type.String(), Latency))),
   ]))),
   encoded: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
@@ -291,6 +295,23 @@ export const SkewReport = Type.Object({
   series: Type.Array(Type.Object({ rank: Type.Number(), share: Type.Number(), cumulative: Type.Number() })),
 });
 
+const ScopeRates = Type.Object(
+  {
+    seconds: Type.Number({ description: 'Seconds of the sending phase in the scope.' }),
+    target: Type.Number({ description: 'Messages per second the open-loop schedule asked for.' }),
+    sent: Type.Number({ description: 'Messages per second sent.' }),
+    processed: Type.Number({ description: 'Messages per second handled (outcome ok).' }),
+  },
+  { description: 'Rates in one time scope of the sending phase (harness/metrics/rates.ts).' },
+);
+const RatesSection = Type.Object({
+  fromUs: Type.Number(),
+  toUs: Type.Number(),
+  whole: ScopeRates,
+  outsideFaults: ScopeRates,
+  faults: Type.Array(Type.Object({ fault: Type.String(), before: ScopeRates, during: ScopeRates, after: ScopeRates, outside: ScopeRates })),
+});
+
 export const WorkloadSection = Type.Object({
   plannedMessages: Type.Optional(Type.Number()),
   sent: Type.Optional(Type.Number()),
@@ -298,6 +319,7 @@ export const WorkloadSection = Type.Object({
   ackedMeasured: Type.Optional(Type.Number()),
   targetRate: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
   achievedRate: Type.Optional(Type.Number()),
+  rates: Type.Optional(RatesSection),
   skew: Type.Optional(SkewReport),
   finalState: Type.Optional(Type.Union([Type.Record(Type.String(), FinalState), Type.Null()])),
 });

@@ -5,7 +5,7 @@
  * `duplicate-versions` expectation.
  */
 import { join } from 'node:path';
-import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
+import { countHolds, type Expected, type ExpectationResult, type Verdict } from '../checker/expectations.ts';
 import type { GatewaySection } from '../checker/result-schema.ts';
 import type { Scenario } from '../spec/types.ts';
 import type { WorkerStats } from '../workers/protocol.ts';
@@ -64,9 +64,9 @@ export async function gatewayFigures(
 export function judgeDuplicateVersions(spec: ExpectationSpec | ExpectationSpec[] | undefined, found: DuplicateVersions | null, expectations: ExpectationResult[], verdict: Verdict): void {
   if (spec === undefined) return;
   const one = Array.isArray(spec) ? spec[0] : spec;
-  const expected = String(typeof one === 'object' ? one.expect : one) as '0' | '>0' | 'any';
+  const expected = String(typeof one === 'object' ? one.expect : one) as Expected;
   const count = found?.count ?? null;
-  const held = expected === 'any' ? true : count === null ? null : expected === '0' ? count === 0 : count > 0;
+  const held = expected === 'any' ? true : count === null ? null : countHolds(expected, count);
   (expectations as unknown as Record<string, unknown>[]).push({ type: DUPLICATE_VERSIONS_EXPECTATION, expected, window: null, found: count, keys: found?.keys ?? null, held, source: 'given' });
   if (held === false) {
     verdict.reasons.unshift(`${DUPLICATE_VERSIONS_EXPECTATION}: expected ${expected}, found ${count} (${found?.keys ?? 0} keys)`);

@@ -10,10 +10,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ANOMALY_TYPES } from '../checker/types.ts';
 import { EXIT, type ExitCode } from '../errors.ts';
-import { CURVE_PERCENTILES, decode, newHistogram, summarize, type Histogram } from '../metrics/histogram.ts';
+import { CURVE_PERCENTILES, decode, newHistogram, summarize, valueAt, type Histogram } from '../metrics/histogram.ts';
 import { FINAL_STATE_EXPECTATION } from '../spec/sections.ts';
 import { asReportResult, type ReportResult } from '../report/view.ts';
 import { judgeExpectations, type ExpectationOutcome } from './expect.ts';
+import { isThresholdName } from '../checker/thresholds.ts';
 import type { DoneRun } from './run-matrix.ts';
 import type { MatrixPlan, PlannedCell } from './plan.ts';
 import { spread, wilson, type Spread } from './stats.ts';
@@ -133,7 +134,7 @@ function mergeLatency(runs: ReportResult[], which: string): MergedLatency | null
     return null;
   }
   const s = summarize(h);
-  const curve = CURVE_PERCENTILES.map((p) => ({ percentile: p, us: h.getValueAtPercentile(p) }));
+  const curve = CURVE_PERCENTILES.map((p) => ({ percentile: p, us: valueAt(h, p) }));
   h.destroy();
   return { runs: used, count: s.count, p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max, curve };
 }
@@ -222,9 +223,11 @@ function compareCell(cell: PlannedCell, plan: MatrixPlan, loaded: Loaded[]): Cel
   };
 }
 
-/** Did the anomaly (or, for wrong-state, a wrong final state under the cell's strategy) appear in a run? */
+/** Did the anomaly (for wrong-state, a wrong final state under the cell's strategy; for a threshold, a breach) appear in a run? */
 function appearedIn(r: ReportResult, anomaly: string): boolean {
   if (anomaly === FINAL_STATE_EXPECTATION) return Object.values(r.workload?.finalState ?? {}).some((s) => s.primary && Number(s.wrong ?? 0) > 0);
+  // A threshold "appears" in a run that breached it.
+  if (isThresholdName(anomaly)) return (r.expectations ?? []).some((e) => e.type === anomaly && e.held === false);
   return (r.anomalies?.[anomaly as keyof NonNullable<ReportResult['anomalies']>]?.count ?? 0) > 0;
 }
 

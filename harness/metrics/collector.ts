@@ -1,5 +1,6 @@
 import type { HistoryEvent } from '../history/events.ts';
-import { newHistogram, record, summarize, encode, percentileCurve, type Histogram, type LatencySummary } from './histogram.ts';
+import { RateLedger, type RatesSection } from './rates.ts';
+import { newHistogram, record, summarize, encode, percentileCurve, valueAt, type Histogram, type LatencySummary } from './histogram.ts';
 
 /**
  * Latency histograms and per-second series, computed from the history in one pass (the same
@@ -46,8 +47,12 @@ class Series {
 
 export class MetricsCollector {
   private whole = new Map<MetricName, Histogram>();
-  /** Publish delay outside every fault window: the harness's own ability to keep its rate. */
-  private quietPublishDelay = newHistogram();
+  /**
+   * Every metric outside every fault window (and its settle time): what thresholds judge by
+   * default, and (publish delay) the harness's own ability to keep its rate.
+   */
+  private outside = new Map<MetricName, Histogram>();
+  private rates: RateLedger;
   private phases: Map<MetricName, Histogram>[][] = [];
   private series = { sent: new Series(), acked: new Series(), failed: new Series(), processed: new Series(), errors: new Series() };
   private e2eByBucket: Histogram[] = [];
@@ -62,7 +67,11 @@ export class MetricsCollector {
   constructor(private readonly opts: CollectorOptions) {
     this.bucketUs = (opts.bucketMs ?? 1000) * 1000;
     this.originUs = opts.measureStartUs;
-    for (const m of METRICS) this.whole.set(m, newHistogram());
+    for (const m of METRICS) {
+      this.whole.set(m, newHistogram());
+      this.outside.set(m, newHistogram());
+    }
+    this.rates = new RateLedger(opts.measureStartUs, opts.windows, opts.settleUs);
     this.phases = opts.windows.map(() => PHASES.map(() => new Map<MetricName, Histogram>()));
   }
 
@@ -73,9 +82,7 @@ export class MetricsCollector {
   private sample(metric: MetricName, value: number, atUs: number): void {
     if (atUs < this.opts.measureStartUs) return;
     record(this.whole.get(metric)!, value);
-    if (metric === 'publishDelay' && !this.opts.windows.some((w) => atUs >= w.startUs && atUs < w.endUs + this.opts.settleUs)) {
-      record(this.quietPublishDelay, value);
-    }
+    if (!this.opts.windows.some((w) => atUs >= w.startUs && atUs < w.endUs + this.opts.settleUs)) record(this.outside.get(metric)!, value);
     this.opts.windows.forEach((w, i) => {
       const p = atUs < w.startUs ? 0 : atUs < w.endUs + this.opts.settleUs ? 1 : 2;
       const map = this.phases[i][p];
@@ -91,6 +98,8 @@ export class MetricsCollector {
         this.series.sent.add(this.bucket(e.at));
         // A producer's own re-send is not late against the schedule, nor more traffic for its key.
         if (e.resend !== undefined) break;
+        this.rates.due(e.intended ?? e.at);
+        this.rates.send(e.at);
         if (e.intended !== undefined) this.sample('publishDelay', e.at - e.intended, e.intended);
         if ((e.intended ?? e.at) >= this.opts.measureStartUs) this.keyCounts.set(e.key, (this.keyCounts.get(e.key) ?? 0) + 1);
         break;
@@ -120,6 +129,7 @@ export class MetricsCollector {
           this.sample('handler', e.end - e.start, e.start);
           if (e.outcome === 'ok') {
             this.series.processed.add(this.bucket(e.end));
+            this.rates.handled(e.end);
             if (e.key !== null && e.lane !== undefined && e.lane !== null && e.start >= this.opts.measureStartUs) countLane(this.applyKeyLanes, e.key, e.lane);
           }
           else this.series.errors.add(this.bucket(e.end));
@@ -147,8 +157,22 @@ export class MetricsCollector {
       ...Object.fromEntries(
         PHASES.map((p, j) => [p, Object.fromEntries([...this.phases[i][j]].map(([m, h]) => [m, summarize(h)]))]),
       ),
+      // Before and after together: the run outside this one fault.
+      outside: Object.fromEntries(METRICS.flatMap((m) => {
+        const parts = [this.phases[i][0].get(m), this.phases[i][2].get(m)].filter((h): h is Histogram => h !== undefined);
+        if (parts.length === 0) return [];
+        const h = newHistogram();
+        for (const p of parts) h.add(p);
+        return [[m, summarize(h)]];
+      })),
     }));
-    return { unit: 'us', measureStartUs: this.opts.measureStartUs, whole, publishDelayOutsideFaults: summarize(this.quietPublishDelay), curves, phases, encoded };
+    const outsideFaults = Object.fromEntries([...this.outside].map(([m, h]) => [m, summarize(h)]));
+    return { unit: 'us', measureStartUs: this.opts.measureStartUs, whole, outsideFaults, publishDelayOutsideFaults: outsideFaults.publishDelay, curves, phases, encoded };
+  }
+
+  /** Rates by scope: the result's `workload.rates`. */
+  ratesSection(): RatesSection {
+    return this.rates.section();
   }
 
   /** Per-second series: the result's `timeline.series`. */
@@ -162,7 +186,7 @@ export class MetricsCollector {
     const backlogSeries = acked.map((a, i) => (backlog = Math.max(0, backlog + a - processed[i])));
     const e2e = Array.from({ length: n }, (_, i) => {
       const h = this.e2eByBucket[i];
-      return h && h.totalCount > 0 ? { p50: h.getValueAtPercentile(50), p99: h.getValueAtPercentile(99), max: h.maxValue } : null;
+      return h && h.totalCount > 0 ? { p50: valueAt(h, 50), p99: valueAt(h, 99), max: h.maxValue } : null;
     });
     return {
       originUs: this.originUs,

@@ -27,9 +27,19 @@ export interface LatencySummary {
   unit: 'us';
 }
 
+/**
+ * The value at a percentile, never above the largest value recorded. HDR answers with the
+ * highest value equivalent to the bucket's (its upper edge, up to 0.1% above what was
+ * recorded), so a high percentile of a few thousand samples came out above the max.
+ */
+export function valueAt(h: Histogram, percentile: number): number {
+  if (h.totalCount === 0) return 0;
+  return Math.min(h.getValueAtPercentile(percentile), h.maxValue);
+}
+
 export function summarize(h: Histogram): LatencySummary {
   const n = h.totalCount;
-  const at = (p: number) => (n === 0 ? 0 : h.getValueAtPercentile(p));
+  const at = (p: number) => valueAt(h, p);
   return {
     count: n,
     min: n === 0 ? 0 : h.minNonZeroValue === Number.MAX_SAFE_INTEGER ? 0 : Math.min(h.minNonZeroValue, at(0)),
@@ -49,7 +59,7 @@ export const CURVE_PERCENTILES = [50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99];
 
 export function percentileCurve(h: Histogram): { percentile: number; us: number }[] {
   if (h.totalCount === 0) return [];
-  return CURVE_PERCENTILES.map((p) => ({ percentile: p, us: h.getValueAtPercentile(p) }));
+  return CURVE_PERCENTILES.map((p) => ({ percentile: p, us: valueAt(h, p) }));
 }
 
 /** The V2 compressed encoding, readable by the Java and Rust HdrHistogram; runs can be merged. */

@@ -24,7 +24,7 @@ export interface ReportResult {
   /** The checker's envelope names (convoy check --json). */
   started?: string | null;
   finished?: string | null;
-  versions?: { convoy?: string; node?: string; brokers?: Record<string, string>; clients?: Record<string, string> };
+  versions?: { convoy?: string; node?: string; brokers?: Record<string, string>; clients?: Record<string, string>; client?: { name: string; version: string } };
   environment?: EnvironmentSection;
   verdict: Verdict;
   expectations?: ResultShape['expectations'];

@@ -3,7 +3,7 @@ import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { checkFile } from '../checker/readFile.ts';
-import { evaluateExpectations, parseExpectations } from '../checker/expectations.ts';
+import { countHolds, evaluateExpectations, parseExpectations, type Expected } from '../checker/expectations.ts';
 import { buildResult, checkSection, redactSecrets } from '../checker/result.ts';
 import type { ResultShape } from '../checker/result-schema.ts';
 import type { Window } from '../metrics/collector.ts';
@@ -28,6 +28,7 @@ import { BROKERS_DIR, loadBroker } from '../broker/registry.ts';
 import { deepMerge } from '../scenario/deep-merge.ts';
 import type { BrokerSettings } from '../broker/contract.ts';
 import { gatewayFigures, judgeDuplicateVersions } from '../gateway/analysis.ts';
+import { evaluateThreshold, isThresholdName, parseThreshold, thresholdReason, type ThresholdFigures } from '../checker/thresholds.ts';
 
 /** Beyond these the harness did not keep its own schedule: the verdict is `unknown`. */
 const MAX_PUBLISH_DELAY_P99_US = 1_000_000;
@@ -73,6 +74,20 @@ async function runClientVersions(scenario: RunRecord['scenario']): Promise<Recor
     // Settings recorded by an older convoy that this one no longer resolves: no process clients to name.
   }
   return { ...clientVersions(settings.kind, broker.clients), ...processClients };
+}
+
+/** The broker's and clients' versions, and the client the scenario's settings chose. */
+async function runVersions(record: RunRecord, scenario: RunRecord['scenario']): Promise<{ brokers: Record<string, string>; clients: Record<string, string>; client?: { name: string; version: string } }> {
+  const clients = await runClientVersions(scenario);
+  const broker = await loadBroker(scenario.broker.kind);
+  let name: string | undefined;
+  try {
+    name = broker.clientInUse?.(scenario.broker) ?? broker.clients[0];
+  } catch {
+    name = broker.clients[0];
+  }
+  const version = name === undefined ? undefined : clients[name];
+  return { brokers: record.deployment?.versions ?? {}, clients, ...(name && version ? { client: { name, version } } : {}) };
 }
 
 /**
@@ -155,7 +170,8 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   }
   if (!record.drain.drained && record.drain.reason === 'interrupted') incomplete.push('the drain was interrupted');
 
-  const { [FINAL_STATE_EXPECTATION]: stateSpec, [DUPLICATE_VERSIONS_EXPECTATION]: duplicateSpec, ...anomalySpecs } = scenario.expect;
+  const { [FINAL_STATE_EXPECTATION]: stateSpec, [DUPLICATE_VERSIONS_EXPECTATION]: duplicateSpec, ...rest } = scenario.expect;
+  const anomalySpecs = Object.fromEntries(Object.entries(rest).filter(([k]) => !isThresholdName(k)));
   const { expectations, verdict } = evaluateExpectations(
     { anomalies: outcome.anomalies, occurrences: outcome.occurrences, faults: outcome.faults, input: outcome.input, remaining: outcome.remaining },
     parseExpectations(anomalySpecs),
@@ -163,6 +179,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   );
   judgeFinalState(stateSpec, finalState, strategyOptions(scenario.consumers.strategy).kind, expectations, verdict);
   judgeDuplicateVersions(duplicateSpec, gateway?.section.duplicateVersions ?? null, expectations, verdict);
+  judgeThresholds(rest, { latency: m.latency as ThresholdFigures['latency'], rates: m.rates }, expectations, verdict);
   // A run that did not complete cannot fail an expectation either: an interrupted run "loses"
   // what it never waited for. Its findings stay in the reasons; the verdict is unknown.
   if (incomplete.length > 0) verdict.status = 'unknown';
@@ -173,7 +190,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
       runId: record.runId,
       seed: scenario.seed,
       scenario: scenario as unknown as Record<string, unknown>,
-      versions: { brokers: record.deployment?.versions ?? {}, clients: await runClientVersions(scenario) },
+      versions: await runVersions(record, scenario),
       started: record.startUs ? new Date(record.startUs / 1000).toISOString() : null,
       finished: new Date(record.endUs / 1000).toISOString(),
     },
@@ -198,6 +215,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         ackedMeasured: m.acked,
         targetRate: target,
         achievedRate,
+        rates: m.rates,
         skew: m.skew,
         finalState,
         laneChanges,
@@ -259,10 +277,10 @@ function judgeFinalState(
   verdict: Verdict,
 ): void {
   for (const one of spec === undefined ? [] : Array.isArray(spec) ? spec : [spec]) {
-    const expected = String(typeof one === 'object' ? one.expect : one) as '0' | '>0' | 'any';
+    const expected = String(typeof one === 'object' ? one.expect : one) as Expected;
     const strategy = (typeof one === 'object' && one.strategy) || live;
     const wrong = scores?.[strategy]?.wrong ?? null;
-    const held = expected === 'any' ? true : wrong === null ? null : expected === '0' ? wrong === 0 : wrong > 0;
+    const held = expected === 'any' ? true : wrong === null ? null : countHolds(expected, wrong);
     (expectations as unknown as Record<string, unknown>[]).push({ type: FINAL_STATE_EXPECTATION, expected, window: null, found: wrong, keys: wrong, held, source: 'given', strategy });
     if (held === false) {
       verdict.reasons.unshift(`${FINAL_STATE_EXPECTATION} (${strategy}): expected ${expected}, found ${wrong} keys`);
@@ -271,6 +289,24 @@ function judgeFinalState(
       verdict.reasons.push(`${FINAL_STATE_EXPECTATION} (${strategy}): no final state was recorded`);
       if (verdict.status === 'pass') verdict.status = 'unknown';
     }
+  }
+}
+
+/** Thresholds on latency and throughput (checker/thresholds.ts), judged like the counts. */
+function judgeThresholds(specs: Record<string, unknown>, figures: ThresholdFigures, expectations: ExpectationResult[], verdict: Verdict): void {
+  for (const [name, spec] of Object.entries(specs)) {
+    if (!isThresholdName(name)) continue;
+    (Array.isArray(spec) ? spec : [spec]).forEach((one, i) => {
+      const r = evaluateThreshold(parseThreshold(`expect.${name}${Array.isArray(spec) ? `[${i}]` : ''}`, name, one), figures);
+      (expectations as unknown as Record<string, unknown>[]).push(r as unknown as Record<string, unknown>);
+      if (r.held === false) {
+        verdict.reasons.unshift(thresholdReason(r));
+        verdict.status = 'fail';
+      } else if (r.held === null) {
+        verdict.reasons.push(thresholdReason(r));
+        if (verdict.status === 'pass') verdict.status = 'unknown';
+      }
+    });
   }
 }
 

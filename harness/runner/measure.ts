@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { HistoryEvent } from '../history/events.ts';
 import { MetricsCollector, type Window } from '../metrics/collector.ts';
+import type { RatesSection } from '../metrics/rates.ts';
 import type { KeyWrites } from '../metrics/lane-moves.ts';
 import { truth, type VersionedState } from '../workload/entity.ts';
 import { skewReport } from '../workload/skew.ts';
@@ -14,6 +15,8 @@ import type { GroupEvent } from '../metrics/group-ownership.ts';
 
 export interface Measurements {
   latency: Record<string, unknown>;
+  /** Due, sent and handled per second, by time scope (thresholds on throughput). */
+  rates: RatesSection;
   series: Record<string, unknown>;
   skew: ReturnType<typeof skewReport>;
   /** Sends in the measured phase, and the rate they reached. */
@@ -123,6 +126,6 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const skew = skewReport(traffic.keyCounts, { laneCounts: traffic.keyLaneCounts, configuredKeys: scenario.workload.keys.count });
   marks.sort((a, b) => a.at - b.at);
   const topKeys = [...traffic.keyCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([k]) => k);
-  return { latency: collector.latency(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, releasedHeld, rebalances, rebalanceEvents, marks, keyWrites, topKeys, costs: costs.costs(), entityOrder: split ? entityOrder(applies, split) : null };
+  return { latency: collector.latency(), rates: collector.ratesSection(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, releasedHeld, rebalances, rebalanceEvents, marks, keyWrites, topKeys, costs: costs.costs(), entityOrder: split ? entityOrder(applies, split) : null };
 }
 

@@ -29,9 +29,11 @@ export function printSummary(result: Result, runDir: string): void {
   const rows = [['expectation', 'expected', 'found', 'keys', 'held']];
   for (const e of result.expectations) {
     if (e.source === 'default' && e.expected === 'any' && !e.found) continue;
-    const label = `${e.type}${e.strategy ? ` (${e.strategy})` : ''}${e.window ? ` ${e.window.relation} ${e.window.fault}` : ''}`;
+    const scope = e.scope !== undefined ? ` (${e.scope})` : e.window ? ` ${e.window.relation} ${e.window.fault}` : '';
+    const label = `${e.type}${e.strategy ? ` (${e.strategy})` : ''}${scope}`;
     const held = e.held === null ? '?' : e.held ? 'yes' : 'NO';
-    rows.push([label, e.expected, String(e.found ?? '-'), String(e.keys ?? '-'), held]);
+    const unit = e.unit === 'ms' ? ' ms' : e.unit === 'msg/s' ? '/s' : e.unit === 'of target' ? ' of target' : '';
+    rows.push([label, e.expected, e.found === null ? '-' : `${e.found}${unit}`, String(e.keys ?? '-'), held]);
   }
   for (const line of alignColumns(rows)) out.push(`  ${line}`);
   const w = result.workload ?? {};

@@ -8,6 +8,7 @@ import type { BrokerSettings } from '../broker/contract.ts';
 import { deepMerge } from './deep-merge.ts';
 import type { Scenario, TimeDistribution } from '../spec/types.ts';
 import { WINDOW_RELATIONS } from '../checker/anomaly-types.ts';
+import { isThresholdName, parseThreshold } from '../checker/thresholds.ts';
 import { FINAL_STATE_EXPECTATION } from '../spec/sections.ts';
 import { isObject, show } from './values.ts';
 import type { CatalogueChoice } from './catalogue.ts';
@@ -92,6 +93,15 @@ function strategyChecks(s: Scenario, strategies: ReadonlyMap<string, CatalogueCh
 }
 
 function crossCheckExpectation(type: string, spec: unknown, faultNames: string[], errors: string[]): void {
+  if (isThresholdName(type)) {
+    try {
+      parseThreshold(`expect.${type}`, type, spec);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      errors.push(e.message);
+      return;
+    }
+  }
   if (!isObject(spec)) return;
   const windows = WINDOW_RELATIONS.filter((k) => (spec as Record<string, unknown>)[k] !== undefined);
   if (windows.length > 1) errors.push(`expect.${type}: expected at most one of ${WINDOW_RELATIONS.join(', ')}, got ${windows.join(' and ')}`);
@@ -129,7 +139,8 @@ export function producerSettingsProblems(s: Scenario, resolveSettings: (settings
         resolveSettings(merged as BrokerSettings);
       } catch (err) {
         const lines = err instanceof InputError && err.detail.length ? err.detail : [(err as Error).message];
-        problems.push(...lines.map((l) => `${where}: ${l}`));
+        // The module names its settings from `broker.`: here they are the override's (file:line:col of the field).
+        problems.push(...lines.map((l) => (/^broker[.[]/.test(l) ? `${where}${l.slice('broker'.length)}` : `${where}: ${l}`)));
       }
     }
   });

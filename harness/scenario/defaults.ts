@@ -6,6 +6,7 @@
 import { basename, extname } from 'node:path';
 import type { ExpectationSpec } from '../spec/types.ts';
 import { ANOMALIES, ANOMALY_TYPES } from '../checker/anomaly-types.ts';
+import { THRESHOLD_NAMES } from '../checker/thresholds.ts';
 import { DURATION_COMMENT, FINAL_STATE_EXPECTATION, DUPLICATE_VERSIONS_EXPECTATION } from '../spec/sections.ts';
 import { deref, isObject, type SchemaObject } from './values.ts';
 
@@ -60,9 +61,9 @@ export function defaultName(file: string | undefined): string {
   return stem || 'scenario';
 }
 
-/** Every anomaly type gets an expectation: the scenario's, else 0 for the checker's defaults, else any. */
+/** Every anomaly type gets an expectation (thresholds are kept as given): the scenario's, else 0 for the checker's defaults, else any. */
 export function resolveExpectations(given: Record<string, ExpectationSpec | ExpectationSpec[]>): Record<string, ExpectationSpec | ExpectationSpec[]> {
-  const one = (v: ExpectationSpec): ExpectationSpec => (v === 0 ? '0' : isObject(v) ? ({ ...v, expect: v.expect === 0 ? '0' : v.expect } as ExpectationSpec) : v);
+  const one = (v: ExpectationSpec): ExpectationSpec => (v === 0 ? '0' : isObject(v) ? ({ ...(v as { expect: unknown }), expect: (v as { expect: unknown }).expect === 0 ? '0' : (v as { expect: unknown }).expect } as ExpectationSpec) : v);
   const out: Record<string, ExpectationSpec | ExpectationSpec[]> = {};
   for (const t of ANOMALY_TYPES) {
     const v = given[t];
@@ -72,6 +73,8 @@ export function resolveExpectations(given: Record<string, ExpectationSpec | Expe
     if (v === undefined) out[t] = ANOMALIES[t].expectedByDefault;
     else out[t] = Array.isArray(v) ? v.map(one) : one(v);
   }
+  // Thresholds only when given: a run has no latency or rate bound by default.
+  for (const t of THRESHOLD_NAMES) if (given[t] !== undefined) out[t] = given[t];
   const state = given[FINAL_STATE_EXPECTATION];
   out[FINAL_STATE_EXPECTATION] = state === undefined ? 'any' : Array.isArray(state) ? state.map(one) : one(state);
   // Order-service runs only, and only when given: ordinary scenarios resolve as before.

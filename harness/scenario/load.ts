@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../errors.ts';
 import type { BrokerSettings } from '../broker/contract.ts';
+import { runtimeRefused } from '../broker/module.ts';
 import type { BrokerSchemaModule, ScenarioCatalogue } from './catalogue.ts';
 import { resolveExtends, type SourceFile } from './extends.ts';
 import { locate, type Origin } from './yaml-source.ts';
@@ -92,6 +93,9 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
         brokerModule = await catalogue.brokers.load(kind);
         if (brokerModule) errors.push(...brokerProblems(brokerModule.settingsSchema, kind, raw.broker));
         else warnings.push(`broker section not checked: no module for broker "${kind}"`);
+        // Before any run folder is made: `convoy run` would otherwise fail at deploy (exit 3).
+        const runtime = options.target?.runtime ?? 'local';
+        if (brokerModule?.runtimes && !brokerModule.runtimes.includes(runtime)) errors.push(`broker.kind: ${runtimeRefused(kind, brokerModule.runtimes, runtime)}`);
       } catch (err) {
         errors.push(err instanceof InputError ? err.message : `broker.kind: cannot load broker "${kind}": ${(err as Error).message}`);
       }

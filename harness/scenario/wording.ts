@@ -3,7 +3,7 @@
  * mean" for a typo'd property and one message per value for unions (not one per branch).
  */
 import type { ErrorObject } from 'ajv';
-import { DURATION_COMMENT, EXPECTATION_COMMENT, EXPECTATION_LIST_COMMENT, NAME_PATTERN } from '../spec/sections.ts';
+import { DURATION_COMMENT, EXPECT_VALUE_COMMENT, EXPECTATION_COMMENT, EXPECTATION_LIST_COMMENT, NAME_PATTERN } from '../spec/sections.ts';
 import { STRATEGY_COMMENT } from '../consumer/strategies/schema.ts';
 import { dedupe, deref, escapePointer, isObject, plain, show, unescapePointer, valueAt, type SchemaObject } from './values.ts';
 
@@ -42,6 +42,7 @@ export function formatErrors(errors: ErrorObject[], data: unknown, base: string,
     const s = suggest(e.params.additionalProperty as string, knownProperties(e.parentSchema, root));
     if (s) suggested.add(`${e.instancePath}/${s}`);
   }
+  const valuePaths = new Set<string>();
   for (const e of errors) {
     if ((e as ErrorObject & { propertyName?: string }).propertyName !== undefined) continue; // inner errors of propertyNames
     const value = valueAt(data, e.instancePath);
@@ -52,9 +53,15 @@ export function formatErrors(errors: ErrorObject[], data: unknown, base: string,
         if (e.keyword === 'oneOf' || e.keyword === 'enum') continue; // the object branch's own errors say it
       } else {
         if (e.keyword !== 'oneOf') continue;
-        out.push(`${path}: expected 0, ">0", "any" or { expect, during | before | after | outside }, got ${show(value)}`);
+        out.push(`${path}: expected 0, ">0", "any", a bound such as "<5", or { expect, during | before | after | outside }, got ${show(value)}`);
         continue;
       }
+    }
+    if (parent.$comment === EXPECT_VALUE_COMMENT) {
+      // A mapping took the { expect, ... } branch: that branch's own errors say what is wrong.
+      if (!isObject(value) && !valuePaths.has(path)) out.push(`${path}: expected 0, ">0", "any" or a bound on the count such as "<5" or "<=3", got ${show(value)}`);
+      valuePaths.add(path);
+      continue;
     }
     switch (e.keyword) {
       case 'type':

@@ -18,6 +18,8 @@ import { Type } from '../typebox.ts';
 import type { Static, TSchema, TUnsafe } from '@sinclair/typebox';
 import { ANOMALY_TYPES, DEFAULT_EXPECTED_ZERO, WINDOW_RELATIONS, type WindowRelation } from '../checker/anomaly-types.ts';
 import { schemaId } from '../schema-id.ts';
+import { COUNT_BOUND_PATTERN } from '../checker/comparison.ts';
+import { THRESHOLD_NAMES, thresholdText } from '../checker/thresholds.ts';
 import type { GatewaySpec, StrategyOptions } from './plugin-parts.ts';
 import {
   constant,
@@ -44,6 +46,8 @@ export type PluginPart = 'concurrency-mode' | 'strategy' | 'strategy-name' | 'ga
 /** A placeholder for a plug-in's part, typed as the harness reads it. */
 const plugin = <T>(part: PluginPart) => Type.Unsafe<T>({ $comment: `${PLUGIN_COMMENT}${part}` });
 export const EXPECTATION_COMMENT = 'convoy:expectation';
+/** An expectation's value (0, ">0", "any" or a count bound). */
+export const EXPECT_VALUE_COMMENT = 'convoy:expect-value';
 /** One expectation or a list of them for one anomaly type. */
 export const EXPECTATION_LIST_COMMENT = 'convoy:expectation-list';
 export const DURATION_PATTERN = '^[0-9]+(\\.[0-9]+)?(us|ms|s|m|h)$';
@@ -94,7 +98,15 @@ function union<T extends TSchema[]>(description: string, branches: [...T]) {
   return oneOf(branches, { type: 'object', description, discriminator: { propertyName: 'kind' } });
 }
 
-const ExpectValue = values([0, '0', '>0', 'any']);
+/** 0, ">0", "any", or a bound on the count (checker/comparison.ts): one node, so one message. */
+const ExpectValue = Type.Unsafe<0 | '0' | '>0' | 'any' | (string & {})>({
+  $comment: EXPECT_VALUE_COMMENT,
+  type: ['string', 'integer'],
+  pattern: `^(0|>0|any|${COUNT_BOUND_PATTERN.slice(1, -1)})$`,
+  minimum: 0,
+  maximum: 0,
+  description: '0, ">0", "any", or a bound on the count: "<5", "<=3", ">=1".',
+});
 /** An expectation: a value, or an object with `expect` and the given fields. */
 function expectation<P extends Record<string, TSchema>>(description: string, properties: P) {
   return oneOf([ExpectValue, object({ expect: ExpectValue, ...properties }, { additionalProperties: false })], { $comment: EXPECTATION_COMMENT, description });
@@ -319,6 +331,18 @@ const StateExpectation = expectation('0, ">0" or "any", alone or as { expect, st
   ...perRelation(() => notAllowed()),
 });
 
+/** A threshold: a bound ("<200ms", ">=0.95 of target"), alone or with its scope. */
+const ThresholdBound = str({ pattern: '^\\s*(<=|>=|<|>|=)', description: 'A comparison and a figure: "<200ms", "<=1.5s", ">=500/s", ">=0.95 of target".' });
+const Threshold = oneOf([
+  ThresholdBound,
+  object({
+    expect: ThresholdBound,
+    whole: optional(Type.Unsafe<true>({ const: true, description: 'Judge the whole run, fault windows included.' })),
+    ...perRelation((r) => window(WINDOW_TEXT[r])),
+  }, { additionalProperties: false }),
+], { description: 'A threshold, outside every fault window unless scoped.' });
+type ThresholdValue = Static<typeof Threshold>;
+
 /** One expectation of an anomaly type, as written: wrong-state's form is the wider one (the
  * windows of the others, and `strategy`), so it types them all. */
 export type ExpectationValue = Static<typeof StateExpectation>;
@@ -331,6 +355,11 @@ const expectationList = (t: string) => {
 const Expect = Type.Unsafe<Record<string, ExpectationValue | ExpectationValue[]>>(
   object({
     ...Object.fromEntries([...ANOMALY_TYPES, FINAL_STATE_EXPECTATION].map((t) => [t, expectationList(t)])),
+    // Thresholds: latency and throughput, outside fault windows unless scoped (checker/thresholds.ts).
+    ...Object.fromEntries(THRESHOLD_NAMES.map((t) => [t, optional(Type.Unsafe<ThresholdValue | ThresholdValue[]>({
+      description: thresholdText(t),
+      anyOf: [{ $ref: '#/$defs/threshold' }, { type: 'array', minItems: 1, items: { $ref: '#/$defs/threshold' } }],
+    }))])),
     [DUPLICATE_VERSIONS_EXPECTATION]: optional(
       Type.Unsafe<ExpectationValue>({ ...ExpectValue, description: 'Order-service runs (workload.gateway): events numbered with a version another event of their order already had (0, ">0" or "any"; the whole run). Default any.' }),
     ),
@@ -418,6 +447,7 @@ export const specSchema = {
     fault: Fault,
     expectation: Expectation,
     stateExpectation: StateExpectation,
+    threshold: Threshold,
     expect: Expect,
     run: Run,
   },

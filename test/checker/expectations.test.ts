@@ -42,8 +42,9 @@ test('malformed expectations are input errors with a clear message', () => {
   const bad: [unknown, RegExp][] = [
     ['lots=0', /unknown anomaly type "lots"/],
     ['lost', /expected <type>/],
-    ['lost=1', /must be 0, >0 or any/],
-    ['lost=>=0', /must be 0, >0 or any/],
+    ['lost=1', /must be 0, >0, any or a bound on the count/],
+    ['lost=<x', /must be 0, >0, any or a bound on the count/],
+    ['lost=<-1', /must be 0, >0, any or a bound on the count/],
     ['gap@sometime:x=0', /during, outside, before or after/],
     ['gap@=0', /missing fault name/],
     [{ gap: { during: 'x' } }, /missing "expect"/],

@@ -9,7 +9,7 @@ import { checkFile, checkHistoryVersion } from '../../harness/checker/readFile.t
 import { historyHeader, HISTORY_VERSION } from '../../harness/history/schema.ts';
 import { InputError } from '../../harness/errors.ts';
 
-const EXAMPLE = fileURLToPath(new URL('../../results/example/history.jsonl', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../examples/run/history.jsonl', import.meta.url));
 
 test('a history with the header is checked exactly as the same history without it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'convoy-history-version-'));

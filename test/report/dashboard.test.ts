@@ -5,6 +5,7 @@
  * files have github-action-benchmark's shape.
  */
 // @needs chromium
+import { seriesName } from '../../harness/report/dashboard/benchmark.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -156,8 +157,13 @@ describe('dashboard', () => {
       assert.ok(!list.some((p) => p.name.startsWith('rabbit-failover')), 'the broken run is left out');
     }
     const newest = runs[0];
-    assert.equal(latency.find((p) => p.name === 'stall-consumer-kafka e2e p99')!.value, newest.latency!.whole!.endToEnd.p99 / 1000);
-    assert.equal(throughput.find((p) => p.name === 'stall-consumer-kafka throughput (sent)')!.value, newest.workload!.achievedRate);
+    // Named with the client and broker versions; latency outside fault windows, not the whole run's.
+    const series = seriesName(newest);
+    assert.match(series, /^stall-consumer-kafka \[\S+ \d[\w.-]*, kafka \d[\w.-]*\]$/);
+    const quiet = newest.latency!.outsideFaults!.endToEnd;
+    assert.notEqual(quiet.p99, newest.latency!.whole!.endToEnd.p99, 'the example has a fault in its p99');
+    assert.equal(latency.find((p) => p.name === `${series} e2e p99 outside faults`)!.value, quiet.p99 / 1000);
+    assert.equal(throughput.find((p) => p.name === `${series} throughput (sent)`)!.value, newest.workload!.achievedRate);
   });
 
   test('convoy dashboard on a folder without results is bad input (exit 2)', () => {

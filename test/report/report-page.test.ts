@@ -17,7 +17,7 @@ import { launch, openFile, type OpenedPage } from './browser.ts';
 import { exampleDir } from './fixture/variants.ts';
 
 /** The run committed as the example (synthetic until a real run replaces it). */
-const COMMITTED = new URL('../../results/example/', import.meta.url).pathname;
+const COMMITTED = new URL('../../examples/run/', import.meta.url).pathname;
 
 /** "1.52 s" -> 1520000 µs, "344 µs" -> 344 */
 function parseDuration(text: string): number {
@@ -156,7 +156,7 @@ describe('report page', () => {
     assert.match((await opened.page.textContent('#scenario-json'))!, /"password": "\*\*\*"/);
   });
 
-  test('the committed example (results/example/) renders and loads cleanly too', async () => {
+  test('the committed example (examples/run/) renders and loads cleanly too', async () => {
     const copy = join(dir, 'committed');
     cpSync(COMMITTED, copy, { recursive: true });
     rmSync(join(copy, 'report.html'), { force: true });

@@ -20,7 +20,7 @@ import { READ_DRAWN_CHARTS, RECORD_DRAWN_TEXT, type DrawnChart } from './drawn-t
 import { checkAxis, type AxisSpec } from './read-labels.ts';
 import { exampleDir, writeResultsFolder } from './fixture/variants.ts';
 
-const COMMITTED = new URL('../../results/example/', import.meta.url).pathname;
+const COMMITTED = new URL('../../examples/run/', import.meta.url).pathname;
 
 const SECONDS: AxisSpec = { side: 'bottom', label: { kind: 'duration', scaleUs: 1e6 } };
 /** Latency axes: the scale is in ms, log. */
@@ -95,7 +95,7 @@ describe('tick labels, as drawn', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  for (const [name, source] of [['the synthetic example', null], ['the committed example (results/example/)', COMMITTED]] as const) {
+  for (const [name, source] of [['the synthetic example', null], ['the committed example (examples/run/)', COMMITTED]] as const) {
     test(`every chart of the report of ${name} reads right`, async () => {
       const run = join(dir, name.replace(/\W+/g, '-'));
       cpSync(source ?? (await exampleDir()), run, { recursive: true });

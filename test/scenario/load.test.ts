@@ -196,11 +196,11 @@ test('checks across fields', async () => {
 test('expectations: anomaly names, values, and windows that name an existing fault', async () => {
   assert.deepEqual(await fileProblems('bad-expectations.yaml'), [
     'expect.reordr: unknown property (did you mean reorder?)',
-    'expect.lost: expected 0, ">0", "any" or { expect, during | before | after | outside }, got "sometimes"',
+    'expect.lost: expected 0, ">0", "any", a bound such as "<5", or { expect, during | before | after | outside }, got "sometimes"',
   ]);
   const faults = 'faults:\n  - { name: stall-c1, kind: stall, atMs: 1s, durationMs: 1s, consumer: c1 }\n  - { name: stall-c1, kind: stall, atMs: 3s, consumer: c1 }\n';
   assert.deepEqual(await problems(ok + faults + 'expect:\n  gap: { expect: ">0", during: stall-c9 }\n  overlap: { expect: any, during: stall-c1, after: stall-c1 }\n  lost: { expect: 1 }\n'), [
-    'expect.lost.expect: expected one of 0, >0, any; got 1',
+    'expect.lost.expect: expected 0, ">0", "any" or a bound on the count such as "<5" or "<=3", got 1',
   ]);
   assert.deepEqual(await problems(ok + faults + 'expect:\n  gap: { expect: ">0", during: stall-c9 }\n  overlap: { expect: any, during: stall-c1, after: stall-c1 }\n'), [
     'faults[1].name: expected a unique name, got "stall-c1" (also faults[0].name)',
@@ -294,7 +294,7 @@ test('expectations: a list per type, each entry checked, and wrong-state takes n
     throw new Error('expected the scenario to be rejected');
   };
   const listError = await problems(`${base}expect:\n  reorder: [{ expect: 2 }]\n`);
-  assert.match(listError, /expect\.reorder\[0\]\.expect: expected one of 0, >0, any; got 2/);
+  assert.match(listError, /expect\.reorder\[0\]\.expect: expected 0, ">0", "any" or a bound on the count such as "<5" or "<=3", got 2/);
   assert.doesNotMatch(listError, /expected a list/);
   assert.match(await problems(`${base}expect:\n  wrong-state: { expect: 0, during: f1 }\n`), /wrong-state\.during: the final state has no time/);
 });
@@ -315,7 +315,7 @@ workload:
     - { name: w, processes: 2, processBroker: [{ acks: leader }, { acks: sometimes }] }
 `;
   await assert.rejects(parseScenario(text, { catalogue: catalogue({ strict }) }), (e: ScenarioError) => {
-    assert.deepEqual(e.errors, ['workload.producers[0].processBroker[1]: broker.acks: sometimes is not all or leader']);
+    assert.deepEqual(e.errors, ['workload.producers[0].processBroker[1].acks: sometimes is not all or leader']);
     return true;
   });
   const ok = await parseScenario(text.replace('sometimes', 'all'), { catalogue: catalogue({ strict }) });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { scenarioSchema, SCHEMA_FILE } from '../../harness/scenario/schema.ts';
+import { THRESHOLD_NAMES } from '../../harness/checker/thresholds.ts';
 import { ANOMALY_TYPES } from '../../harness/checker/anomaly-types.ts';
 import { PUBLISHED, schemaText } from '../../harness/schemas/publish.ts';
 
@@ -50,7 +51,7 @@ test('every object is closed except the broker section and a fault (checked by t
   for (const u of ['distribution', 'rate', 'size', 'time'] as const) {
     for (const b of scenarioSchema.$defs[u].oneOf) assert.equal(b.additionalProperties, false);
   }
-  assert.deepEqual(Object.keys(scenarioSchema.$defs.expect.properties), [...ANOMALY_TYPES, 'wrong-state', 'duplicate-versions']);
+  assert.deepEqual(Object.keys(scenarioSchema.$defs.expect.properties), [...ANOMALY_TYPES, 'wrong-state', ...THRESHOLD_NAMES, 'duplicate-versions']);
 });
 
 test('every workload file names the published schema for editors (yaml-language-server), by a path that exists', async () => {

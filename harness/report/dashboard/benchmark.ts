@@ -19,16 +19,41 @@ function extra(r: ReportResult): string {
   return `run ${r.runId}; ${brokerKind(r)}${versions ? ` (${versions})` : ''}; verdict ${r.verdict.status}`;
 }
 
+/**
+ * What a figure is of: the scenario, the client and the broker, with their versions, so that a
+ * new client or broker version starts a new series rather than reading as a regression.
+ */
+export function seriesName(r: ReportResult): string {
+  const kind = brokerKind(r);
+  const brokerVersion = r.versions?.brokers?.[kind] ?? r.versions?.brokers?.emulator;
+  const client = r.versions?.client ?? clientFromScenario(r);
+  const parts = [client ? `${client.name} ${client.version}` : null, `${kind}${brokerVersion ? ` ${brokerVersion}` : ''}`].filter(Boolean);
+  return `${scenarioName(r)} [${parts.join(', ')}]`;
+}
+
+/** Results before the result named its client: the scenario's client setting, when its package is listed. */
+function clientFromScenario(r: ReportResult): { name: string; version: string } | null {
+  const clients = r.versions?.clients ?? {};
+  const named = typeof r.scenario?.broker?.client === 'string' ? (r.scenario.broker.client as string) : null;
+  const pkg = named === 'confluent' ? '@confluentinc/kafka-javascript' : named === 'java' ? 'kafka-clients' : named;
+  return pkg && clients[pkg] ? { name: pkg, version: clients[pkg] } : null;
+}
+
 const ms = (us: number) => Math.round(us) / 1000;
 
+/**
+ * Latency outside every fault window: a fault's planned effect (a 3 s stall in the p99) is not
+ * a regression, and would make an alert follow the fault's timing. Older results without
+ * those figures give none.
+ */
 export function latencyBenchmark(results: readonly ReportResult[]): BenchmarkPoint[] {
   const out: BenchmarkPoint[] = [];
   for (const r of results) {
     if (r.verdict.status === 'unknown') continue;
-    const whole = r.latency?.whole ?? {};
+    const quiet = r.latency?.outsideFaults ?? {};
     const add = (metric: string, stat: 'p50' | 'p99', label: string) => {
-      const s = whole[metric];
-      if (s && s.count > 0) out.push({ name: `${scenarioName(r)} ${label} ${stat}`, unit: 'ms', value: ms(s[stat]), extra: extra(r) });
+      const s = quiet[metric];
+      if (s && s.count > 0) out.push({ name: `${seriesName(r)} ${label} ${stat} outside faults`, unit: 'ms', value: ms(s[stat]), extra: extra(r) });
     };
     add('endToEnd', 'p50', 'e2e');
     add('endToEnd', 'p99', 'e2e');
@@ -42,8 +67,8 @@ export function throughputBenchmark(results: readonly ReportResult[]): Benchmark
   for (const r of results) {
     if (r.verdict.status === 'unknown') continue;
     const f = summarizeRun(r).figures;
-    if (f.achievedRate !== null) out.push({ name: `${scenarioName(r)} throughput (sent)`, unit: 'msg/s', value: f.achievedRate, extra: extra(r) });
-    if (f.processedRate !== null) out.push({ name: `${scenarioName(r)} throughput (processed)`, unit: 'msg/s', value: f.processedRate, extra: extra(r) });
+    if (f.achievedRate !== null) out.push({ name: `${seriesName(r)} throughput (sent)`, unit: 'msg/s', value: f.achievedRate, extra: extra(r) });
+    if (f.processedRate !== null) out.push({ name: `${seriesName(r)} throughput (processed)`, unit: 'msg/s', value: f.processedRate, extra: extra(r) });
   }
   return out;
 }

@@ -5,7 +5,7 @@
  *   expectation  <failure> when it failed; <error> when it could not be decided
  * A scenario file that could not be loaded is a suite with one <error> test case, "load".
  */
-import { label } from '../../checker/expectations.ts';
+import { label, outcomeText } from '../../checker/expectations.ts';
 import { scenarioName, startedAt, type ReportResult } from '../view.ts';
 
 export interface SuiteEntry {
@@ -51,8 +51,8 @@ function casesOf(e: SuiteEntry): Case[] {
   for (const x of r.expectations ?? []) {
     if (x.source === 'default' && x.expected === 'any') continue;
     const c: Case = { name: `${label(x)} ${x.expected}` };
-    if (x.held === false) c.failure = { type: 'expectation', message: `${label(x)}: expected ${x.expected}, found ${x.found} (${x.keys ?? 0} keys)` };
-    else if (x.held === null) c.error = { type: 'undecided', message: `${label(x)}: fault "${x.window?.fault}" never occurred` };
+    if (x.held === false) c.failure = { type: x.unit ? 'threshold' : 'expectation', message: `${label(x)}: ${outcomeText(x)}` };
+    else if (x.held === null) c.error = { type: 'undecided', message: x.unit ? `${label(x)}: nothing was measured in its scope` : `${label(x)}: fault "${x.window?.fault}" never occurred` };
     cases.push(c);
   }
   return cases;

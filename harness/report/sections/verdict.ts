@@ -5,8 +5,18 @@ import { formatCount, relativeTimes } from '../format.ts';
 import { settleMsOf, type ExpectationResult, type ReportResult } from '../view.ts';
 import type { ReportSection } from './contract.ts';
 
-export function scopeLabel(e: Pick<ExpectationResult, 'window'>): string {
+export function scopeLabel(e: Pick<ExpectationResult, 'window'> & { scope?: string }): string {
+  if (e.scope !== undefined) return e.scope;
   return e.window ? `${e.window.relation} ${e.window.fault}` : 'whole run';
+}
+
+/** A count, or a threshold's figure with its unit. */
+function foundText(e: { found: number | null; unit?: string }): string {
+  if (e.found === null) return '—';
+  if (e.unit === 'ms') return `${formatCount(e.found)} ms`;
+  if (e.unit === 'msg/s') return `${formatCount(e.found)}/s`;
+  if (e.unit === 'of target') return `${e.found} of target`;
+  return formatCount(e.found);
 }
 
 export function heldLabel(held: boolean | null): string {
@@ -22,7 +32,7 @@ export function verdictSection(r: ReportResult): string {
       const cls = e.held === false ? 'failed' : e.held === null ? 'undecided' : informational ? 'informational' : 'held';
       return `<tr class="expectation ${cls}"${dataAttrs({ type: e.type, scope: scopeLabel(e), expected: e.expected, found: e.found, keys: e.keys, held: String(e.held), source: e.source })}>
   <td>${esc(e.type)}${e.strategy ? ` (${esc(e.strategy)})` : ''}</td><td>${esc(scopeLabel(e))}</td><td class="num">${esc(e.expected)}</td>
-  <td class="num found">${e.found === null ? '—' : esc(formatCount(e.found))}</td><td class="num">${e.keys === null ? '—' : esc(formatCount(e.keys))}</td>
+  <td class="num found">${esc(foundText(e))}</td><td class="num">${e.keys === null ? '—' : esc(formatCount(e.keys))}</td>
   <td class="held">${esc(heldLabel(e.held))}</td><td>${esc(e.source)}</td></tr>`;
     })
     .join('\n');
@@ -47,7 +57,7 @@ export function verdictSection(r: ReportResult): string {
   <h3>Expectations</h3>
   <p class="hint">Expected vs found for each anomaly type, counted within the expectation's scope (a fault's window runs from its start to its end plus the settle time${settleMsOf(r) !== undefined ? ` of ${esc(settleMsOf(r))} ms` : ''}). Dimmed rows are informational defaults.</p>
   <table class="expectations" id="expectation-table">
-    <thead><tr><th>anomaly</th><th>scope</th><th>expected</th><th>found</th><th>keys</th><th>result</th><th>source</th></tr></thead>
+    <thead><tr><th>anomaly or threshold</th><th>scope</th><th>expected</th><th>found</th><th>keys</th><th>result</th><th>source</th></tr></thead>
     <tbody>${rows}</tbody>
   </table>
   <h3>Anomalies over the whole run</h3>
