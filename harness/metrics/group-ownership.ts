@@ -9,11 +9,10 @@
  *   dead). A static member that comes back within its session gets its own lanes again: no
  *   handover, though its lanes had no live owner meanwhile.
  * - departures: per fault that ended a member, the lanes it held last and how many of them
- *   were handed to another member before it was assigned lanes again (a static member back
- *   within its session: none).
- * - unowned time: lane-milliseconds with no live owner, from the moment every lane first had
- *   one until `endUs` (an eager rebalance's revoke-and-assign, a dead member's session, a
- *   restart).
+ *   went to another member next rather than back to it (a static member back within its
+ *   session: none).
+ * - unowned time: lane-milliseconds with no live owner in the measured phase, up to the last
+ *   send (an eager rebalance's revoke-and-assign, a dead member's session, a restart).
  */
 
 export interface GroupEvent {
@@ -35,9 +34,9 @@ export interface Departure {
   at: number;
   /** Lanes the member held last when it went. */
   lanes: number;
-  /** Of those, handed to another member before it was assigned lanes again. */
+  /** Of those, the ones whose next owner was another member (not the member itself, back). */
   takenByOthers: number;
-  /** When it was assigned lanes again, ms after it went (absent: never in the run). */
+  /** When it was assigned again (lanes or none: back in the group), ms after it went (absent: never in the run). */
   backAfterMs?: number;
 }
 
@@ -59,7 +58,7 @@ export interface GroupOwnership {
   handovers: number;
   /** Handovers per member the lanes were taken from (every member that held a lane: 0 when none was taken). */
   handoversFrom: Record<string, number>;
-  /** Lane-milliseconds without a live owner between the group's first full assignment and the end. */
+  /** Lane-milliseconds without a live owner in the measured phase, up to the last send. */
   unownedMs: number;
   /** The longest single stretch one lane had no live owner (ms). */
   longestUnownedMs: number;
@@ -76,39 +75,46 @@ function endedConsumer(e: GroupEvent): string | undefined {
 }
 
 /**
- * The group's ownership figures from its events in time order; null when no member reported
- * an assignment (a client without rebalance callbacks, or a broker without groups).
+ * The group's ownership figures from its events; null when no member reported an assignment
+ * (a client without rebalance callbacks, or a broker without groups). Only what happens from
+ * `fromUs` (the measured phase: the group has formed) to `endUs` (the last send) counts: the
+ * joins of the group's start are no handovers.
  */
-export function groupOwnership(events: GroupEvent[], endUs: number): GroupOwnership | null {
-  const sorted = [...events].sort((a, b) => a.at - b.at);
+export function groupOwnership(events: GroupEvent[], window: { fromUs: number; endUs: number }): GroupOwnership | null {
+  const { fromUs, endUs } = window;
+  const sorted = [...events, { type: 'measured-phase', at: fromUs }].sort((a, b) => a.at - b.at);
   const allLanes = new Set<string>();
   for (const e of sorted) if (e.type === 'rebalance' && e.phase === 'assigned') for (const l of e.lanes ?? []) allLanes.add(l);
   if (allLanes.size === 0) return null;
 
   const liveOwner = new Map<string, string>();
   const lastOwner = new Map<string, string>();
-  /** When each lane lost its live owner (absent: it has one, or never had one). */
+  /** When each lane lost its live owner (absent: it has one). */
   const unownedSince = new Map<string, number>();
   const out: GroupOwnership = { lanes: allLanes.size, assignments: 0, revocations: 0, handovers: 0, handoversFrom: {}, unownedMs: 0, longestUnownedMs: 0, list: [], departures: [] };
-  /** Departures whose member has not been assigned lanes since, with the lanes it held last. */
+  /** Departures still open: the lanes whose next owner is not known yet. */
   const away = new Map<Departure, Set<string>>();
-  let startUs: number | undefined;
 
   const release = (lane: string, at: number) => {
     liveOwner.delete(lane);
-    if (startUs !== undefined) unownedSince.set(lane, at);
+    unownedSince.set(lane, at);
   };
   const settle = (lane: string, at: number) => {
     const since = unownedSince.get(lane);
     if (since === undefined) return;
     unownedSince.delete(lane);
-    const ms = (Math.min(at, endUs) - since) / 1000;
+    const ms = (Math.min(at, endUs) - Math.max(since, fromUs)) / 1000;
     if (ms <= 0) return;
     out.unownedMs += ms;
     out.longestUnownedMs = Math.max(out.longestUnownedMs, ms);
   };
 
   for (const e of sorted) {
+    if (e.type === 'measured-phase') {
+      // A lane nobody holds as the measured phase starts is unowned from here.
+      for (const lane of allLanes) if (!liveOwner.has(lane) && !unownedSince.has(lane)) unownedSince.set(lane, e.at);
+      continue;
+    }
     const gone = endedConsumer(e);
     if (gone !== undefined) {
       for (const [lane, owner] of [...liveOwner]) if (owner === gone) release(lane, e.at);
@@ -126,28 +132,22 @@ export function groupOwnership(events: GroupEvent[], endUs: number): GroupOwners
     } else if (e.phase === 'assigned') {
       out.assignments++;
       out.handoversFrom[e.consumer] ??= 0;
+      // A member that went is back once it is assigned anything (an empty assignment too).
+      for (const d of away.keys()) if (d.consumer === e.consumer && d.backAfterMs === undefined) d.backAfterMs = Math.round((e.at - d.at) / 1000);
       for (const lane of lanes) {
+        // A departed member's lane goes to its next owner: another member, or the member itself.
+        for (const [d, held] of away) if (held.delete(lane) && e.consumer !== d.consumer) d.takenByOthers++;
         const before = lastOwner.get(lane);
-        if (before !== undefined && before !== e.consumer) {
-          for (const [d, held] of away) {
-            if (d.consumer === before && held.delete(lane)) d.takenByOthers++;
-          }
+        if (before !== undefined && before !== e.consumer && e.at >= fromUs) {
           out.handovers++;
           out.handoversFrom[before] = (out.handoversFrom[before] ?? 0) + 1;
           if (out.list.length < 50) out.list.push({ lane, from: before, to: e.consumer, at: e.at });
         }
-        const previousLive = liveOwner.get(lane);
-        if (previousLive !== undefined && previousLive !== e.consumer) unownedSince.delete(lane); // moved without a revoke seen: never unowned
         settle(lane, e.at);
         liveOwner.set(lane, e.consumer);
         lastOwner.set(lane, e.consumer);
       }
-      for (const d of [...away.keys()]) {
-        if (d.consumer !== e.consumer) continue;
-        d.backAfterMs = Math.round((e.at - d.at) / 1000);
-        away.delete(d);
-      }
-      if (startUs === undefined && liveOwner.size === allLanes.size) startUs = e.at;
+      for (const [d, held] of away) if (held.size === 0 && d.backAfterMs !== undefined) away.delete(d);
     }
   }
   for (const lane of [...unownedSince.keys()]) settle(lane, endUs);

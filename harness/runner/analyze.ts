@@ -113,7 +113,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   // Who owned which lane when: the consumers' rebalance callbacks, and the faults that ended a consumer.
   const group = groupOwnership(
     [...m.rebalanceEvents, ...record.faults.filter((f) => f.startUs !== undefined).map((f) => ({ type: 'fault', phase: 'start', name: f.name, kind: f.kind, at: f.startUs!, evidence: f.evidence }))],
-    m.lastSendUs,
+    { fromUs: record.measureStartUs, endUs: m.lastSendUs },
   );
   const laneChanges = growth.map((f) => laneMoves({ name: f.name, startUs: f.startUs!, evidence: f.evidence }, m.keyWrites, refreshMarks));
 
