@@ -44,10 +44,6 @@ export async function deployLocal(ctx: DeployContext, settings: MemorySettings):
   };
 }
 
-export function refuseRuntime(ctx: DeployContext): Promise<Deployment> {
-  return Promise.reject(new InputError(`the memory broker runs only on the local runtime (in the runner process), not ${ctx.runtime}`));
-}
-
 /** The broker itself, when it lives in this process (admin, tests). */
 export function localInstance(e: MemoryEndpoint): MemoryBroker | undefined {
   return instances.get(e.instance);

@@ -8,7 +8,7 @@ import { brokerModule } from '../../harness/broker/module.ts';
 import { memoryAdmin } from './admin.ts';
 import { MemoryConsumer, MemoryProducer } from './client.ts';
 import { capabilities } from './capabilities.ts';
-import { asEndpoint, deployLocal, refuseRuntime } from './deploy.ts';
+import { asEndpoint, deployLocal } from './deploy.ts';
 import { resolveSettings, settingsSchema } from './settings.ts';
 
 const memory = brokerModule({
@@ -22,7 +22,8 @@ const memory = brokerModule({
   // A lost delivery comes back after the visibility timeout (queue) or the group's re-forming.
   redeliveryHorizonMs: (s) => (s.mode === 'queue' ? s.visibilityMs : s.rebalanceDelayMs),
   redeliveryHorizonSetting: (s) => (s.mode === 'queue' ? 'broker.visibilityMs' : 'broker.rebalanceDelayMs'),
-  deploy: { local: deployLocal, containers: refuseRuntime, external: refuseRuntime },
+  // In the runner process: the local runtime only (the scenario loader refuses the others).
+  deploy: { local: deployLocal },
   containerServices: () => [],
   endpoint: asEndpoint,
   admin: memoryAdmin,

@@ -15,7 +15,9 @@
 import type { Need } from '../runtime/requirements.ts';
 import type { BrokerHost } from './in-process.ts';
 
-export type RuntimeKind = 'local' | 'containers' | 'external';
+/** Where brokers come from (`--runtime`): started here, in Docker, or the user's own. */
+export const RUNTIME_KINDS = ['local', 'containers', 'external'] as const;
+export type RuntimeKind = (typeof RUNTIME_KINDS)[number];
 
 /** The broker section of a scenario. Each module publishes a JSON Schema for its own fields. */
 export interface BrokerSettings {
@@ -289,6 +291,8 @@ export interface BrokerModule {
   clients: string[];
   /** A test double (the memory broker): for fast tests of the harness, never a broker to judge. */
   testDouble?: boolean;
+  /** The runtimes it can be deployed on (default every one); the scenario loader refuses the others. */
+  runtimes?: RuntimeKind[];
   /** What the broker can do with these (resolved) settings on this runtime (see BrokerCapabilities). */
   capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
   /** A JSON Schema (draft 2020-12 subset) for the broker section of a scenario. */

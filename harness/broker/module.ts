@@ -5,6 +5,8 @@
  * picks the deploy of the run's runtime. A broker's index.ts is then a list of its parts.
  */
 import type { Need } from '../runtime/requirements.ts';
+import { InputError } from '../errors.ts';
+import { RUNTIME_KINDS } from './contract.ts';
 import type {
   BrokerAdmin, BrokerCapabilities, BrokerDefinition, CachedItem, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
   Endpoint, ProducerClient, ProducerOptions, RunNames, RuntimeKind,
@@ -23,8 +25,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   requirements?: Need[];
   provision?(log: (line: string) => void): Promise<void>;
   cached?(): CachedItem[];
-  /** One deploy per runtime. */
-  deploy: Record<RuntimeKind, (ctx: DeployContext, settings: S) => Promise<Deployment>>;
+  /** One deploy per runtime it runs on; a runtime left out is refused when the scenario is checked (`runtimes`). */
+  deploy: Partial<Record<RuntimeKind, (ctx: DeployContext, settings: S) => Promise<Deployment>>>;
   containerServices(settings: S): ContainerService[];
   /** What the broker can do with these settings on this runtime (checked before a run). */
   capabilities?(settings: S, runtime: RuntimeKind): BrokerCapabilities;
@@ -43,6 +45,13 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   clientInUse?(settings: S): string;
 }
 
+const RUNTIMES: readonly RuntimeKind[] = RUNTIME_KINDS;
+
+/** Why a broker cannot run on a runtime: one line (the scenario loader says it at `broker.kind`). */
+export function runtimeRefused(broker: string, runtimes: readonly RuntimeKind[], runtime: RuntimeKind): string {
+  return `the ${broker} broker runs only on the ${runtimes.join(' or ')} runtime, not ${runtime} (--runtime ${runtime})`;
+}
+
 export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, E>): BrokerDefinition {
   const { settings, endpoint } = parts;
   return {
@@ -54,7 +63,12 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     provision: parts.provision,
     cached: parts.cached,
     resolveSettings: parts.resolveSettings ?? settings,
-    deploy: (ctx, raw) => parts.deploy[ctx.runtime](ctx, settings(raw)),
+    runtimes: RUNTIMES.filter((r) => parts.deploy[r]),
+    deploy: (ctx, raw) => {
+      const deploy = parts.deploy[ctx.runtime];
+      if (!deploy) return Promise.reject(new InputError(runtimeRefused(parts.name, RUNTIMES.filter((r) => parts.deploy[r]), ctx.runtime)));
+      return deploy(ctx, settings(raw));
+    },
     containerServices: (raw) => parts.containerServices(settings(raw)),
     capabilities: parts.capabilities ? (raw, runtime) => parts.capabilities!(settings(raw), runtime) : undefined,
     admin: async (e, raw, names) => parts.admin(endpoint(e), settings(raw), names),

@@ -1,4 +1,4 @@
-import type { RuntimeKind } from '../broker/contract.ts';
+import { RUNTIME_KINDS, type RuntimeKind } from '../broker/contract.ts';
 import { InputError } from '../errors.ts';
 
 /**
@@ -6,6 +6,6 @@ import { InputError } from '../errors.ts';
  * (`convoy validate`) does not load the runner, the report and the checker with `run`.
  */
 export function checkRuntime(runtime: string): RuntimeKind {
-  if (!['local', 'containers', 'external'].includes(runtime)) throw new InputError(`--runtime: expected one of local, containers, external; got "${runtime}"`);
+  if (!(RUNTIME_KINDS as readonly string[]).includes(runtime)) throw new InputError(`--runtime: expected one of ${RUNTIME_KINDS.join(', ')}; got "${runtime}"`);
   return runtime as RuntimeKind;
 }

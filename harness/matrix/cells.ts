@@ -9,6 +9,7 @@ import { InputError } from '../errors.ts';
 import { ScenarioError, parseScenario, type LoadOptions } from '../scenario/load.ts';
 import type { Scenario } from '../spec/types.ts';
 import type { Assignment, MatrixFile } from './file.ts';
+import { pathOfProblem, positionOf, type Origin } from '../scenario/yaml-source.ts';
 
 export interface Cell {
   /** Position in the matrix's cell order (axes in file order, values in list order). */
@@ -80,7 +81,8 @@ export async function buildCells(file: MatrixFile, options: Omit<LoadOptions, 'f
   const short = shortNames(file);
   const kept = combinations(file).filter((values) => !file.exclude.some((x) => matches(values, x)));
   if (kept.length === 0) throw new InputError(`${file.file}: every cell is excluded`);
-  const problems: string[] = [];
+  // Problem -> the cells that have it: a mistake in the base or an axis value is said once.
+  const problems = new Map<string, string[]>();
   const warnings = new Set<string>();
   const cells: Cell[] = [];
   for (const [index, values] of kept.entries()) {
@@ -92,12 +94,58 @@ export async function buildCells(file: MatrixFile, options: Omit<LoadOptions, 'f
       cells.push({ index, id, label, values, scenario });
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
-      // A cell has no file of its own: its problems go by path, without the loader's file:line:col.
+      // A cell has no file of its own: its problems go by path, said where the value came from.
       const located = err instanceof ScenarioError ? err.errors : err.detail;
       const lines = located.length ? located : [err.message];
-      problems.push(...lines.map((l) => `cell ${label}: ${l.replace(/^cell [^:]*: /, '')}`));
+      for (const line of lines.map((l) => l.replace(/^cell [^:]*: /, ''))) {
+        const path = pathOfProblem(line);
+        const from = path === undefined ? undefined : sourceOf(file, values, path);
+        const key = from ? `${from}: ${line}` : line;
+        problems.set(key, [...(problems.get(key) ?? []), label]);
+      }
     }
   }
-  if (problems.length) throw new InputError(`${file.file}: ${problems.length} ${problems.length === 1 ? 'problem' : 'problems'} in the matrix's cells`, problems);
+  if (problems.size) {
+    const lines = [...problems].map(([problem, labels]) => {
+      const which = labels.length === kept.length && kept.length > 1 ? 'every cell' : labels.length === 1 ? `cell ${labels[0]}` : `cells ${labels.join('; ')}`;
+      // `file:line:col: <path>: ...` keeps its position first; the cells follow it.
+      const at = /^(\S+:\d+:\d+|--set \S+): /.exec(problem);
+      return at ? `${at[1]}: ${which}: ${problem.slice(at[0].length)}` : `${which}: ${problem}`;
+    });
+    throw new InputError(`${file.file}: ${lines.length} ${lines.length === 1 ? 'problem' : 'problems'} in the matrix's cells`, lines);
+  }
   return { cells, warnings: [...warnings] };
+}
+
+/** Whether setting `set` bears on the value at `path`: the same path, one inside it, or one around it. */
+function bears(set: string, path: string): boolean {
+  const p = path.replace(/\[(\d+)\]/g, '.$1');
+  return p === set || p.startsWith(`${set}.`) || set.startsWith(`${p}.`);
+}
+
+/**
+ * Where the value at `path` of a cell's scenario came from, as cellDocument builds it (the base,
+ * then the axes, then the overrides; the last that set it wins): `file:line:col` in the matrix
+ * file or the base scenario's, or the `--set` flag; undefined when nothing says.
+ */
+export function sourceOf(file: MatrixFile, values: Assignment, path: string): string | undefined {
+  const at = (origin: Origin | undefined, p: string) => {
+    if (!origin) return undefined;
+    const pos = positionOf(origin, p);
+    return `${pos.file}:${pos.line}:${pos.col}`;
+  };
+  let from = Object.keys(file.flagSets ?? {}).filter((set) => bears(set, path)).map((set) => `--set ${set}=${file.flagSets![set]}`).pop() ?? at(file.scenarioOrigin, path);
+  for (const axis of file.axes) {
+    const v = values[axis.name];
+    if (axis.linked) {
+      for (const set of Object.keys(axis.linked[String(v)] ?? {})) if (bears(set, path)) from = at(file.origin, `linked.${axis.name}.${String(v)}.${set}`) ?? from;
+    } else if (bears(axis.name, path)) {
+      from = at(file.origin, `vary.${axis.name}[${axis.values.findIndex((x) => same(x, v))}]`) ?? from;
+    }
+  }
+  file.overrides.forEach((o, i) => {
+    if (!matches(values, o.when)) return;
+    for (const set of Object.keys(o.set)) if (bears(set, path)) from = at(file.origin, `overrides[${i}].set.${set}`) ?? from;
+  });
+  return from;
 }

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { InputError } from '../errors.ts';
+import { locate, parseYamlSource, type Origin } from '../scenario/yaml-source.ts';
 import { show } from '../scenario/values.ts';
 import { ANOMALY_TYPES } from '../checker/anomaly-types.ts';
 import { FINAL_STATE_EXPECTATION } from '../spec/sections.ts';
@@ -55,6 +56,16 @@ export interface MatrixFile {
   exclude: Assignment[];
   overrides: { when: Assignment; set: Assignment }[];
   expect: MatrixExpectation[];
+  /** Where each value of the matrix file was written, and of the base scenario (its file, or the embedded one). */
+  origin?: Origin;
+  scenarioOrigin?: Origin;
+  /** Paths `--set` changed in the base scenario (said instead of the base file's line). */
+  flagSets?: Record<string, string>;
+}
+
+/** The origin of a mapping's entry. */
+function childOrigin(origin: Origin, key: string): Origin | undefined {
+  return origin.children instanceof Map ? origin.children.get(key) : undefined;
 }
 
 const TOP_FIELDS = ['name', 'description', 'scenario', 'vary', 'linked', 'repeats', 'seed', 'exclude', 'overrides', 'expect'];
@@ -81,13 +92,8 @@ export function readMatrixFile(file: string): MatrixFile {
   } catch (err) {
     throw new InputError(`${file}: cannot read: ${(err as Error).message}`);
   }
-  let data: unknown;
-  try {
-    data = parse(text, { uniqueKeys: true });
-  } catch (err) {
-    throw new InputError(`${file}: not valid YAML: ${(err as Error).message.split('\n')[0].replace(/:$/, '')}`);
-  }
-  if (!isObject(data)) throw new InputError(`${file}: expected a mapping at the top of the matrix file, got ${show(data)}`);
+  // With positions: every problem is said at its file:line:col, and so is a cell's (cells.ts).
+  const { data, origin } = parseYamlSource(text, file);
   const errors: string[] = [];
   for (const k of Object.keys(data)) if (!TOP_FIELDS.includes(k)) errors.push(`${k}: unknown field; a matrix file has ${TOP_FIELDS.join(', ')}`);
 
@@ -96,16 +102,22 @@ export function readMatrixFile(file: string): MatrixFile {
 
   let scenario: Record<string, unknown> = {};
   let scenarioFile: string | undefined;
+  let scenarioOrigin: Origin | undefined;
   if (typeof data.scenario === 'string') {
     scenarioFile = resolve(dirname(file), data.scenario);
     try {
       const base = parse(readFileSync(scenarioFile, 'utf8'), { uniqueKeys: true }) as unknown;
-      if (isObject(base)) scenario = base;
-      else errors.push(`scenario: ${data.scenario}: expected a scenario mapping, got ${show(base)}`);
+      if (isObject(base)) {
+        scenario = base;
+        scenarioOrigin = parseYamlSource(readFileSync(scenarioFile, 'utf8'), scenarioFile).origin;
+      } else errors.push(`scenario: ${data.scenario}: expected a scenario mapping, got ${show(base)}`);
     } catch (err) {
       errors.push(`scenario: ${data.scenario}: cannot read: ${(err as Error).message.split('\n')[0]}`);
     }
-  } else if (isObject(data.scenario)) scenario = data.scenario;
+  } else if (isObject(data.scenario)) {
+    scenario = data.scenario;
+    scenarioOrigin = childOrigin(origin, 'scenario');
+  }
   else errors.push(`scenario: expected a scenario file (path relative to the matrix file) or an embedded scenario, got ${show(data.scenario)}`);
 
   const axes: Axis[] = [];
@@ -177,9 +189,10 @@ export function readMatrixFile(file: string): MatrixFile {
     return { where: e.where === undefined ? {} : checkMatch(e.where, `${at}.where`, true), anomaly: String(e.anomaly), share: String(e.share) };
   });
 
-  if (errors.length) throw new InputError(`${file}: invalid matrix (${errors.length} ${errors.length === 1 ? 'problem' : 'problems'})`, errors);
+  if (errors.length) throw new InputError(`${file}: invalid matrix (${errors.length} ${errors.length === 1 ? 'problem' : 'problems'})`, errors.map((e) => locate(origin, e)));
   return {
     file, name: name as string, description: typeof data.description === 'string' ? data.description : undefined,
     scenarioFile, scenario, axes, repeats: repeats as number, seed: seed as number, exclude, overrides, expect,
+    origin, scenarioOrigin,
   };
 }

@@ -14,6 +14,8 @@ import type { SchemaObject } from './values.ts';
 export interface BrokerSchemaModule {
   /** JSON Schema of the `broker:` section (its `kind` is added when the schema leaves it out). */
   settingsSchema: SchemaObject;
+  /** The runtimes it can be deployed on (default every one): another is refused at `broker.kind`. */
+  runtimes?: readonly RuntimeKind[];
   resolveSettings?(settings: BrokerSettings): BrokerSettings;
   /** What the broker can do with resolved settings on a runtime; faults are checked against it. */
   capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;

@@ -139,7 +139,8 @@ export function producerSettingsProblems(s: Scenario, resolveSettings: (settings
         resolveSettings(merged as BrokerSettings);
       } catch (err) {
         const lines = err instanceof InputError && err.detail.length ? err.detail : [(err as Error).message];
-        problems.push(...lines.map((l) => `${where}: ${l}`));
+        // The module names its settings from `broker.`: here they are the override's (file:line:col of the field).
+        problems.push(...lines.map((l) => (/^broker[.[]/.test(l) ? `${where}${l.slice('broker'.length)}` : `${where}: ${l}`)));
       }
     }
   });

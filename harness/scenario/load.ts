@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../errors.ts';
 import type { BrokerSettings } from '../broker/contract.ts';
+import { runtimeRefused } from '../broker/module.ts';
 import type { BrokerSchemaModule, ScenarioCatalogue } from './catalogue.ts';
 import { resolveExtends, type SourceFile } from './extends.ts';
 import { locate, type Origin } from './yaml-source.ts';
@@ -34,7 +35,10 @@ export interface LoadOptions {
 
 export interface LoadResult {
   scenario: Scenario;
+  /** Each as `<path>: ...` (or a sentence naming no path). */
   warnings: string[];
+  /** The same, with the file:line:col of the value each names in front (as problems have it). */
+  locatedWarnings: string[];
   /** The files the scenario came from: the file itself first, then what it extends. */
   files: SourceFile[];
 }
@@ -54,9 +58,9 @@ export class ScenarioError extends InputError {
 
 /** Reads, checks and resolves a scenario file; warnings go to `onWarning` (default stderr). */
 export async function loadScenarioFile(file: string, options: Omit<LoadOptions, 'file'> & { onWarning?: (line: string) => void }): Promise<Scenario> {
-  const { scenario, warnings } = await loadScenario(file, options);
+  const { warnings, locatedWarnings, scenario } = await loadScenario(file, options);
   const warn = options.onWarning ?? ((line: string) => process.stderr.write(`convoy: warning: ${line}\n`));
-  for (const w of warnings) warn(`${file}: ${w}`);
+  locatedWarnings.forEach((w, i) => warn(w === warnings[i] ? `${file}: ${w}` : w));
   return scenario;
 }
 
@@ -92,6 +96,9 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
         brokerModule = await catalogue.brokers.load(kind);
         if (brokerModule) errors.push(...brokerProblems(brokerModule.settingsSchema, kind, raw.broker));
         else warnings.push(`broker section not checked: no module for broker "${kind}"`);
+        // Before any run folder is made: `convoy run` would otherwise fail at deploy (exit 3).
+        const runtime = options.target?.runtime ?? 'local';
+        if (brokerModule?.runtimes && !brokerModule.runtimes.includes(runtime)) errors.push(`broker.kind: ${runtimeRefused(kind, brokerModule.runtimes, runtime)}`);
       } catch (err) {
         errors.push(err instanceof InputError ? err.message : `broker.kind: cannot load broker "${kind}": ${(err as Error).message}`);
       }
@@ -144,7 +151,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   warnings.push(...durationWarnings(scenario, raw, horizonMs, horizonSetting));
   const late = [...plainlySeconds(scenario, raw), ...windowsInsideRun(scenario, horizonMs)];
   if (late.length) throw fail(late);
-  return { scenario: orderScenario(scenario), warnings, files: source.files };
+  return { scenario: orderScenario(scenario), warnings, locatedWarnings: warnings.map((w) => locate(source.origin, w)), files: source.files };
 }
 
 /** The resolved scenario with its sections in the schema's order (stable results; `extends` is gone by now). */

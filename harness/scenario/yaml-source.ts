@@ -101,9 +101,13 @@ export function splitPath(path: string): string[] {
   return path.replace(/\[(\d+)\]/g, '.$1').split('.').filter((s) => s !== '');
 }
 
-/** The path a problem line starts with (`<path>: ...`), if it starts with one. */
+/**
+ * The path a problem line starts with, if it starts with one: `<path>: ...`, or a path of
+ * several parts as the subject of a sentence (`broker.producer.idempotent allows at most 5`,
+ * as a broker module's own checks word theirs).
+ */
 export function pathOfProblem(line: string): string | undefined {
-  const m = /^([A-Za-z0-9_$\-[\].]+|\(top level\)): /.exec(line);
+  const m = /^([A-Za-z0-9_$\-[\].]+|\(top level\)): /.exec(line) ?? /^([A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+|\[\d+\])+) /.exec(line);
   return m?.[1];
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import type { BrokerSettings, DeployContext, Deployment, RuntimeKind } from '../../harness/broker/contract.ts';
 import { brokerModule } from '../../harness/broker/module.ts';
 import { brokerNames, loadBroker } from '../../harness/broker/registry.ts';
+import { InputError } from '../../harness/errors.ts';
 
 interface ToySettings extends BrokerSettings {
   size: number;
@@ -48,6 +49,13 @@ test('brokerModule: deploy by runtime with resolved settings; clients get the pa
   assert.deepEqual(calls, ['containers:3', 'external:5', 'local:1', 'admin:toy::2:r1']);
   assert.deepEqual(toy.resolveSettings({ kind: 'toy' }), { kind: 'toy', size: 3 }, 'resolveSettings defaults to settings');
   assert.equal(toy.containerServices({ kind: 'toy' })[0].name, 'toy-3');
+});
+
+test('brokerModule: the runtimes a broker runs on are those its deploy names; another is refused as bad input', async () => {
+  assert.deepEqual(toy.runtimes, ['local', 'containers', 'external']);
+  const memory = await loadBroker('memory');
+  assert.deepEqual(memory.runtimes, ['local']);
+  await assert.rejects(memory.deploy({ runtime: 'external', workDir: '/tmp', cacheDir: '/tmp', log: () => {} }, { kind: 'memory' }), (e: Error) => e instanceof InputError && /memory broker runs only on the local runtime, not external/.test(e.message));
 });
 
 test('every broker module resolves its own default settings and describes its containers', async () => {

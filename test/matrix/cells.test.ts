@@ -67,17 +67,22 @@ test('bad input names the cell that would have had it: a path not in the schema,
   consumers.concurrency.mode: [partition, sideways]
   broker.partitionz: [2]
 `);
-  assert.ok(p.includes('cell mode=sideways, partitionz=2: consumers.concurrency.mode: expected one of partition, batch, conflate, key, unordered; got "sideways"'), p.join('\n'));
-  assert.ok(p.some((l) => l.startsWith('cell mode=partition, partitionz=2: broker.partitionz: unknown property')), p.join('\n'));
-  assert.ok(!p.some((l) => l.startsWith('cell mode=partition') && l.includes('sideways')));
+  // Each said at the matrix file's line that gave the value (the axis's value), with the cells that have it.
+  assert.ok(p.some((l) => /^\S+m\.yaml:4:43: cell mode=sideways, partitionz=2: consumers\.concurrency\.mode: expected one of partition, batch, conflate, key, unordered; got "sideways"$/.test(l)), p.join('\n'));
+  assert.ok(p.some((l) => /^\S+m\.yaml:5:23: every cell: broker\.partitionz: unknown property/.test(l)), p.join('\n'));
+  assert.equal(p.length, 2, p.join('\n'));
 });
 
 test('bad input in the matrix file itself: unknown axis in exclude, a value not on the axis, a share, an expectation matching no cell', async () => {
-  const p = await problems(`vary: { consumers.concurrency.mode: [partition, key] }
+  const located = await problems(`vary: { consumers.concurrency.mode: [partition, key] }
 exclude: [{ broker.client: kafkajs }, { consumers.concurrency.mode: unordered }]
 expect: [{ where: { consumers.concurrency.mode: key }, anomaly: reorder, share: "most" }, { anomaly: reorderz, share: 0 }]
 repeats: 0
 `);
+  // Each at its file:line:col in the matrix file.
+  assert.ok(located.some((l) => /m\.yaml:4:13: exclude\[0\]\.broker\.client: not an axis/.test(l)), located.join('\n'));
+  assert.ok(located.some((l) => /m\.yaml:6:1: repeats: /.test(l)), located.join('\n'));
+  const p = located.map((l) => l.replace(/^\S+m\.yaml:\d+:\d+: /, ''));
   assert.deepEqual(p.sort(), [
     'exclude[0].broker.client: not an axis of this matrix (axes: consumers.concurrency.mode)',
     'exclude[1].consumers.concurrency.mode: "unordered" is not one of the axis\'s values ("partition", "key")',
@@ -132,7 +137,7 @@ ${withOverride ? 'overrides: [{ when: { broker.client: kafkajs, producer: idempo
   writeFileSync(join(dir, 'good.yaml'), body(true));
   await assert.rejects(buildCells(readMatrixFile(join(dir, 'bad.yaml')), { catalogue: await scenarioCatalogue() }), (err: InputError) => {
     assert.equal(err.detail.length, 1, err.detail.join('\n'));
-    assert.match(err.detail[0], /^cell client=kafkajs, producer=idempotent: broker\.producer\.idempotent with kafkajs: .*set maxInFlight 1/);
+    assert.match(err.detail[0], /bad\.yaml:6:19: cell client=kafkajs, producer=idempotent: broker\.producer\.idempotent with kafkajs: .*set maxInFlight 1/);
     return true;
   });
   const { cells } = await buildCells(readMatrixFile(join(dir, 'good.yaml')), { catalogue: await scenarioCatalogue() });
@@ -157,4 +162,27 @@ test('the worked examples in workloads/matrix/ check out; the acceptance one is 
   assert.equal(cells.length, 9);
   // A handler time spread, so that the unordered pool reorders.
   assert.ok(cells.every((c) => c.scenario.broker.kind === 'kafka' && c.scenario.consumers.handler.kind === 'exponential'));
+});
+
+test('a mistake is said once, where it was made, with the cells that have it: the base file, an override', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-matrix-once-'));
+  // Two mistakes between fields of the base (checks across fields, after the schema), one in an override.
+  writeFileSync(join(dir, 'base.yaml'), BASE.replace('keys: { count: 5 }', 'keys: { count: 5, distribution: { kind: hotspot, hotKeys: 7, share: 0.5 } }\n  size: { kind: uniform, min: 500, max: 100 }'));
+  writeFileSync(join(dir, 'm.yaml'), `name: m
+scenario: base.yaml
+vary:
+  consumers.concurrency.mode: [partition, unordered, key]
+  consumers.concurrency.workers: [2, 4]
+overrides:
+  - { when: { consumers.concurrency.mode: key }, set: { consumers.handler: { kind: uniform, minMs: 5, maxMs: 1 } } }
+`);
+  const err = await buildCells(readMatrixFile(join(dir, 'm.yaml')), { catalogue: await scenarioCatalogue() }).then(() => undefined, (e: InputError) => e);
+  assert.ok(err instanceof InputError);
+  const base = join(dir, 'base.yaml');
+  assert.deepEqual(err.detail, [
+    `${base}:3:52: every cell: workload.keys.distribution.hotKeys: expected integer < workload.keys.count (5), got 7`,
+    `${base}:4:36: every cell: workload.size.max: expected integer ≥ workload.size.min (500), got 100`,
+    `${join(dir, 'm.yaml')}:7:57: cells mode=key, workers=2; mode=key, workers=4: consumers.handler.maxMs: expected a duration ≥ minMs (5), got 1`,
+  ]);
+  assert.match(err.message, /3 problems in the matrix's cells/);
 });

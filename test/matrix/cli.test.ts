@@ -153,7 +153,9 @@ vary:
   const r = await convoy(['matrix', file, '--results', results], { timeoutMs: 60_000 });
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /cell mode=sideways, meanMz=5: consumers\.concurrency\.mode: expected one of partition, batch, conflate, key, unordered; got "sideways"/);
-  assert.match(r.stderr, /cell mode=partition, meanMz=5: consumers\.handler\.meanMz: unknown property/);
+  // A mistake every cell has is said once, at the line that made it.
+  assert.match(r.stderr, /bad\.yaml:5:30: every cell: consumers\.handler\.meanMz: unknown property/);
+  assert.equal(r.stderr.split('\n').filter((l) => l.includes('meanMz: unknown')).length, 1);
   assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
   assert.ok(!existsSync(results), 'nothing was started or written');
   const help = await convoy(['matrix', '--help']);
@@ -174,5 +176,5 @@ test('--dry-run checks every cell and prints the plan; --repeat (and its older n
   assert.match(older.stdout, /9 cells x 2 repeats = 18 runs/);
   const bad = await convoy(['matrix', example, '--dry-run', '--set', 'workload.durationMs=soon'], { timeoutMs: 60_000 });
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /cell client=kafkajs, mode=partition: workload\.durationMs: /);
+  assert.match(bad.stderr, /--set workload\.durationMs=soon: every cell: workload\.durationMs: /);
 });

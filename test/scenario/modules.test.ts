@@ -49,7 +49,7 @@ test('cross-checks: what the schema cannot say, each with its path', () => {
     return settings as never;
   };
   const p = resolved({ ...base, workload: { ...base.workload, producers: [{ name: 'w', broker: { acks: 'some' } }] } });
-  assert.deepEqual(producerSettingsProblems(p, strict), ['workload.producers[0].broker: broker.acks: not some']);
+  assert.deepEqual(producerSettingsProblems(p, strict), ['workload.producers[0].broker.acks: not some']);
 });
 
 test('suite rules: the planned time against the nightly limit, windows that cannot start inside the run', () => {

@@ -40,6 +40,30 @@ test('problem lines: the path is found and the position put in front; lines with
   const { origin } = parseYamlSource(text, 'f.yaml');
   assert.equal(locate(origin, 'broker.kind: nope'), 'f.yaml:2:3: broker.kind: nope');
   assert.equal(locate(origin, 'something else'), 'something else');
+  // A broker module's checks across its settings name the field as a sentence's subject.
+  assert.equal(pathOfProblem('broker.producer.idempotent allows at most 5 requests in flight'), 'broker.producer.idempotent');
+  assert.equal(locate(origin, 'broker.consumer.max.poll.interval.ms is below the session timeout'), 'f.yaml:3:15: broker.consumer.max.poll.interval.ms is below the session timeout');
+});
+
+test('checks across fields are said at the field they concern: a producer\'s broker override at its own setting', async () => {
+  const { scenarioCatalogue } = await import('../../harness/cli/catalogue.ts');
+  const file = `broker: { kind: memory, mode: partitioned, partitions: 2 }
+workload:
+  keys: { count: 4, distribution: { kind: hotspot, hotKeys: 9, share: 0.5 } }
+  rate: { kind: fixed, perSecond: 100 }
+  durationMs: 2s
+`;
+  const catalogue = await scenarioCatalogue();
+  const problems = async (text: string) => parseScenario(text, { catalogue, file: 'x.yaml' }).then(() => [] as string[], (e: ScenarioError) => e.detail);
+  assert.deepEqual(await problems(file), ['x.yaml:3:52: workload.keys.distribution.hotKeys: expected integer < workload.keys.count (4), got 9']);
+  const override = file.replace('hotKeys: 9', 'hotKeys: 1') + '  producers:\n    - { name: p, broker: { partitions: 0 } }\n';
+  // Was `x.yaml:7:18: workload.producers[0].broker: broker.partitions: ...` (the override, not its field).
+  assert.deepEqual(await problems(override), ['x.yaml:7:28: workload.producers[0].broker.partitions: must be >= 1']);
+  // Warnings too: a fault that ends after the drain, at the fault (was `faults: s ends at ...`, no position).
+  const late = file.replace('hotKeys: 9', 'hotKeys: 1') + 'consumers: { processes: 1 }\nrun: { drainTimeoutMs: 1s }\nfaults:\n  - { name: s, kind: stall, atMs: 1s, durationMs: 5s, consumer: c1 }\n';
+  const { warnings, locatedWarnings } = await parseScenario(late, { catalogue, file: 'x.yaml' });
+  assert.equal(locatedWarnings.length, warnings.length);
+  assert.ok(locatedWarnings.includes('x.yaml:9:5: faults[0]: s ends at 6 s, after the drain (3 s into the measured phase)'), locatedWarnings.join('\n'));
 });
 
 /** Three typos deep in a scenario, each named with its line and column. */

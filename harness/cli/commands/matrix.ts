@@ -77,6 +77,7 @@ export async function planFor(file: string, o: MatrixFlags, runtime: ReturnType<
     const m = /^([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)=(.*)$/.exec(s);
     if (!m) throw new InputError(`--set: expected path=value (e.g. workload.durationMs=3s), got "${s}"`);
     setPath(matrix.scenario, m[1], parse(m[2]));
+    (matrix.flagSets ??= {})[m[1]] = m[2];
   }
   const allowDestructive = Boolean(o.allowDestructive);
   const { cells, warnings } = await buildCells(matrix, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive } });
