@@ -8,7 +8,8 @@
 //   // @needs kafka rabbitmq   on several of them
 //   // @needs own kafka        it starts brokers of its own (kills, restarts, start failures,
 //                              versions, settings no other file shares)
-//   // @needs chromium         a program `convoy test` installs (chromium, toxiproxy), but no broker
+//   // @needs chromium         a program `convoy test` installs (chromium, toxiproxy, go), but no broker;
+//                             `root`: it changes the machine (users, Debian packages) and cleans up
 // A file with no such line needs nothing: it runs in the first phase, several processes at once
 // (and in `--unit`, which installs nothing). Every other file runs in the second phase, one at a
 // time (two at once on a 2-core machine make them flaky).
@@ -21,7 +22,7 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Brokers that run as their own processes, in the order the second phase holds them. */
 export const BROKERS = readdirSync(join(ROOT, 'brokers')).filter((b) => existsSync(join(ROOT, 'brokers', b, 'index.ts')) && !existsSync(join(ROOT, 'brokers', b, 'test', 'IN-PROCESS')));
 /** Programs a test may need without a broker (`convoy test` installs them; `--unit` does not). */
-export const TOOLS = ['chromium', 'toxiproxy'];
+export const TOOLS = ['chromium', 'toxiproxy', 'go', 'root'];
 const NEEDS = /^\/\/ @needs (.+)$/m;
 
 /** A bad `@needs` line: one line for the console, naming the file and what it may say. */

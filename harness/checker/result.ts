@@ -60,6 +60,7 @@ export function buildResult(input: ResultInput): ConvoyResult {
       node: run.versions?.node ?? process.version,
       brokers: run.versions?.brokers ?? {},
       clients: run.versions?.clients ?? {},
+      ...(run.versions?.client ? { client: run.versions.client } : {}),
     },
     started: run.started ?? null,
     finished: run.finished ?? null,

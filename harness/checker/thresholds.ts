@@ -17,7 +17,6 @@ import { parseDuration } from '../duration.ts';
 import { InputError } from '../errors.ts';
 import { holds, splitBound, type Comparison } from './comparison.ts';
 import { WINDOW_RELATIONS, type WindowRelation } from './anomaly-types.ts';
-import type { RatesSection, ScopeRates } from '../metrics/rates.ts';
 
 /** The latency figures a threshold can name: its name in `expect`, and the result's metric. */
 export const LATENCY_METRICS = {
@@ -133,6 +132,13 @@ export function thresholdFault(t: Threshold): string | null {
 }
 
 type Summary = Partial<Record<Stat, number>> & { count?: number };
+/** Rates in one scope, as the result's `workload.rates` gives them (harness/metrics/rates.ts). */
+interface ScopeRates { seconds: number; target: number; sent: number; processed: number }
+interface RatesSection {
+  whole: ScopeRates;
+  outsideFaults: ScopeRates;
+  faults: ({ fault: string } & Record<WindowRelation, ScopeRates>)[];
+}
 export interface ThresholdFigures {
   latency?: {
     whole?: Record<string, Summary>;

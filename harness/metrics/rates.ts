@@ -4,7 +4,12 @@
  * sending phase. Thresholds on throughput read these; a scope's target is what the schedule
  * asked for in it, so `>=0.95 of target` compares like with like when the rate has steps.
  */
-import type { Window } from './collector.ts';
+/** A fault's window on the run's clock (the collector's windows fit it). */
+interface Window {
+  name: string;
+  startUs: number;
+  endUs: number;
+}
 
 export interface ScopeRates {
   /** Seconds of the sending phase in the scope. */

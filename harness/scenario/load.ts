@@ -35,7 +35,10 @@ export interface LoadOptions {
 
 export interface LoadResult {
   scenario: Scenario;
+  /** Each as `<path>: ...` (or a sentence naming no path). */
   warnings: string[];
+  /** The same, with the file:line:col of the value each names in front (as problems have it). */
+  locatedWarnings: string[];
   /** The files the scenario came from: the file itself first, then what it extends. */
   files: SourceFile[];
 }
@@ -55,9 +58,9 @@ export class ScenarioError extends InputError {
 
 /** Reads, checks and resolves a scenario file; warnings go to `onWarning` (default stderr). */
 export async function loadScenarioFile(file: string, options: Omit<LoadOptions, 'file'> & { onWarning?: (line: string) => void }): Promise<Scenario> {
-  const { scenario, warnings } = await loadScenario(file, options);
+  const { warnings, locatedWarnings, scenario } = await loadScenario(file, options);
   const warn = options.onWarning ?? ((line: string) => process.stderr.write(`convoy: warning: ${line}\n`));
-  for (const w of warnings) warn(`${file}: ${w}`);
+  locatedWarnings.forEach((w, i) => warn(w === warnings[i] ? `${file}: ${w}` : w));
   return scenario;
 }
 
@@ -148,7 +151,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   warnings.push(...durationWarnings(scenario, raw, horizonMs, horizonSetting));
   const late = [...plainlySeconds(scenario, raw), ...windowsInsideRun(scenario, horizonMs)];
   if (late.length) throw fail(late);
-  return { scenario: orderScenario(scenario), warnings, files: source.files };
+  return { scenario: orderScenario(scenario), warnings, locatedWarnings: warnings.map((w) => locate(source.origin, w)), files: source.files };
 }
 
 /** The resolved scenario with its sections in the schema's order (stable results; `extends` is gone by now). */

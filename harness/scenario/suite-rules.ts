@@ -107,11 +107,11 @@ export function durationWarnings(s: Scenario, raw: Record<string, any>, brokerHo
     }
     // Faults may act during the drain (a redrive, say), but not past it.
     const end = sending - s.workload.warmupMs + drainMs;
-    for (const f of s.faults) {
+    s.faults.forEach((f, i) => {
       if (f.atMs + f.durationMs > end) {
-        out.push(`faults: ${f.name} ends at ${secs(f.atMs + f.durationMs)}, after the drain (${secs(end)} into the measured phase)`);
+        out.push(`faults[${i}]: ${f.name} ends at ${secs(f.atMs + f.durationMs)}, after the drain (${secs(end)} into the measured phase)`);
       }
-    }
+    });
   }
   return out;
 }

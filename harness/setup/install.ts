@@ -8,15 +8,25 @@ import { InfraError } from '../errors.ts';
 import { howToGet, probe, type Probe, type Requirement } from '../runtime/requirements.ts';
 import type { NeedBy } from './needs.ts';
 
-/** How packages get installed: the apt-get to call, and whether convoy may (as root). */
+/** How packages get installed: the program to call and its first arguments, and whether convoy may. */
 export interface Apt {
   command: string;
+  /** Arguments before apt-get's own (sudo's: `-n env DEBIAN_FRONTEND=… apt-get`). */
+  prefix?: string[];
   mayInstall: boolean;
 }
 
-/** Root installs, unless CONVOY_NO_INSTALL=1 asks for the command to be printed instead. */
+/**
+ * Root installs with apt-get; another user installs through sudo when sudo needs no password
+ * (a hosted CI runner), never by asking for one. CONVOY_NO_INSTALL=1 asks for the command to
+ * be printed instead.
+ */
 export function defaultApt(): Apt {
-  return { command: 'apt-get', mayInstall: process.getuid?.() === 0 && process.env.CONVOY_NO_INSTALL !== '1' };
+  if (process.env.CONVOY_NO_INSTALL === '1') return { command: 'apt-get', mayInstall: false };
+  if (process.getuid?.() === 0) return { command: 'apt-get', mayInstall: true };
+  const sudo = spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore', timeout: 10_000 });
+  if (sudo.status === 0) return { command: 'sudo', prefix: ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'], mayInstall: true };
+  return { command: 'apt-get', mayInstall: false };
 }
 
 function who(needs: NeedBy[], req: Requirement): string {
@@ -28,7 +38,7 @@ function aptCommand(pkgs: string[]): string {
 }
 
 function aptGet(apt: Apt, args: string[], pkgs: string[]): void {
-  const r = spawnSync(apt.command, args, {
+  const r = spawnSync(apt.command, [...(apt.prefix ?? []), ...args], {
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,7 +80,7 @@ export function ensureRequirements(needs: NeedBy[], log: (line: string) => void,
   const stillDebs = debianPackagesOf(missing).filter((d) => !installed.includes(d));
   const fixes = [
     ...missing.filter((p) => p.requirement.source.kind === 'toolchain').map((p) => howToGet(p.requirement)),
-    ...(stillDebs.length > 0 ? [`as root: ${aptCommand(stillDebs)}   (or run ./convoy setup as root)`] : []),
+    ...(stillDebs.length > 0 ? [`as root: ${aptCommand(stillDebs)}   (or run ./convoy setup as root, or as a user with sudo that needs no password)`] : []),
     ...(missing.some((p) => p.requirement.source.kind === 'debian' && installed.length > 0)
       ? [`${installed.join(' ')} installed but not enough: put a new enough one first on PATH`]
       : []),

@@ -158,6 +158,8 @@ describe('dashboard', () => {
     }
     const newest = runs[0];
     // Named with the client and broker versions; latency outside fault windows, not the whole run's.
+    // The result names the client its settings chose (here librdkafka's), not just every package.
+    assert.deepEqual(newest.versions?.client?.name, '@confluentinc/kafka-javascript');
     const series = seriesName(newest);
     assert.match(series, /^stall-consumer-kafka \[\S+ \d[\w.-]*, kafka \d[\w.-]*\]$/);
     const quiet = newest.latency!.outsideFaults!.endToEnd;

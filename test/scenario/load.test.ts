@@ -247,7 +247,7 @@ test('fault kinds: common fields here, kind fields by the kind schema, registere
   const drain = await parseScenario(f('{ name: s, kind: stall, atMs: 4s, durationMs: 3s, consumer: c1 }'), options);
   assert.deepEqual(drain.warnings, []);
   const late = await parseScenario(f('{ name: s, kind: stall, atMs: 14s, durationMs: 3s, consumer: c1 }'), options);
-  assert.deepEqual(late.warnings, ['faults: s ends at 17 s, after the drain (15 s into the measured phase)']);
+  assert.deepEqual(late.warnings, ['faults[0]: s ends at 17 s, after the drain (15 s into the measured phase)']);
 });
 
 test('the drain: the broker horizon plus margin by default; a shorter run.drainTimeoutMs warns when a fault can send a message back; a long horizon can exceed the nightly budget', async () => {

@@ -59,6 +59,11 @@ workload:
   const override = file.replace('hotKeys: 9', 'hotKeys: 1') + '  producers:\n    - { name: p, broker: { partitions: 0 } }\n';
   // Was `x.yaml:7:18: workload.producers[0].broker: broker.partitions: ...` (the override, not its field).
   assert.deepEqual(await problems(override), ['x.yaml:7:28: workload.producers[0].broker.partitions: must be >= 1']);
+  // Warnings too: a fault that ends after the drain, at the fault (was `faults: s ends at ...`, no position).
+  const late = file.replace('hotKeys: 9', 'hotKeys: 1') + 'consumers: { processes: 1 }\nrun: { drainTimeoutMs: 1s }\nfaults:\n  - { name: s, kind: stall, atMs: 1s, durationMs: 5s, consumer: c1 }\n';
+  const { warnings, locatedWarnings } = await parseScenario(late, { catalogue, file: 'x.yaml' });
+  assert.equal(locatedWarnings.length, warnings.length);
+  assert.ok(locatedWarnings.includes('x.yaml:9:5: faults[0]: s ends at 6 s, after the drain (3 s into the measured phase)'), locatedWarnings.join('\n'));
 });
 
 /** Three typos deep in a scenario, each named with its line and column. */

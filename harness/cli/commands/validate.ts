@@ -49,9 +49,9 @@ export async function validateFiles(
         for (const w of new Set(said)) err(`  warning: ${w}`);
         continue;
       }
-      const { scenario, warnings } = await loadScenario(file, options);
+      const { scenario, locatedWarnings } = await loadScenario(file, options);
       out(`ok ${file}: ${summary(scenario)}`);
-      for (const w of warnings) err(`  warning: ${w}`);
+      for (const w of locatedWarnings) err(`  warning: ${w}`);
       if (print) out(stringify(scenario, { lineWidth: 0 }).trimEnd());
     } catch (e) {
       if (!(e instanceof InputError)) throw e;

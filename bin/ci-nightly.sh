@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The nightly suite as CI runs it, here and on a hosted runner (.github/workflows/nightly.yml
+# calls this script; .ci/run calls it on a short folder). As root it installs what is missing;
+# as another user, through sudo when sudo needs no password.
+#   bin/ci-nightly.sh [suite folder] [results folder]     (default: workloads/nightly results)
+# Exit codes are convoy suite's: 0 every expectation held, 1 one failed, 2 a scenario did not
+# load, 3 a run broke (or the set-up failed).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+folder="${1:-workloads/nightly}"
+results="${2:-results}"
+say() { echo "# ci-nightly: $*" >&2; }
+say "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), user $(id -un), node $(node --version 2>/dev/null || echo missing), go $(go env GOVERSION 2>/dev/null || echo missing)"
+
+# The set-up: npm packages (./convoy's first use), then the Debian packages, broker jars and
+# Toxiproxy the suite's brokers need. One line and exit 3 when something cannot be installed.
+if ! ./convoy setup; then
+  say "set-up failed (see the line above); as a user without root, give it sudo without a password, or run it as root"
+  exit 3
+fi
+
+./convoy suite "$folder" --results "$results" --quiet
+code=$?
+case $code in
+  0) say "every expectation held" ;;
+  1) say "an expectation failed (exit 1)" ;;
+  2) say "a scenario did not load (exit 2)" ;;
+  *) say "a run broke or could not be judged (exit $code)" ;;
+esac
+say "results: $results (dashboard: $results/dashboard/index.html, JUnit: $results/dashboard/junit.xml)"
+exit $code

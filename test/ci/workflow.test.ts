@@ -1,0 +1,46 @@
+// @needs go
+/**
+ * The nightly workflow: actionlint (built with go install into convoy's cache, once) finds
+ * nothing in it, and it runs the one script CI here runs too, on the Node convoy selects.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cacheDir } from '../../harness/runtime/cache.ts';
+import { requireTool } from '../../harness/runtime/requirements.ts';
+import { GO } from '../../harness/runtime/requirements.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const ACTIONLINT = 'v1.7.12';
+const WORKFLOW = join(ROOT, '.github/workflows/nightly.yml');
+
+function actionlint(): string {
+  const dir = cacheDir('tools', `actionlint-${ACTIONLINT}`);
+  const bin = join(dir, 'actionlint');
+  if (existsSync(bin)) return bin;
+  const go = requireTool(GO, 'to build actionlint');
+  const r = spawnSync(go, ['install', `github.com/rhysd/actionlint/cmd/actionlint@${ACTIONLINT}`], { encoding: 'utf8', env: { ...process.env, GOBIN: dir, CGO_ENABLED: '0' }, timeout: 600_000 });
+  assert.equal(r.status, 0, `go install actionlint: ${r.stderr}`);
+  return bin;
+}
+
+test('actionlint finds nothing in the nightly workflow', () => {
+  const r = spawnSync(actionlint(), ['-no-color', WORKFLOW], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+  // It does lint: a planted mistake is found.
+  const bad = spawnSync(actionlint(), ['-no-color', '-'], { input: readFileSync(WORKFLOW, 'utf8').replace('runs-on: ubuntu-24.04', 'runs-on: ubuntu-24.04\n    timeout-minutes: soon'), encoding: 'utf8', timeout: 60_000 });
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stdout, /timeout-minutes/);
+});
+
+test('the workflow and CI here run one script, on the Node in .node-version', () => {
+  const workflow = readFileSync(WORKFLOW, 'utf8');
+  assert.match(workflow, /^\s+bin\/ci-nightly\.sh workloads\/nightly results$/m);
+  assert.match(workflow, /node-version-file: \.node-version/);
+  assert.match(workflow, /uses: actions\/setup-go@/);
+  assert.match(readFileSync(join(ROOT, '.ci/run'), 'utf8'), /^bin\/ci-nightly\.sh workloads\/ci /m);
+  const wanted = Number(readFileSync(join(ROOT, '.node-version'), 'utf8').trim());
+  assert.ok(Number(process.versions.node.split('.')[0]) >= wanted, `this Node ${process.version} is at least .node-version's ${wanted}`);
+});
