@@ -408,7 +408,7 @@ export const ConsumersSection = Type.Object(
               fault: Type.String(),
               consumer: Type.String(),
               at: Type.Number(),
-              lanes: n('Lanes the member held last when it went.'),
+              lanes: n('Lanes the member held as it went.'),
               takenByOthers: n('Of those, the ones whose next owner was another member (not the member itself, back).'),
               backAfterMs: Type.Optional(n('When it was assigned again (lanes or none), ms after it went.')),
             }),

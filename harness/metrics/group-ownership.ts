@@ -8,7 +8,7 @@
  * - handovers: a lane assigned to a member other than the one that held it last (live or
  *   dead). A static member that comes back within its session gets its own lanes again: no
  *   handover, though its lanes had no live owner meanwhile.
- * - departures: per fault that ended a member, the lanes it held last and how many of them
+ * - departures: per fault that ended a member, the lanes it held as it went and how many of them
  *   went to another member next rather than back to it (a static member back within its
  *   session: none).
  * - unowned time: lane-milliseconds with no live owner in the measured phase, up to the last
@@ -32,7 +32,7 @@ export interface Departure {
   fault: string;
   consumer: string;
   at: number;
-  /** Lanes the member held last when it went. */
+  /** Lanes the member held when it went. */
   lanes: number;
   /** Of those, the ones whose next owner was another member (not the member itself, back). */
   takenByOthers: number;
@@ -117,8 +117,11 @@ export function groupOwnership(events: GroupEvent[], window: { fromUs: number; e
     }
     const gone = endedConsumer(e);
     if (gone !== undefined) {
-      for (const [lane, owner] of [...liveOwner]) if (owner === gone) release(lane, e.at);
-      const held = new Set([...lastOwner].filter(([, owner]) => owner === gone).map(([lane]) => lane));
+      // The lanes it held as it went (the fault's start is recorded before it acts, so a clean
+      // leave's revocation comes after): a lane it gave up before, in a rebalance already under
+      // way, is that rebalance's move, not its absence's.
+      const held = new Set([...liveOwner].filter(([, owner]) => owner === gone).map(([lane]) => lane));
+      for (const lane of held) release(lane, e.at);
       const d: Departure = { fault: e.name ?? e.kind ?? 'fault', consumer: gone, at: e.at, lanes: held.size, takenByOthers: 0 };
       out.departures.push(d);
       away.set(d, held);

@@ -37,12 +37,12 @@ test('group ownership: a dead dynamic member\'s lanes handed to a survivor are h
   assert.deepEqual(g.departures, [{ fault: 'kill-c1', consumer: 'c1', at: 200 * ms, lanes: 1, takenByOthers: 1 }]);
 });
 
-test('group ownership: a member that left cleanly (its revoke before the fault\'s start) and one killed whose fresh process gets one lane back while the rest go to another: each lane judged by its next owner', () => {
-  const left: GroupEvent = { type: 'fault', phase: 'start', kind: 'leave-consumer', name: 'leave-c2', at: 210 * ms, evidence: { consumer: 'c2', state: 'gone' } };
+test('group ownership: a member that left cleanly (its revoke after the fault\'s start) and one killed whose fresh process gets one lane back while the rest go to another: each lane judged by its next owner', () => {
+  const left: GroupEvent = { type: 'fault', phase: 'start', kind: 'leave-consumer', name: 'leave-c2', at: 200 * ms, evidence: { consumer: 'c2', state: 'gone' } };
   const g = groupOwnership(
     [
       assigned('c1', 0, 'p0'), assigned('c2', 0, 'p1', 'p2'), assigned('c3', 0, 'p3', 'p4'),
-      revoked('c2', 200, 'p1', 'p2'), left, assigned('c1', 250, 'p1'), assigned('c1', 260, 'p2'),
+      left, revoked('c2', 210, 'p1', 'p2'), assigned('c1', 250, 'p1'), assigned('c1', 260, 'p2'),
       // back: p2 returns to it from c1, which is no departure's loss
       revoked('c1', 400, 'p2'), assigned('c2', 450, 'p2'),
       // cooperative: the fresh c3 is given p3 30 ms before c1 is given p4
@@ -51,11 +51,17 @@ test('group ownership: a member that left cleanly (its revoke before the fault\'
     whole,
   )!;
   assert.deepEqual(g.departures, [
-    { fault: 'leave-c2', consumer: 'c2', at: 210 * ms, lanes: 2, takenByOthers: 2, backAfterMs: 240 },
+    { fault: 'leave-c2', consumer: 'c2', at: 200 * ms, lanes: 2, takenByOthers: 2, backAfterMs: 250 },
     { fault: 'kill-c3', consumer: 'c3', at: 500 * ms, lanes: 2, takenByOthers: 1, backAfterMs: 100 },
   ]);
   assert.equal(g.handovers, 4);
   assert.deepEqual(g.handoversFrom, { c1: 1, c2: 2, c3: 1 });
+});
+
+test('group ownership: a lane the member gave up before it went (a cooperative rebalance already under way) is not taken from it', () => {
+  const g = groupOwnership([assigned('c1', 0, 'p0', 'p1'), assigned('c2', 0, 'p2'), revoked('c1', 100, 'p1'), killed('c1', 110), assigned('c2', 150, 'p1'), assigned('c1', 400, 'p0')], whole)!;
+  assert.deepEqual(g.departures, [{ fault: 'kill-c1', consumer: 'c1', at: 110 * ms, lanes: 1, takenByOthers: 0, backAfterMs: 290 }]);
+  assert.equal(g.handovers, 1);
 });
 
 test('group ownership: only the measured phase counts (the group forming is no handover), a lane still unowned at the end counts up to it, and no assignment at all is null', () => {
