@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../errors.ts';
-import type { BrokerSettings } from '../broker/contract.ts';
+import type { BrokerSettings, ExternalSetting } from '../broker/contract.ts';
 import { runtimeRefused } from '../broker/module.ts';
 import type { BrokerSchemaModule, ScenarioCatalogue } from './catalogue.ts';
 import { resolveExtends, type SourceFile } from './extends.ts';
@@ -99,6 +99,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
         // Before any run folder is made: `convoy run` would otherwise fail at deploy (exit 3).
         const runtime = options.target?.runtime ?? 'local';
         if (brokerModule?.runtimes && !brokerModule.runtimes.includes(runtime)) errors.push(`broker.kind: ${runtimeRefused(kind, brokerModule.runtimes, runtime)}`);
+        if (runtime === 'local') warnings.push(...ignoredConnectionFields(kind, raw.broker, brokerModule?.externalSettings));
       } catch (err) {
         errors.push(err instanceof InputError ? err.message : `broker.kind: cannot load broker "${kind}": ${(err as Error).message}`);
       }
@@ -152,6 +153,13 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   const late = [...plainlySeconds(scenario, raw), ...windowsInsideRun(scenario, horizonMs)];
   if (late.length) throw fail(late);
   return { scenario: orderScenario(scenario), warnings, locatedWarnings: warnings.map((w) => locate(source.origin, w)), files: source.files };
+}
+
+/** The scenario's connection fields (broker.url, broker.connectionString, ...): the local runtime starts its own broker and reads none of them. */
+function ignoredConnectionFields(kind: string, broker: Record<string, unknown>, settings: readonly ExternalSetting[] = []): string[] {
+  return settings
+    .filter((s) => s.scenarioField && broker[s.key] !== undefined)
+    .map((s) => `broker.${s.key}: ignored on the local runtime (convoy starts its own ${kind}); it is read with --runtime external`);
 }
 
 /** The resolved scenario with its sections in the schema's order (stable results; `extends` is gone by now). */
