@@ -95,9 +95,10 @@ export async function openRun(scenario: Scenario, opts: RunOptions): Promise<Run
   mkdirSync(histDir, { recursive: true });
   const logStream = createWriteStream(join(runDir, 'run.log'), { flags: 'a' });
   const log = (line: string) => {
-    // A client's error can quote its connection URL: the log shows no secret (checker/redact.ts).
-    logStream.write(`${new Date().toISOString()} ${redactString(line)}\n`);
-    opts.log?.(line);
+    // A client's error can quote its connection URL: neither the log nor the console shows a secret (checker/redact.ts).
+    const safe = redactString(line);
+    logStream.write(`${new Date().toISOString()} ${safe}\n`);
+    opts.log?.(safe);
   };
   const broker = await loadBroker(scenario.broker.kind);
   const settings = broker.resolveSettings(scenario.broker);
