@@ -91,7 +91,8 @@ function readYaml(file: string): Record<string, unknown> {
   return data as Record<string, unknown>;
 }
 
-function toConnection(data: unknown, name: string): Connection {
+/** One connection's mapping (`kind:` and its settings), checked for its shape only. */
+export function toConnection(data: unknown, name: string): Connection {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new InputError(`${name}: expected a mapping with kind: and the settings`);
   const { kind, ...rest } = data as Record<string, unknown>;
   if (typeof kind !== 'string' || kind === '') throw new InputError(`${name}: kind: expected the broker kind it connects to (kafka, rabbitmq, sqs, pubsub, servicebus)`);
