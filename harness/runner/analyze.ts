@@ -13,6 +13,7 @@ import { measureHistory } from './measure.ts';
 import { scoreStrategies, type StrategyScore } from '../consumer/replay.ts';
 import { strategyOptions } from '../consumer/strategies/registry.ts';
 import { laneMoves } from '../metrics/lane-moves.ts';
+import { groupOwnership } from '../metrics/group-ownership.ts';
 import { keyBacklog } from '../metrics/oldest-unprocessed.ts';
 import { hotKeyFigures } from '../metrics/hot-key.ts';
 import { holVictims } from '../metrics/hol-victims.ts';
@@ -38,6 +39,8 @@ const MIN_RATE_SHARE = 0.9;
 /** A producer process using this share of a core on average (over at least MIN_CPU_SAMPLES half-seconds) is saturated. */
 const MAX_PRODUCER_CPU_PERCENT = 95;
 const MIN_CPU_SAMPLES = 4;
+/** A host this busy (all CPUs, on average while sending) cannot vouch for a latency or rate figure. */
+const MAX_HOST_CPU_PERCENT = 95;
 
 /** A run's result.json: the shape from the result's one source (harness/checker/result-schema.ts). */
 export type Result = ResultShape & { runId: string };
@@ -109,6 +112,11 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   const growth = record.faults.filter((f) => f.kind === 'add-partitions' && f.startUs !== undefined);
   const m = await measureHistory(record.historyFile, scenario, record.measureStartUs, windows, { keyWrites: growth.length > 0 });
   const refreshMarks = m.marks.filter((k) => k.name === 'producer-metadata-refreshed').map((k) => k.at);
+  // Who owned which lane when: the consumers' rebalance callbacks, and the faults that ended a consumer.
+  const group = groupOwnership(
+    [...m.rebalanceEvents, ...record.faults.filter((f) => f.startUs !== undefined).map((f) => ({ type: 'fault', phase: 'start', name: f.name, kind: f.kind, at: f.startUs!, evidence: f.evidence }))],
+    { fromUs: record.measureStartUs, endUs: m.lastSendUs },
+  );
   const laneChanges = growth.map((f) => laneMoves({ name: f.name, startUs: f.startUs!, evidence: f.evidence }, m.keyWrites, refreshMarks));
 
   const seriesLen = ((m.series as { sent: number[] }).sent ?? []).length;
@@ -173,7 +181,10 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   );
   judgeFinalState(stateSpec, finalState, strategyOptions(scenario.consumers.strategy).kind, expectations, verdict);
   judgeDuplicateVersions(duplicateSpec, gateway?.section.duplicateVersions ?? null, expectations, verdict);
-  judgeThresholds(rest, { latency: m.latency as ThresholdFigures['latency'], rates: m.rates }, expectations, verdict);
+  const host = record.cpu?.host;
+  const saturated = host && host.samples >= MIN_CPU_SAMPLES && host.meanPercent >= MAX_HOST_CPU_PERCENT
+    ? `the host's CPUs were ${Math.round(host.meanPercent)}% busy while the producers sent, so the figure measures the machine, not the broker` : null;
+  judgeThresholds(rest, { latency: m.latency as ThresholdFigures['latency'], rates: m.rates }, expectations, verdict, saturated);
   // A run that did not complete cannot fail an expectation either: an interrupted run "loses"
   // what it never waited for. Its findings stay in the reasons; the verdict is unknown.
   if (incomplete.length > 0) verdict.status = 'unknown';
@@ -224,6 +235,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         strategy: strategyOptions(scenario.consumers.strategy).kind,
         costs: m.costs,
         hotKey,
+        ...(group ? { group } : {}),
         // Every run with poison messages: who waited behind them.
         ...(scenario.consumers.poison ? { holVictims: { policy: scenario.consumers.poison.policy, ...(await holVictims(record.historyFile)) } } : {}),
       },
@@ -285,12 +297,22 @@ function judgeFinalState(
   }
 }
 
-/** Thresholds on latency and throughput (checker/thresholds.ts), judged like the counts. */
-function judgeThresholds(specs: Record<string, unknown>, figures: ThresholdFigures, expectations: ExpectationResult[], verdict: Verdict): void {
+/**
+ * Thresholds on latency and throughput (checker/thresholds.ts), judged like the counts. On a
+ * saturated host a threshold that did not hold is undecided: the harness starved its own
+ * consumers, and the broker is not to blame for that.
+ */
+function judgeThresholds(specs: Record<string, unknown>, figures: ThresholdFigures, expectations: ExpectationResult[], verdict: Verdict, saturated: string | null): void {
   for (const [name, spec] of Object.entries(specs)) {
     if (!isThresholdName(name)) continue;
     (Array.isArray(spec) ? spec : [spec]).forEach((one, i) => {
       const r = evaluateThreshold(parseThreshold(`expect.${name}${Array.isArray(spec) ? `[${i}]` : ''}`, name, one), figures);
+      if (r.held === false && saturated) {
+        (expectations as unknown as Record<string, unknown>[]).push({ ...r, held: null, note: `not judged: ${saturated}` } as unknown as Record<string, unknown>);
+        verdict.reasons.push(`${thresholdReason(r)}: not judged: ${saturated}`);
+        if (verdict.status === 'pass') verdict.status = 'unknown';
+        return;
+      }
       (expectations as unknown as Record<string, unknown>[]).push(r as unknown as Record<string, unknown>);
       if (r.held === false) {
         verdict.reasons.unshift(thresholdReason(r));

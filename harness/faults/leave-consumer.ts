@@ -1,0 +1,35 @@
+import type { FaultKind } from './contract.ts';
+import { checkConsumerName, consumerNamed, procState, restartAtEnd } from './contract.ts';
+
+/**
+ * A consumer leaves its group cleanly: its process finishes what it is handling, closes its
+ * client (a dynamic Kafka member sends LeaveGroup, so its partitions move at once; a static
+ * one does not, and keeps them until its session times out) and exits; a fresh process with
+ * the same name joins at the window's end (`restart: false`: it stays away). The clean
+ * counterpart of kill-consumer: consumers leaving and joining a group during the run.
+ */
+const leaveConsumer: FaultKind = {
+  kind: 'leave-consumer',
+  destructive: false,
+  schema: {
+    type: 'object',
+    properties: {
+      consumer: { type: 'string', description: 'c1, c2, ... or "busiest" (the one that processed most so far)' },
+      restart: { type: 'boolean', description: 'a fresh process with the same name joins at the window\'s end (default true)' },
+    },
+    required: ['consumer'],
+  },
+  check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
+  async start(spec, ctx) {
+    const w = consumerNamed(ctx, spec.consumer);
+    const pid = w.pid;
+    const t0 = Date.now();
+    await w.stop();
+    return {
+      // state `gone`: the process ended (its revoked callback, if any, is in its history).
+      evidence: { consumer: w.id, pid, stoppedInMs: Date.now() - t0, state: w.exited ? 'gone' : procState(pid) },
+      end: restartAtEnd(ctx, spec, w.id),
+    };
+  },
+};
+export default leaveConsumer;
