@@ -47,8 +47,8 @@ export interface ConsumerSettings {
   groupProtocol?: GroupProtocol;
   /** java only: the assignor (classic: client-side; consumer protocol: the broker's). */
   assignor?: string;
-  /** java only: group.instance.id (static membership), one per consumer process. */
-  staticMembership?: boolean;
+  /** java only: group.instance.id (static membership), one per consumer process: every process (true) or the ones named (c1, c2, ...). */
+  staticMembership?: boolean | string[];
   /** java only: max.poll.records. */
   maxPollRecords?: number;
 }
@@ -167,7 +167,12 @@ export const settingsSchema: Record<string, unknown> = {
           enum: ['range', 'roundrobin', 'sticky', 'cooperative-sticky', 'uniform'],
           description: "java only: classic: range (default), roundrobin, sticky or cooperative-sticky; consumer protocol: the broker's uniform (default) or range",
         },
-        staticMembership: { type: 'boolean', description: 'java only: group.instance.id per consumer process (static membership; default false)' },
+        staticMembership: {
+          type: ['boolean', 'array'],
+          items: { type: 'string', pattern: '^c[1-9][0-9]*$' },
+          minItems: 1,
+          description: 'java only: group.instance.id (static membership) for every consumer process (true), none (false, default), or the ones named ([c1], ...): a static member that comes back within its session timeout gets its partitions again without a rebalance',
+        },
         maxPollRecords: int(1, 'java only: max.poll.records (default 500)', 1_000_000),
       },
     },
@@ -314,6 +319,9 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     const assignor: string = c.assignor ?? (consumer.groupProtocol === 'consumer' ? 'uniform' : 'range');
     consumer.assignor = assignor;
     consumer.staticMembership = c.staticMembership ?? false;
+    if (Array.isArray(consumer.staticMembership) && new Set(consumer.staticMembership).size !== consumer.staticMembership.length) {
+      errors.push(`broker.consumer.staticMembership: ${JSON.stringify(consumer.staticMembership)} names a consumer twice`);
+    }
     consumer.maxPollRecords = c.maxPollRecords ?? 500;
     const server = ['uniform', 'range'];
     if (consumer.groupProtocol === 'consumer' && !server.includes(assignor)) {

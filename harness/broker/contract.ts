@@ -189,8 +189,8 @@ export interface ProducerClient {
   send(message: OutgoingMessage): Promise<SendAck>;
   /** Called by partition-increase faults: pick up new metadata now, if the client can. */
   refreshMetadata?(): Promise<void>;
-  /** Errors the client met on requests and retried, by its own name for them, so far (where it can tell). */
-  errorsSeen?(): Record<string, number>;
+  /** Errors the client met on requests and retried, by its own name for them, so far (where it can tell); a client in a process of its own answers when asked. */
+  errorsSeen?(): Record<string, number> | Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 

@@ -392,6 +392,32 @@ export const ConsumersSection = Type.Object(
       }),
       Type.Null(),
     ], { description: 'The busiest key of the measured phase; null when nothing was sent.' }),
+    group: Type.Optional(
+      Type.Object(
+        {
+          lanes: n('Lanes (partitions) seen in any assignment.'),
+          assignments: n("`assigned` callbacks over every member."),
+          revocations: n("Non-empty `revoked` callbacks over every member."),
+          handovers: n('Lanes assigned to a member other than the one that held them last (live or dead).'),
+          handoversFrom: Type.Record(Type.String(), Type.Number(), { description: 'Handovers per member the lanes were taken from.' }),
+          unownedMs: n('Lane-milliseconds with no live owner in the measured phase, up to the last send.'),
+          longestUnownedMs: n('The longest stretch one lane had no live owner, ms.'),
+          list: Type.Array(Type.Object({ lane: Type.String(), from: Type.String(), to: Type.String(), at: Type.Number() }), { description: 'The first handovers (at most 50).' }),
+          departures: Type.Array(
+            Type.Object({
+              fault: Type.String(),
+              consumer: Type.String(),
+              at: Type.Number(),
+              lanes: n('Lanes the member held last when it went.'),
+              takenByOthers: n('Of those, the ones whose next owner was another member (not the member itself, back).'),
+              backAfterMs: Type.Optional(n('When it was assigned again (lanes or none), ms after it went.')),
+            }),
+            { description: 'Per fault that ended a member (its process gone): a static member back within its session timeout keeps its lanes (takenByOthers 0).' },
+          ),
+        },
+        { description: "Consumer groups: who owned which lane when, from the members' rebalance callbacks and the faults that ended a member (harness/metrics/group-ownership.ts). Absent when no member reported an assignment." },
+      ),
+    ),
     holVictims: Type.Optional(Type.Unknown({ description: 'Runs with poison messages: messages of other keys delayed behind a failing one (harness/metrics/hol-victims.ts).' })),
   },
   { description: 'How the consumers handled the load: their mode and strategy, what it cost, the busiest key, head-of-line victims.' },

@@ -258,6 +258,20 @@ export async function killWorker(w: WorkerHandle, kind: string, byItself: boolea
   return { pid, state: procState(pid) };
 }
 
+/**
+ * The end of a fault that took consumer `id` away: a fresh process with the same name, unless
+ * the spec says `restart: false`. Safe to call twice; resolves with the evidence of the restart.
+ */
+export function restartAtEnd(ctx: FaultContext, spec: FaultSpec, id: string): () => Promise<unknown> {
+  let ended = false;
+  return async () => {
+    if (ended || spec.restart === false) return undefined;
+    ended = true;
+    await ctx.restartConsumer(id);
+    return { restarted: true, pid: consumerNamed(ctx, id).pid };
+  };
+}
+
 /** A worker hook that kills its own process with -9, its history written to its file first. */
 export function selfKill(side: { flushHistory(): void }): () => void {
   return () => {

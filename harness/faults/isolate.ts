@@ -149,16 +149,23 @@ const isolate: FaultKind = {
   worker: {
     /** Counts the client's request errors over the window: a `client-errors` mark at its end. */
     producer(args, side) {
-      const seen = () => side.client.errorsSeen?.() ?? {};
+      // A client in a process of its own answers when asked: the counts are awaited.
+      const seen = async () => (await side.client.errorsSeen?.()) ?? {};
       const before = seen();
+      before.catch(() => {}); // judged at the end (a worker stopped before it: never)
       return {
         end() {
-          const errors = Object.fromEntries(
-            Object.entries(seen())
-              .map(([e, n]) => [e, n - (before[e] ?? 0)] as const)
-              .filter(([, n]) => n > 0),
+          Promise.all([before, seen()]).then(
+            ([was, now]) => {
+              const errors = Object.fromEntries(
+                Object.entries(now)
+                  .map(([e, n]) => [e, n - (was[e] ?? 0)] as const)
+                  .filter(([, n]) => n > 0),
+              );
+              side.mark('client-errors', { fault: args.fault, process: side.id, known: side.client.errorsSeen !== undefined, errors });
+            },
+            (e: Error) => side.mark('client-errors', { fault: args.fault, process: side.id, known: false, errors: {}, why: e.message }),
           );
-          side.mark('client-errors', { fault: args.fault, process: side.id, known: side.client.errorsSeen !== undefined, errors });
         },
       };
     },

@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { CONSUMER_FIELD, checkConsumerName, consumerNamed, killWorker, selfKill } from './contract.ts';
+import { CONSUMER_FIELD, checkConsumerName, consumerNamed, killWorker, restartAtEnd, selfKill } from './contract.ts';
 
 /**
  * kill -9 a consumer process; a fresh one with the same name starts at the window's end.
@@ -27,17 +27,7 @@ const killConsumer: FaultKind = {
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
     const killed = await killWorker(w, 'kill-consumer', spec.when === 'after-apply');
-    let ended = false;
-    return {
-      evidence: { consumer: w.id, ...killed },
-      async end() {
-        if (ended || spec.restart === false) return undefined;
-        ended = true;
-        await ctx.restartConsumer(w.id);
-        const fresh = consumerNamed(ctx, spec.consumer);
-        return { restarted: true, pid: fresh.pid };
-      },
-    };
+    return { evidence: { consumer: w.id, ...killed }, end: restartAtEnd(ctx, spec, w.id) };
   },
   worker: {
     // when: after-apply. The history reaches its file first: the apply happened.

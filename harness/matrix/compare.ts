@@ -18,6 +18,7 @@ import { isThresholdName } from '../checker/thresholds.ts';
 import type { DoneRun } from './run-matrix.ts';
 import type { MatrixPlan, PlannedCell } from './plan.ts';
 import { spread, wilson, type Spread } from './stats.ts';
+import type { GroupOwnership } from '../metrics/group-ownership.ts';
 
 export const MATRIX_SCHEMA = 'convoy.matrix.v1';
 const LATENCIES = ['publish', 'endToEnd'] as const;
@@ -72,6 +73,16 @@ export interface CellComparison {
   /** Strategy -> keys left in a wrong final state per run, and in how many runs any were. */
   wrongState: Record<string, { perRun: Spread | null; runsWrong: number; of: number; primary: boolean }>;
   expectations: { label: string; held: number; of: number }[];
+  /** Consumer groups (the runs' consumers.group): handovers, and lane time without a live owner; null when no run has them. */
+  group: GroupComparison | null;
+}
+
+export interface GroupComparison {
+  handovers: Spread | null;
+  /** Per fault that ended a member ("kill-c1 (c1)"): of the lanes it held, how many another member got before it was back. */
+  takenWhileAway: Record<string, Spread | null>;
+  unownedMs: Spread | null;
+  longestUnownedMs: Spread | null;
 }
 
 export interface MatrixComparison {
@@ -141,6 +152,19 @@ function expectationLabel(e: { type: string; expected: string; window: { relatio
   return `${e.type}${e.window ? ` ${e.window.relation} ${e.window.fault}` : ''} ${e.expected}`;
 }
 
+function compareGroup(known: ReportResult[]): GroupComparison | null {
+  const groups = known.map((r) => (r.consumers as { group?: GroupOwnership } | undefined)?.group).filter((g): g is GroupOwnership => g !== undefined);
+  if (groups.length === 0) return null;
+  const departure = (d: { fault: string; consumer: string }) => `${d.fault} (${d.consumer})`;
+  const departures = [...new Set(groups.flatMap((g) => (g.departures ?? []).map(departure)))];
+  return {
+    handovers: spread(groups.map((g) => g.handovers)),
+    takenWhileAway: Object.fromEntries(departures.map((name) => [name, spread(groups.map((g) => (g.departures ?? []).filter((d) => departure(d) === name).reduce((n, d) => n + d.takenByOthers, 0)))])),
+    unownedMs: spread(groups.map((g) => g.unownedMs)),
+    longestUnownedMs: spread(groups.map((g) => g.longestUnownedMs)),
+  };
+}
+
 function compareCell(cell: PlannedCell, plan: MatrixPlan, loaded: Loaded[]): CellComparison {
   const known = loaded.filter((l) => l.result.verdict.status !== 'unknown').map((l) => l.result);
   const anomalies: Record<string, AnomalyShare> = {};
@@ -195,6 +219,7 @@ function compareCell(cell: PlannedCell, plan: MatrixPlan, loaded: Loaded[]): Cel
     },
     wrongState,
     expectations: [...expectations].map(([label, x]) => ({ label, ...x })),
+    group: compareGroup(known),
   };
 }
 

@@ -50,18 +50,28 @@ function expectationsText(cell: CellComparison): string {
   return `${held}/${cell.expectations.length} always held`;
 }
 
+/** Consumer-group columns, when any cell's runs recorded assignments: handovers (per member) and lane time without an owner. */
+function groupColumns(cell: CellComparison): string[] {
+  const g = cell.group;
+  if (!g) return [DASH, DASH];
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const away = Object.entries(g.takenWhileAway).map(([d, s]) => `${d} ${rangeText(s, String)}`).join(', ');
+  return [`${rangeText(g.handovers, String)}${away ? `; taken while away: ${away}` : ''}`, `${rangeText(g.unownedMs, seconds)} · longest ${rangeText(g.longestUnownedMs, seconds)}`];
+}
+
 export function comparisonTable(c: MatrixComparison): Table {
   const types = anomalyColumns(c);
-  const head = ['cell', 'runs', ...types, 'rate (msg/s)', 'publish p50 / p99', 'end-to-end p50 / p99', 'CPU host / harness', 'wrong state (runs)', 'expectations'];
+  const grouped = c.cells.some((cell) => cell.group);
+  const head = ['cell', 'runs', ...types, ...(grouped ? ['lane handovers', 'lane time unowned'] : []), 'rate (msg/s)', 'publish p50 / p99', 'end-to-end p50 / p99', 'CPU host / harness', 'wrong state (runs)', 'expectations'];
   const rows = c.cells.map((cell) => {
     const runs = `${cell.known}${cell.unknown ? ` + ${cell.unknown} unknown` : ''}${cell.runs.length < cell.planned ? ` of ${cell.planned}` : ''}`;
-    if (cell.allUnknown) return [cell.label, runs, ...types.map(() => 'unknown'), ...Array(head.length - 2 - types.length).fill('unknown')];
+    if (cell.allUnknown) return [cell.label, runs, ...Array(head.length - 2).fill('unknown')];
     const lat = (which: 'publish' | 'endToEnd') => {
       const l = cell.latency[which];
       return l ? `${formatDuration(l.p50)} / ${formatDuration(l.p99)}` : DASH;
     };
     return [
-      cell.label, runs, ...types.map((t) => shareText(cell, t)),
+      cell.label, runs, ...types.map((t) => shareText(cell, t)), ...(grouped ? groupColumns(cell) : []),
       rangeText(cell.achievedRate, formatCount), lat('publish'), lat('endToEnd'),
       `${rangeText(cell.cpu.hostPercent, percent)} / ${rangeText(cell.cpu.harnessPercent, percent)}`, wrongText(cell), expectationsText(cell),
     ];
@@ -79,7 +89,7 @@ export function comparisonMarkdown(c: MatrixComparison): string {
   const lines = [
     `### convoy matrix ${c.name}: ${c.verdict.status}`,
     '',
-    `${c.runsDone} of ${c.runsPlanned} runs, ${c.repeats} per cell, seed ${c.seed}. Anomaly columns: runs in which it appeared, share [Wilson 95% interval] · per 1,000 messages sent, median (range). Latency from the cells' HDR histograms merged. \`unknown\` runs are not counted in any figure.`,
+    `${c.runsDone} of ${c.runsPlanned} runs, ${c.repeats} per cell, seed ${c.seed}. Anomaly columns: runs in which it appeared, share [Wilson 95% interval] · per 1,000 messages sent, median (range). Latency from the cells' HDR histograms merged. \`unknown\` runs are not counted in any figure.${c.cells.some((cell) => cell.group) ? ' Lane handovers: lanes assigned to a member other than the one that held them last, median (range) per run, and, per fault that ended a member, how many of its lanes another member got before it was back; lane time unowned: lane-seconds without a live owner from the first full assignment to the last send, and the longest stretch of one lane (from the members\' rebalance callbacks).' : ''}`,
     '',
     `| ${t.head.map(mdCell).join(' | ')} |`,
     `|${t.head.map(() => '---').join('|')}|`,

@@ -13,6 +13,7 @@ import { measureHistory } from './measure.ts';
 import { scoreStrategies, type StrategyScore } from '../consumer/replay.ts';
 import { strategyOptions } from '../consumer/strategies/registry.ts';
 import { laneMoves } from '../metrics/lane-moves.ts';
+import { groupOwnership } from '../metrics/group-ownership.ts';
 import { keyBacklog } from '../metrics/oldest-unprocessed.ts';
 import { hotKeyFigures } from '../metrics/hot-key.ts';
 import { holVictims } from '../metrics/hol-victims.ts';
@@ -109,6 +110,11 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   const growth = record.faults.filter((f) => f.kind === 'add-partitions' && f.startUs !== undefined);
   const m = await measureHistory(record.historyFile, scenario, record.measureStartUs, windows, { keyWrites: growth.length > 0 });
   const refreshMarks = m.marks.filter((k) => k.name === 'producer-metadata-refreshed').map((k) => k.at);
+  // Who owned which lane when: the consumers' rebalance callbacks, and the faults that ended a consumer.
+  const group = groupOwnership(
+    [...m.rebalanceEvents, ...record.faults.filter((f) => f.startUs !== undefined).map((f) => ({ type: 'fault', phase: 'start', name: f.name, kind: f.kind, at: f.startUs!, evidence: f.evidence }))],
+    { fromUs: record.measureStartUs, endUs: m.lastSendUs },
+  );
   const laneChanges = growth.map((f) => laneMoves({ name: f.name, startUs: f.startUs!, evidence: f.evidence }, m.keyWrites, refreshMarks));
 
   const seriesLen = ((m.series as { sent: number[] }).sent ?? []).length;
@@ -224,6 +230,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         strategy: strategyOptions(scenario.consumers.strategy).kind,
         costs: m.costs,
         hotKey,
+        ...(group ? { group } : {}),
         // Every run with poison messages: who waited behind them.
         ...(scenario.consumers.poison ? { holVictims: { policy: scenario.consumers.poison.policy, ...(await holVictims(record.historyFile)) } } : {}),
       },

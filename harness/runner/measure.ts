@@ -11,6 +11,7 @@ import type { Scenario } from '../spec/types.ts';
 import { ConsumerCostCounter, type ConsumerCosts } from '../metrics/consumer-costs.ts';
 import { entityOf } from '../workload/split.ts';
 import { entityOrder, type EntityOrder } from '../checker/entity-order.ts';
+import type { GroupEvent } from '../metrics/group-ownership.ts';
 
 export interface Measurements {
   latency: Record<string, unknown>;
@@ -31,6 +32,8 @@ export interface Measurements {
   /** When each message the consumers' strategy held back was released (its apply's end, µs). */
   releasedHeld: number[];
   rebalances: number;
+  /** The consumers' rebalance callbacks, in history order (harness/metrics/group-ownership.ts). */
+  rebalanceEvents: GroupEvent[];
   marks: { name: string; at: number; detail?: unknown }[];
   /** Split keys: what is out of order per entity (null when keys are not split). */
   entityOrder: EntityOrder | null;
@@ -61,6 +64,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const split = scenario.workload.keys.split;
   const releasedHeld: number[] = [];
   let rebalances = 0;
+  const rebalanceEvents: GroupEvent[] = [];
   let sent = 0;
   let lastSendUs = 0;
   let acked = 0;
@@ -96,7 +100,10 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
         if (!list) keyWrites.set(e.key, (list = []));
         list.push([sentAt, e.lane]);
       }
-    } else if (e.type === 'rebalance') rebalances++;
+    } else if (e.type === 'rebalance') {
+      rebalances++;
+      rebalanceEvents.push({ type: e.type, at: e.at, consumer: e.consumer, lanes: e.lanes, phase: e.phase });
+    }
     else if (e.type === 'mark') marks.push({ name: e.name, at: e.at, detail: e.detail });
     else if (e.type === 'process') {
       costs.add(e);
@@ -119,6 +126,6 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
   const skew = skewReport(traffic.keyCounts, { laneCounts: traffic.keyLaneCounts, configuredKeys: scenario.workload.keys.count });
   marks.sort((a, b) => a.at - b.at);
   const topKeys = [...traffic.keyCounts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5).map(([k]) => k);
-  return { latency: collector.latency(), rates: collector.ratesSection(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, releasedHeld, rebalances, marks, keyWrites, topKeys, costs: costs.costs(), entityOrder: split ? entityOrder(applies, split) : null };
+  return { latency: collector.latency(), rates: collector.ratesSection(), series: collector.seriesSection(), skew, sent, lastSendUs, acked, truth: t, applies, liveEffects, releasedHeld, rebalances, rebalanceEvents, marks, keyWrites, topKeys, costs: costs.costs(), entityOrder: split ? entityOrder(applies, split) : null };
 }
 

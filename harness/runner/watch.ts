@@ -22,6 +22,14 @@ export function sum(ws: readonly WorkerHandle[], field: keyof WorkerStats): numb
 }
 
 /**
+ * Messages in flight in the workers still running: a process that exited (killed, or gone from
+ * its group) holds none any more, whatever its last stats said.
+ */
+export function inFlightNow(ws: readonly Pick<WorkerHandle, 'exited' | 'stats'>[]): number {
+  return ws.reduce((n, w) => n + (w.exited ? 0 : Number(w.stats.inFlight)), 0);
+}
+
+/**
  * The runner's look at its workers while messages flow (produce, fault windows, drain): the
  * progress line, the worst loop lag, and a worker that died without a fault killing it, which
  * ends the run (its verdict is then unknown).

@@ -64,9 +64,7 @@ async function withFault<T>(tag: string, over: Record<string, unknown>, body: (p
     const started = await request.start(spec(over), context(names));
     const result = await body(p);
     const evidence = (await started.end()) as Record<string, any>;
-    p.errorsSeen!();
-    await new Promise((r) => setTimeout(r, 300));
-    return { result, evidence, errors: p.errorsSeen!() };
+    return { result, evidence, errors: await p.errorsSeen!() };
   } finally {
     await run.close();
   }

@@ -102,3 +102,40 @@ test('exit code: 0 when every expectation across cells held, 1 when one failed, 
   // A run that failed its own scenario's expectations fails the matrix too.
   assert.equal(matrixExitCode(run([...fakes('pass', 2).slice(0, 2), { cell: 'unordered', verdict: 'fail', reorders: 2, sent: 1000, e2e: [1000] }], '1')), 1);
 });
+
+test('comparison: consumer-group figures per cell (handovers, per member, unowned lane time), columns only when a run has them', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-matrix-group-'));
+  const g = (handovers: number, c1: number, unownedMs: number) => ({
+    handovers,
+    departures: [{ fault: 'kill-c2', consumer: 'c2', takenByOthers: handovers - c1 }, { fault: 'bounce-c1', consumer: 'c1', takenByOthers: c1 }],
+    unownedMs,
+    longestUnownedMs: unownedMs / 2,
+  });
+  const done = write(dir, [
+    { cell: 'eager', verdict: 'pass', reorders: 0, sent: 1000, e2e: [1], group: g(4, 0, 9000) },
+    { cell: 'eager', verdict: 'pass', reorders: 0, sent: 1000, e2e: [1], group: g(6, 0, 12000) },
+    { cell: 'eager', verdict: 'unknown', reorders: 0, sent: 1000, e2e: [1], group: g(90, 90, 1) },
+    { cell: 'cooperative', verdict: 'pass', reorders: 0, sent: 1000, e2e: [1] },
+  ]);
+  const p = plan(['eager', 'cooperative'], 3);
+  p.runs = done.map((d) => ({ slot: d.slot, cell: d.cell, repeat: d.repeat, seed: 1 }));
+  const c = compareMatrix(p, dir, done);
+  const eager = c.cells.find((x) => x.id === 'eager')!;
+  // The unknown run's 90 handovers from c1 are left out.
+  assert.deepEqual(eager.group, {
+    handovers: { median: 5, min: 4, max: 6, n: 2 },
+    takenWhileAway: { 'kill-c2 (c2)': { median: 5, min: 4, max: 6, n: 2 }, 'bounce-c1 (c1)': { median: 0, min: 0, max: 0, n: 2 } },
+    unownedMs: { median: 10500, min: 9000, max: 12000, n: 2 },
+    longestUnownedMs: { median: 5250, min: 4500, max: 6000, n: 2 },
+  });
+  assert.equal(c.cells.find((x) => x.id === 'cooperative')!.group, null);
+  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(new URL('../../results/schema/matrix.v1.json', import.meta.url), 'utf8')) as object);
+  assert.ok(validate(JSON.parse(JSON.stringify(c))), JSON.stringify(validate.errors));
+  const md = comparisonMarkdown(c);
+  assert.match(md, /\| lane handovers \| lane time unowned \|/);
+  assert.match(md, /\| mode=eager \| 2 \+ 1 unknown \| [^|]+ \| 5 \(4–6\); taken while away: kill-c2 \(c2\) 5 \(4–6\), bounce-c1 \(c1\) 0 \| 10\.5 s \(9\.0 s–12\.0 s\) · longest 5\.3 s \(4\.5 s–6\.0 s\) \|/);
+  assert.match(md, /\| mode=cooperative \| 1 \| [^|]+ \| — \| — \|/);
+  // Without group figures in any run, no such columns.
+  const plain = compareMatrix(p, dir, done.filter((d) => d.cell === 'cooperative'));
+  assert.doesNotMatch(comparisonMarkdown(plain), /lane handovers/);
+});

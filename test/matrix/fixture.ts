@@ -18,6 +18,8 @@ export interface Fake {
   reorders: number;
   sent: number;
   e2e: number[];
+  /** The run's consumers.group (harness/metrics/group-ownership.ts), when it has one. */
+  group?: { handovers: number; departures: { fault: string; consumer: string; takenByOthers: number }[]; unownedMs: number; longestUnownedMs: number };
 }
 
 export function plan(cells: string[], repeats: number, expect: MatrixPlan['expect'] = []): MatrixPlan {
@@ -39,6 +41,7 @@ export function write(dir: string, runs: Fake[]): DoneRun[] {
       expectations: [{ type: 'lost', expected: '0', window: null, found: 0, keys: 0, held: f.verdict !== 'fail', source: 'default' }],
       workload: { sent: f.sent, achievedRate: 100 + slot, finalState: { naive: { strategy: 'naive', primary: true, wrong: f.reorders > 0 ? 2 : 0 }, versioned: { strategy: 'versioned', primary: false, wrong: 0 } } },
       latency: { encoded: { endToEnd: encoded(f.e2e), publish: encoded([100, 200]) } },
+      ...(f.group ? { consumers: { group: { lanes: 6, assignments: 4, revocations: 2, handoversFrom: {}, list: [], ...f.group } } } : {}),
       harness: { cpu: { host: { meanPercent: 40 }, workers: { c1: { meanPercent: 10 }, p1: { meanPercent: 5 } } } },
     };
     writeFileSync(join(dir, 'runs', runId, 'result.json'), JSON.stringify(result));

@@ -24,6 +24,7 @@ const BAD: [string, Partial<Target>, string][] = [
   ['late-fault-expectation', {}, 'expect.reorder.during: fault "late-stall" starts at 60 s, which cannot happen inside the run: the run is over by then (sending 5 s + drain 15 s = 20 s into the measured phase)'],
   // More of the same kinds.
   ['stall-unknown-consumer', {}, 'faults[0].consumer: no consumer "c3" in this scenario; expected one of busiest, c1, c2 (consumers.processes is 2)'],
+  ['leave-consumer-c3', {}, 'faults[0].consumer: no consumer "c3" in this scenario; expected one of busiest, c1, c2 (consumers.processes is 2)'],
   ['freeze-unknown-consumer', {}, 'faults[0].consumer: no consumer "c0" in this scenario; expected one of busiest, c1, c2 (consumers.processes is 2)'],
   ['handler-errors-unknown-consumer', {}, 'faults[0].consumers[1]: no consumer "c9" in this scenario; expected one of c1, c2 (consumers.processes is 2)'],
   ['kill-broker-unknown-node', {}, 'faults[0].node: no node "node-3" in this deployment; expected one of node-1'],

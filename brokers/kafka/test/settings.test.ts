@@ -211,6 +211,13 @@ test('client java: convoy\'s cross-client defaults unless producer.defaults is c
   rejects({ client: 'java', clientProcess: {} }, /client java always runs in a process of its own/);
   rejects({ client: 'kafkajs', javaClient: { version: '4.4.0' } }, /broker\.javaClient: .*use client: java/);
   assert.equal(resolveSettings({ kind: 'kafka', client: 'java', javaClient: { version: '4.3.1' } }).javaClient?.version, '4.3.1');
+  // Static membership for every consumer process, or for the ones named.
+  assert.deepEqual(resolveSettings({ kind: 'kafka', client: 'java', consumer: { staticMembership: ['c1'] } }).consumer.staticMembership, ['c1']);
+  rejects({ client: 'java', consumer: { staticMembership: ['p1'] } }, /broker\.consumer\.staticMembership\[0\]: "p1" does not match/);
+  rejects({ client: 'java', consumer: { staticMembership: [] } }, /broker\.consumer\.staticMembership: expected at least 1 item/);
+  rejects({ client: 'java', consumer: { staticMembership: ['c1', 'c1'] } }, /names a consumer twice/);
+  rejects({ client: 'java', consumer: { staticMembership: 'c1' } }, /broker\.consumer\.staticMembership: expected boolean or array/);
+  rejects({ client: 'confluent', consumer: { staticMembership: ['c1'] } }, /broker\.consumer\.staticMembership: not a setting of the confluent client; use client: java/);
 });
 
 // Regression: a producer process on its own client (`processBroker: [{ client: java }]`) merges

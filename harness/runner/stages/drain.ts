@@ -1,6 +1,6 @@
 import type { Stage } from '../context.ts';
 import { drain as drainUntil } from '../drain-rules.ts';
-import { sum } from '../watch.ts';
+import { inFlightNow, sum } from '../watch.ts';
 
 /**
  * The drain (drain-rules.ts): until every acked message was processed, the broker holds nothing
@@ -20,7 +20,7 @@ export const drain: Stage = {
         acked: () => sum(publishing.publishers(), 'acked'),
         applied: () => sum(all(), 'applied'),
         errors: () => sum(all(), 'errors'),
-        inFlight: () => sum(all(), 'inFlight'),
+        inFlight: () => inFlightNow(all()),
         remaining: admin.remaining ? () => admin.remaining!() : undefined,
       },
       bound,

@@ -72,6 +72,16 @@ final class Settings {
     return "consumer".equals(consumer.path("groupProtocol").asText("classic"));
   }
 
+  /** staticMembership: true (every consumer process), or the names of the static ones. */
+  boolean staticMember() {
+    JsonNode s = consumer.path("staticMembership");
+    if (s.isArray()) {
+      for (JsonNode name : s) if (id.equals(name.asText())) return true;
+      return false;
+    }
+    return s.asBoolean(false);
+  }
+
   Properties consumerProperties() {
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
@@ -85,7 +95,7 @@ final class Settings {
     optional(p, "metadata.max.age.ms", consumer.path("metadataMaxAgeMs"));
     optional(p, "max.poll.interval.ms", consumer.path("maxPollIntervalMs"));
     optional(p, "max.poll.records", consumer.path("maxPollRecords"));
-    if (consumer.path("staticMembership").asBoolean(false)) p.put("group.instance.id", clientId);
+    if (staticMember()) p.put("group.instance.id", clientId);
     if (consumerProtocol()) {
       // KIP-848: the session timeout and heartbeat interval are the group's (set by the admin API).
       p.put("group.protocol", "consumer");
