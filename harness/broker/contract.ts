@@ -380,6 +380,11 @@ export interface BrokerCapabilities {
   addPartitions: Capability;
   /** Lanes the run's destination starts with, where the settings fix them. */
   lanes?: number;
+  /**
+   * Consumers notice lanes added mid-run only this long after (a periodic metadata refresh),
+   * and the setting that says so. Absent: at once.
+   */
+  newLanesSeenAfter?: { ms: number; setting: string };
   /** Dead-lettered messages can be moved back to the main destination (redrive). */
   redriveDeadLetters: Capability;
   /** Broker nodes can be cut off from each other while clients still reach them (isolate). Absent: no. */

@@ -29,9 +29,9 @@ export interface BrokerSchemaModule {
 /**
  * A fault kind as the loader sees it: the JSON Schema of its own fields (besides name, kind,
  * atMs, durationMs; a field may use durationSchema from schema.ts and is then converted to ms),
- * and optionally the checks against the scenario and the broker (static-check.ts).
+ * and optionally the checks and warnings against the scenario and the broker (static-check.ts).
  */
-export type CatalogueFaultKind = Pick<FaultKind, 'schema'> & Partial<Pick<FaultKind, 'destructive' | 'check'>>;
+export type CatalogueFaultKind = Pick<FaultKind, 'schema'> & Partial<Pick<FaultKind, 'destructive' | 'check' | 'warn'>>;
 
 /**
  * A consumer strategy or concurrency mode: its name is a value of `consumers.strategy` /

@@ -37,7 +37,7 @@ export function register(program: Command): void {
       process.stderr.write(`convoy: note: the run used node ${result.versions.node}; this is ${process.version}\n`);
     }
     process.exitCode = await runAndAnalyze(scenario, {
-      runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
+      runtime, resultsDir: resolve(o.results), resultsAsGiven: o.results, keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
       external,
       repeat: Number(o.repeat) || 1, quiet: Boolean(o.quiet), afterRun: reportAfterRun, source: result.source, reuseBrokers: o.reuseBrokers,
     });

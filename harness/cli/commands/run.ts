@@ -55,7 +55,7 @@ export function register(program: Command): void {
       const scenario = await loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
       const external = await externalSource(runtime, o)?.(scenario.broker.kind);
       const { code, runs } = await runRepeated(scenario, {
-        runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
+        runtime, resultsDir: resolve(o.results), resultsAsGiven: o.results, keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
         external, repeat, quiet: Boolean(o.quiet), scenarioFile: resolve(file), reuseBrokers: o.reuseBrokers,
         afterRun: reportAfterRun,
       });
