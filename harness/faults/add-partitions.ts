@@ -19,7 +19,7 @@ const addPartitions: FaultKind = {
   },
   doc: {
     summary: 'Raises the topic\'s partition (lane) count mid-run: keys move to other lanes. Nothing to undo; the window\'s end records the lane count.',
-    needs: 'A broker whose destination can gain lanes: Kafka, the memory broker in `mode: partitioned`. Destructive.',
+    needs: 'A broker whose destination can gain lanes: Kafka, the memory broker in `mode: partitioned`.',
     notes:
       'A partition increase splits keys across two lanes by design: `split` (expected 0 by default) must be allowed in its window, ' +
       '`split: [{ expect: 0, before: grow }, { expect: ">0", during: grow }]` or `split: any`. ' +

@@ -53,7 +53,7 @@ const isolate: FaultKind = {
   },
   doc: {
     summary: 'A network partition between broker nodes: the named nodes are cut off from the others on their peer links while clients still reach every node; healed at the window\'s end, which lasts until every partition\'s ISR is full again (at most 20 s more). The evidence has the ISR as it changed, the controller, and the producers\' request errors.',
-    needs: 'A local Kafka cluster with proxied peer links: `broker: { kind: kafka, nodes: 3, peerLinks: proxied }`. Destructive.',
+    needs: 'A local Kafka cluster with proxied peer links: `broker: { kind: kafka, nodes: 3, peerLinks: proxied }`.',
     example: '{ name: cut-minority, kind: isolate, nodes: node-3, atMs: 4s, durationMs: 15s }',
     exampleIn: 'broker: { kind: kafka, nodes: 3, peerLinks: proxied, topic: { replicationFactor: 3 } }',
   },

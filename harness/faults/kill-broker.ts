@@ -16,7 +16,7 @@ const killBroker: FaultKind = {
   },
   doc: {
     summary: 'Stops one broker node and starts it again at the window\'s end. The evidence has the replication state before, while down and after (Kafka: leaders and ISR).',
-    needs: 'Broker nodes convoy runs itself: the local runtime (not containers or external), a broker other than the memory broker. Destructive.',
+    needs: 'Broker nodes convoy runs itself: the local runtime (not containers or external), a broker other than the memory broker.',
     example: '{ name: kill-node, kind: kill-broker, node: node-2, atMs: 4s, durationMs: 6s }',
     exampleIn: 'broker: { kind: kafka, nodes: 3, topic: { replicationFactor: 3 } }',
   },

@@ -65,8 +65,8 @@ export function faultReference(kinds: ReadonlyMap<string, FaultKind>): string {
     out.push('', `### ${name}`, '', k.doc.summary, '');
     if (Object.keys(props).length) out.push('| field | values | required | meaning |', '|---|---|---|---|', ...rows(props, schema.required ?? []), '');
     else out.push('No fields of its own.', '');
-    const needs = [k.doc.needs, k.destructive && !k.doc.needs?.includes('Destructive') ? 'Destructive.' : undefined].filter(Boolean).join(' ');
-    if (needs) out.push(`**Needs:** ${needs}`, '');
+    if (k.doc.needs) out.push(`**Needs:** ${k.doc.needs}`, '');
+    if (k.destructive) out.push('**Destructive:** it changes or hurts the broker; refused on the external runtime without `--allow-destructive`.', '');
     if (k.doc.notes) out.push(`**Note:** ${k.doc.notes}`, '');
     out.push(`Example: \`${k.doc.example}\``);
   }
