@@ -65,11 +65,11 @@ export async function validateFiles(
   return code;
 }
 
-/** A matrix file (`scenario:` and `vary:` at its top) rather than a scenario; false when it does not parse (the scenario loader says why). */
+/** A matrix file (`scenario:` and `vary:` or `linked:` at its top) rather than a scenario; false when it does not parse (the scenario loader says why). */
 export function isMatrixFile(file: string): boolean {
   try {
     const data = parse(readFileSync(file, 'utf8')) as unknown;
-    return typeof data === 'object' && data !== null && 'vary' in data && 'scenario' in data;
+    return typeof data === 'object' && data !== null && 'scenario' in data && ('vary' in data || 'linked' in data);
   } catch {
     return false;
   }
