@@ -3,10 +3,13 @@
 # calls this script; .ci/run calls it on a short folder). As root it installs what is missing;
 # as another user, through sudo when sudo needs no password.
 #   bin/ci-nightly.sh [suite folder] [results folder]     (default: workloads/nightly results)
+#   bin/ci-nightly.sh --setup-only                        the set-up alone
 # Exit codes are convoy suite's: 0 every expectation held, 1 one failed, 2 a scenario did not
 # load, 3 a run broke (or the set-up failed).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+setup_only=false
+if [ "${1:-}" = --setup-only ]; then setup_only=true; shift; fi
 folder="${1:-workloads/nightly}"
 results="${2:-results}"
 say() { echo "# ci-nightly: $*" >&2; }
@@ -18,6 +21,7 @@ if ! ./convoy setup; then
   say "set-up failed (see the line above); as a user without root, give it sudo without a password, or run it as root"
   exit 3
 fi
+if $setup_only; then say "set-up done"; exit 0; fi
 
 ./convoy suite "$folder" --results "$results" --quiet
 code=$?

@@ -37,3 +37,9 @@ export const KEPT_AS_WRITTEN: ReadonlySet<string> = new Set(['brokerConfig']);
 export function takesDuration(key: string): boolean {
   return key.endsWith('Ms');
 }
+
+/** Milliseconds as seconds for a message: `2 s`, `1.25 s`, `12.5 s`. */
+export function secs(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(s < 10 ? 2 : 1).replace(/\.?0+$/, '')} s`;
+}

@@ -14,6 +14,7 @@ export function capabilities(s: KafkaSettings, runtime: RuntimeKind): BrokerCapa
     links: runtime === 'external' ? [] : ['clients', ...ids],
     addPartitions: true,
     lanes: s.topic.partitions,
+    newLanesSeenAfter: { ms: s.consumer.metadataMaxAgeMs, setting: 'broker.consumer.metadataMaxAgeMs' },
     redriveDeadLetters: 'Kafka has no dead-letter queue of its own (poison messages are parked by the consumer strategy)',
     isolate: isolate(s, runtime),
     requestFaults: requestFaults(s, runtime),

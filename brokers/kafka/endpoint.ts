@@ -4,7 +4,7 @@
  * for the external runtime pass through to both clients unchanged in meaning.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import type { Endpoint } from '../../harness/broker/contract.ts';
+import type { Endpoint, ExternalSetting } from '../../harness/broker/contract.ts';
 import { InputError } from '../../harness/errors.ts';
 import type { KafkaConfig } from 'kafkajs';
 
@@ -52,6 +52,22 @@ export function parseEndpoint(e: Endpoint): KafkaEndpoint {
   return e as unknown as KafkaEndpoint;
 }
 
+/** The settings the external runtime reads (endpointFromExternal); docs/external.md lists them. */
+export const EXTERNAL_SETTINGS: readonly ExternalSetting[] = [
+  { key: 'bootstrapServers', help: 'host:port[,host:port]' },
+  { key: 'bootstrap.servers', help: 'bootstrapServers', aliasOf: 'bootstrapServers' },
+  { key: 'bootstrap', help: 'bootstrapServers', aliasOf: 'bootstrapServers' },
+  { key: 'brokers', help: 'bootstrapServers', aliasOf: 'bootstrapServers' },
+  { key: 'ssl', help: 'true: TLS with the system CAs' },
+  { key: 'ssl.ca', help: 'CA certificate (PEM text or a path)' },
+  { key: 'ssl.cert', help: 'client certificate (PEM text or a path)' },
+  { key: 'ssl.key', help: 'client private key (PEM text or a path)', secret: true },
+  { key: 'ssl.rejectUnauthorized', help: 'false: accept any server certificate' },
+  { key: 'sasl.mechanism', help: 'plain, scram-sha-256 or scram-sha-512' },
+  { key: 'sasl.username', help: 'SASL user' },
+  { key: 'sasl.password', help: 'SASL password', secret: true },
+];
+
 /**
  * The external runtime's settings (`--external bootstrapServers=h1:9092,h2:9092
  * --external sasl.mechanism=scram-sha-512 --external sasl.username=u --external sasl.password=p
@@ -68,7 +84,7 @@ export function endpointFromExternal(ext: Record<string, unknown> | undefined): 
     throw new InputError('the external runtime needs --external bootstrapServers=host:port[,host:port]');
   }
   for (const s of bootstrapServers) if (!/^[^\s:]+:\d+$/.test(s)) throw new InputError(`external Kafka: "${s}" is not host:port`);
-  const known = new Set(['bootstrapServers', 'brokers', 'bootstrap', 'ssl', 'sasl']);
+  const known = new Set(EXTERNAL_SETTINGS.map((s) => s.key.split('.')[0]));
   const unknown = Object.keys(ext).filter((k) => !known.has(k));
   if (unknown.length) throw new InputError(`external Kafka: unknown setting(s) ${unknown.join(', ')} (known: bootstrapServers (or bootstrap, brokers), ssl, ssl.ca, ssl.cert, ssl.key, ssl.rejectUnauthorized, sasl.mechanism, sasl.username, sasl.password)`);
   const out: KafkaEndpoint = { bootstrapServers };

@@ -17,7 +17,7 @@ import { insertRequestProxy } from './request-proxy.ts';
 import { join } from 'node:path';
 import { referenceClientCommand, remoteConsumer, remoteProducer } from '../../harness/client-protocol/remote-clients.ts';
 import { containerServices, deployContainers } from './containers.ts';
-import { endpointFromExternal, parseEndpoint, toEndpoint } from './endpoint.ts';
+import { endpointFromExternal, EXTERNAL_SETTINGS, parseEndpoint, toEndpoint } from './endpoint.ts';
 import { deployLocal } from './local.ts';
 import { describeCluster } from './probe.ts';
 import { ensureBootstrapTemplate, ensureCdsArchive } from './jvm.ts';
@@ -101,6 +101,7 @@ const kafka = brokerModule({
   name: 'kafka',
   title: 'Kafka',
   settingsSchema,
+  externalSettings: EXTERNAL_SETTINGS,
   requirements: KAFKA_NEEDS,
   cached: () => [...cachedItems(), ...javaClientCached()],
   settings: asKafkaSettings,

@@ -11,7 +11,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DeployContext } from '../../harness/broker/contract.ts';
+import type { DeployContext, ExternalSetting } from '../../harness/broker/contract.ts';
 import { InfraError, InputError } from '../../harness/errors.ts';
 import { onCleanup } from '../../harness/runtime/cleanup.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
@@ -19,6 +19,13 @@ import { startToxiproxy, TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.t
 import { clientVersion, errMessage, pubsubClient, type PubsubEndpoint } from './connection.ts';
 import { PROXY_NAME, type PubsubDeployment } from './local.ts';
 import type { PubsubSettings } from './settings.ts';
+
+/** The settings externalEndpoint and deployExternal read; docs/external.md lists them. */
+export const EXTERNAL_SETTINGS: readonly ExternalSetting[] = [
+  { key: 'projectId', help: 'Google Cloud project (else GOOGLE_CLOUD_PROJECT)' },
+  { key: 'emulatorHost', help: 'host:port of an emulator you run', scenarioField: true },
+  { key: 'proxy', help: 'false: no Toxiproxy in front of an emulator' },
+];
 
 export function externalEndpoint(ext: Record<string, unknown>, settings: PubsubSettings): PubsubEndpoint {
   const projectId = (ext.projectId ?? process.env.GOOGLE_CLOUD_PROJECT ?? (settings.projectId !== 'convoy-local' ? settings.projectId : undefined)) as string | undefined;

@@ -10,7 +10,7 @@ import { PubsubAdmin } from './admin.ts';
 import { PubsubConsumer, PubsubProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
 import { containerServices, deployContainers } from './containers.ts';
-import { deployExternal } from './external.ts';
+import { deployExternal, EXTERNAL_SETTINGS } from './external.ts';
 import { existsSync } from 'node:fs';
 import { GO } from '../../harness/runtime/requirements.ts';
 import { deployLocal, provisionPstest, pstestBinary } from './local.ts';
@@ -30,6 +30,7 @@ const pubsub = brokerModule({
     provisionPstest(log);
   },
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
+  externalSettings: EXTERNAL_SETTINGS,
   containerServices,
   capabilities,
   endpoint: asEndpoint,

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import type { DeployContext } from '../../harness/broker/contract.ts';
+import type { DeployContext, ExternalSetting } from '../../harness/broker/contract.ts';
 import { InfraError, InputError } from '../../harness/errors.ts';
 import { onCleanup } from '../../harness/runtime/cleanup.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
@@ -16,10 +16,23 @@ import { openConnection, redact, type RabbitEndpoint } from './connection.ts';
 import { PROXY_NAME, type RabbitDeployment } from './local.ts';
 import type { RabbitSettings } from './settings.ts';
 
+/** The settings deployExternal reads; docs/external.md lists them. */
+export const EXTERNAL_SETTINGS: readonly ExternalSetting[] = [
+  { key: 'url', help: 'amqp[s]://user:password@host:port/vhost', secret: true, scenarioField: true },
+  { key: 'amqpUrl', help: 'url', aliasOf: 'url', secret: true },
+  { key: 'tls.ca', help: 'CA certificate file' },
+  { key: 'tls.cert', help: 'client certificate file' },
+  { key: 'tls.key', help: 'client private key file' },
+  { key: 'tls.passphrase', help: 'the private key\'s passphrase', secret: true },
+  { key: 'tls.servername', help: 'TLS server name (default the URL\'s host)' },
+  { key: 'tls.rejectUnauthorized', help: 'false: accept any server certificate' },
+  { key: 'proxy', help: 'false: no Toxiproxy in front (no network faults)' },
+];
+
 export async function deployExternal(ctx: DeployContext, settings: RabbitSettings): Promise<RabbitDeployment> {
   const ext = ctx.external ?? {};
   const raw = (ext.url ?? ext.amqpUrl ?? settings.url) as string | undefined;
-  if (!raw) throw new InputError('the external runtime needs the broker\'s AMQP URL: broker.url in the scenario, or --url amqp://user:pass@host:5672/vhost');
+  if (!raw) throw new InputError('the external runtime needs the broker\'s AMQP URL: --external url=amqps://user:${env:AMQP_PASSWORD}@host:5671/vhost, a --connection file, or CONVOY_EXTERNAL_URL');
   let url: URL;
   try {
     url = new URL(raw);

@@ -9,7 +9,7 @@ import { RabbitAdmin } from './admin.ts';
 import { RabbitConsumer, RabbitProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
 import { containerServices, deployContainers } from './containers.ts';
-import { deployExternal } from './external.ts';
+import { deployExternal, EXTERNAL_SETTINGS } from './external.ts';
 import { deployLocal } from './local.ts';
 import { RABBITMQ_SERVER } from './requirements.ts';
 import { resolveSettings, settingsSchema, type RabbitSettings } from './settings.ts';
@@ -24,6 +24,7 @@ const rabbitmq = brokerModule({
     { requirement: RABBITMQ_SERVER, purpose: 'to run RabbitMQ locally' },
   ],
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
+  externalSettings: EXTERNAL_SETTINGS,
   containerServices,
   capabilities,
   endpoint: asEndpoint,

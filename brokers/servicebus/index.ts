@@ -3,7 +3,7 @@
  * ../README.md), Microsoft's emulator image (containers), or a real namespace (external),
  * always through the unmodified @azure/service-bus SDK.
  */
-import type { ContainerService, DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import type { ContainerService, DeployContext, Deployment, ExternalSetting } from '../../harness/broker/contract.ts';
 import { brokerModule } from '../../harness/broker/module.ts';
 import { TOXIPROXY } from '../../harness/net/toxiproxy.ts';
 import { capabilities } from './capabilities.ts';
@@ -33,6 +33,11 @@ export function containerServices(): ContainerService[] {
   ];
 }
 
+/** The settings deployConnected reads; docs/external.md lists them. */
+const EXTERNAL_SETTINGS: readonly ExternalSetting[] = [
+  { key: 'connectionString', help: 'Endpoint=sb://...;SharedAccessKeyName=...;SharedAccessKey=...', secret: true, scenarioField: true },
+];
+
 /** Containers and external: a running emulator or namespace, named by its connection string. */
 async function deployConnected(ctx: DeployContext, s: ServiceBusSettings): Promise<Deployment> {
   const connectionString = (ctx.external?.connectionString as string | undefined) ?? s.connectionString;
@@ -54,6 +59,7 @@ const servicebus = brokerModule({
   settings: resolveSettings,
   requirements: [TOXIPROXY],
   deploy: { local: (ctx) => deployLocal(ctx), containers: deployConnected, external: deployConnected },
+  externalSettings: EXTERNAL_SETTINGS,
   containerServices: () => containerServices(),
   capabilities,
   endpoint: asEndpoint,

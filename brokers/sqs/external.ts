@@ -11,7 +11,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DeployContext } from '../../harness/broker/contract.ts';
+import type { DeployContext, ExternalSetting } from '../../harness/broker/contract.ts';
 import { InfraError, InputError } from '../../harness/errors.ts';
 import { onCleanup } from '../../harness/runtime/cleanup.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
@@ -20,6 +20,16 @@ import { ListQueuesCommand } from '@aws-sdk/client-sqs';
 import { errMessage, sqsClient, type SqsEndpoint } from './connection.ts';
 import { PROXY_NAME, sdkVersion, type SqsDeployment } from './local.ts';
 import type { SqsSettings } from './settings.ts';
+
+/** The settings externalEndpoint and deployExternal read; docs/external.md lists them. */
+export const EXTERNAL_SETTINGS: readonly ExternalSetting[] = [
+  { key: 'region', help: 'AWS region (else broker.region or AWS_REGION)' },
+  { key: 'endpoint', help: 'http(s) endpoint (default the region\'s AWS one)', scenarioField: true },
+  { key: 'accessKeyId', help: 'access key id (default the AWS SDK\'s chain)' },
+  { key: 'secretAccessKey', help: 'secret access key', secret: true },
+  { key: 'sessionToken', help: 'session token', secret: true },
+  { key: 'proxy', help: 'false: no Toxiproxy in front of an http endpoint' },
+];
 
 export function externalEndpoint(ext: Record<string, unknown>, settings: SqsSettings): SqsEndpoint {
   const region = (ext.region ?? settings.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION) as string | undefined;

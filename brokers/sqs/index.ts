@@ -10,7 +10,7 @@ import { SqsAdmin } from './admin.ts';
 import { SqsConsumer, SqsProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
 import { containerServices, deployContainers } from './containers.ts';
-import { deployExternal } from './external.ts';
+import { deployExternal, EXTERNAL_SETTINGS } from './external.ts';
 import { existsSync } from 'node:fs';
 import { JAVA, MAVEN } from '../../harness/runtime/requirements.ts';
 import { deployLocal, elasticmqLibDir, provisionElasticMQ } from './local.ts';
@@ -34,6 +34,7 @@ const sqs = brokerModule({
     provisionElasticMQ(resolveSettings({ kind: 'sqs' }).version, log);
   },
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
+  externalSettings: EXTERNAL_SETTINGS,
   containerServices,
   capabilities,
   endpoint: asEndpoint,

@@ -278,6 +278,23 @@ export interface CachedItem {
   present: boolean;
 }
 
+/**
+ * One setting the external runtime takes: `--external <key>=v`, a connection file's `<key>:`, or
+ * the environment variable CONVOY_EXTERNAL_<KEY> (harness/cli/connection.ts reads all three).
+ */
+export interface ExternalSetting {
+  /** Dotted: `sasl.password` (nested under `sasl` in what deploy() is given). */
+  key: string;
+  /** What it is, in a few words (error messages, docs/external.md). */
+  help: string;
+  /** A secret (password, key, token, a URL or connection string that carries one): redacted everywhere; a literal on the command line draws a warning. */
+  secret?: boolean;
+  /** Another name of that setting: accepted, but not read from the environment. */
+  aliasOf?: string;
+  /** The scenario's `broker.<key>` stands in for it on the external runtime (ignored, with a warning, on the local one). */
+  scenarioField?: boolean;
+}
+
 export interface BrokerModule {
   /** The folder name, and the scenario's `broker.kind`. */
   name: string;
@@ -293,6 +310,8 @@ export interface BrokerModule {
   testDouble?: boolean;
   /** The runtimes it can be deployed on (default every one); the scenario loader refuses the others. */
   runtimes?: RuntimeKind[];
+  /** The settings its external runtime reads (DeployContext.external); absent: it has no external runtime. */
+  externalSettings?: readonly ExternalSetting[];
   /** What the broker can do with these (resolved) settings on this runtime (see BrokerCapabilities). */
   capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
   /** A JSON Schema (draft 2020-12 subset) for the broker section of a scenario. */
@@ -361,6 +380,11 @@ export interface BrokerCapabilities {
   addPartitions: Capability;
   /** Lanes the run's destination starts with, where the settings fix them. */
   lanes?: number;
+  /**
+   * Consumers notice lanes added mid-run only this long after (a periodic metadata refresh),
+   * and the setting that says so. Absent: at once.
+   */
+  newLanesSeenAfter?: { ms: number; setting: string };
   /** Dead-lettered messages can be moved back to the main destination (redrive). */
   redriveDeadLetters: Capability;
   /** Broker nodes can be cut off from each other while clients still reach them (isolate). Absent: no. */

@@ -9,7 +9,7 @@ import { InputError } from '../errors.ts';
 import { RUNTIME_KINDS } from './contract.ts';
 import type {
   BrokerAdmin, BrokerCapabilities, BrokerDefinition, CachedItem, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
-  Endpoint, ProducerClient, ProducerOptions, RunNames, RuntimeKind,
+  Endpoint, ExternalSetting, ProducerClient, ProducerOptions, RunNames, RuntimeKind,
 } from './contract.ts';
 
 export interface BrokerParts<S extends BrokerSettings, E> {
@@ -17,6 +17,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   title: string;
   testDouble?: boolean;
   settingsSchema: Record<string, unknown>;
+  /** See BrokerModule.externalSettings. */
+  externalSettings?: readonly ExternalSetting[];
   /** Resolves raw settings (defaults filled in); must accept resolved ones too. */
   settings(raw: BrokerSettings): S;
   /** What the result records as the resolved settings (default: `settings`). */
@@ -59,6 +61,7 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     title: parts.title,
     testDouble: parts.testDouble,
     settingsSchema: parts.settingsSchema,
+    externalSettings: parts.externalSettings,
     requirements: parts.requirements,
     provision: parts.provision,
     cached: parts.cached,

@@ -38,11 +38,34 @@ const IN_STRING: [RegExp, string][] = [
   [/([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)([^/?#\s]+)(@)/gi, `$1${REDACTED}$3`],
   // ...?sig=...&password=... (SAS tokens, credentials passed as query parameters)
   [/([?&](?:sig|password|pwd|token|access_token|secret)=)([^&#\s]+)/gi, `$1${REDACTED}`],
+  // A PEM private key given inline
+  [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g, REDACTED],
 ];
+
+/**
+ * Secret values this process was given (external connection settings, resolved `${env:…}`
+ * references): hidden wherever they appear, whatever the field is called. Values shorter than
+ * MIN_KNOWN are not kept: hiding every "ab" would garble the output and protect nothing.
+ */
+const known = new Set<string>();
+const MIN_KNOWN = 4;
+
+export function registerSecret(value: string): void {
+  if (value.length < MIN_KNOWN) return;
+  known.add(value);
+  const encoded = encodeURIComponent(value);
+  if (encoded !== value) known.add(encoded);
+}
+
+/** Forgets the registered secrets (tests). */
+export function clearRegisteredSecrets(): void {
+  known.clear();
+}
 
 export function redactString(s: string): string {
   let out = s;
   for (const [re, to] of IN_STRING) out = out.replace(re, to);
+  for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out;
 }
 

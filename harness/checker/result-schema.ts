@@ -69,6 +69,7 @@ export const ExpectationDef = Type.Object(
     strategy: Type.Optional(Type.String({ description: 'wrong-state: the consumer strategy whose final state was judged.' })),
     scope: Type.Optional(Type.String({ description: 'Thresholds: "outside faults" (the default), "whole run", or the window.' })),
     unit: Type.Optional(Type.Unsafe<'ms' | 'msg/s' | 'of target'>({ enum: ['ms', 'msg/s', 'of target'], description: 'Thresholds: the unit of expected and found.' })),
+    note: Type.Optional(Type.String({ description: 'Thresholds: why it could not be judged (held null).' })),
   },
   { additionalProperties: false },
 );

@@ -10,7 +10,7 @@ import { redactSecrets } from './redact.ts';
 import type { EnvelopeShape } from './result-schema.ts';
 import type { Anomalies, BrokerRemaining, FaultWindow, InputStats } from './types.ts';
 
-export { redactSecrets, redactString, REDACTED } from './redact.ts';
+export { redactSecrets, redactString, registerSecret, REDACTED } from './redact.ts';
 
 export const RESULT_SCHEMA = 'convoy.result.v1';
 

@@ -79,6 +79,8 @@ export interface ThresholdResult {
   held: boolean | null;
   source: 'given';
   unit: 'ms' | 'msg/s' | 'of target';
+  /** Why it could not be judged (held null). */
+  note?: string;
 }
 
 /** Parses one threshold as written under `expect` (a value, or { expect, <scope> }). */
@@ -168,7 +170,8 @@ export function evaluateThreshold(t: Threshold, figures: ThresholdFigures): Thre
     // No sample in the scope: nothing was measured, so the threshold cannot be judged.
     if (summary && (summary.count ?? 0) > 0 && summary[s] !== undefined) found = round(summary[s]! / 1000);
   }
-  return { ...base, found, held: found === null ? null : holds(t.bound, found), unit };
+  if (found === null) return { ...base, found, held: null, unit, note: 'nothing was measured in its scope' };
+  return { ...base, found, held: holds(t.bound, found), unit };
 }
 
 function pickLatency(l: ThresholdFigures['latency'], scope: ThresholdScope): Record<string, Summary> | undefined {

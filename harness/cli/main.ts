@@ -6,6 +6,7 @@ import { ConvoyError, EXIT } from '../errors.ts';
 import { finishBeforeExit, runCleanup } from '../runtime/cleanup.ts';
 import { debugDetail, setVerbose, verbose } from '../verbosity.ts';
 import { isModuleFile, moduleFile } from '../module-ext.ts';
+import { redactString } from '../checker/redact.ts';
 
 /** Each file in commands/ adds one command: `export function register(program)`. */
 const COMMANDS_DIR = fileURLToPath(new URL('./commands/', import.meta.url));
@@ -61,12 +62,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     await runCleanup();
     if (err instanceof ConvoyError) {
-      process.stderr.write(`convoy: ${err.message}\n`);
-      for (const line of err.detail) process.stderr.write(`  ${line}\n`);
+      process.stderr.write(`convoy: ${redactString(err.message)}\n`);
+      for (const line of err.detail) process.stderr.write(`  ${redactString(line)}\n`);
       return err.exitCode;
     }
     const e = err instanceof Error ? err : new Error(String(err));
-    process.stderr.write(`convoy: internal error: ${debugDetail(e)}\n`);
+    process.stderr.write(`convoy: internal error: ${redactString(debugDetail(e))}\n`);
     if (!verbose()) process.stderr.write('  (a bug in convoy: run again with --verbose or CONVOY_DEBUG=1 for the stack trace, and report it)\n');
     return EXIT.infrastructure;
   }

@@ -23,6 +23,10 @@ const clockSkew: FaultKind = {
     },
     required: ['producer', 'process', 'offsetMs'],
   },
+  doc: {
+    summary: 'One producer process\'s wall clock steps by `offsetMs` for the window: the service timestamp in its payloads moves (what lww-timestamp orders by); the run clock, and so the checker, is untouched.',
+    example: '{ name: skew, kind: clock-skew, producer: producer, process: 1, offsetMs: -2000, atMs: 3s, durationMs: 4s }',
+  },
   check: (spec, scope) => checkProducerProcess(scope, spec.producer, spec.process),
   async start(spec, ctx) {
     const w = producerProcess(ctx.producers(), String(spec.producer), Number(spec.process));

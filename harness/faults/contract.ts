@@ -42,14 +42,42 @@ export interface StartedFault {
 
 export interface FaultKind {
   kind: string;
-  /** JSON Schema for the kind's own fields (besides name, kind, atMs, durationMs). */
+  /**
+   * JSON Schema for the kind's own fields (besides name, kind, atMs, durationMs). Each field has
+   * a `description` saying what it means and its default: docs/faults.md is made from them.
+   */
   schema: Record<string, unknown>;
+  /** The kind in the fault reference (docs/faults.md, harness/schemas/fault-reference.ts). */
+  doc: FaultDoc;
   /** Changes or hurts the target: refused on external brokers without --allow-destructive. */
   destructive: boolean;
   /** Acts on the entities' owner service: the run starts one when a scenario has such a fault. */
   usesOwner?: boolean;
   start(spec: FaultSpec, ctx: FaultContext): Promise<StartedFault>;
 }
+
+/** What the fault reference says of a kind, besides its fields. */
+export interface FaultDoc {
+  /** What it does, a sentence or three. */
+  summary: string;
+  /** What it needs beyond its fields (brokers, settings, runtime, scenario), when anything. */
+  needs?: string;
+  /** What to know before using it (surprises, settings to change). */
+  notes?: string;
+  /** One fault entry as a YAML flow mapping: `{ name: ..., kind: ..., atMs: 3s, ... }`. */
+  example: string;
+  /**
+   * Sections of the smallest scenario the example works in, as YAML, besides a memory broker
+   * with three consumers (the reference's test loads the example in it).
+   */
+  exampleIn?: string;
+}
+
+/** A fault's `consumer` field: one consumer process, by name or as the busiest. */
+export const CONSUMER_FIELD = {
+  type: 'string',
+  description: 'c1, c2, ... cN (N is consumers.processes) or busiest: the live process that had handled the most messages when the fault starts.',
+} as const;
 
 /** Finds a consumer worker by name (or "busiest") or fails with the list of names. */
 export function consumerNamed(ctx: FaultContext, name: unknown): WorkerHandle {
@@ -97,10 +125,23 @@ export interface FaultScope {
   relays?: string[];
 }
 
+/** What a fault's warnings can know besides its scope: the run's time, what it expects. */
+export interface FaultWarnScope extends FaultScope {
+  /**
+   * When the run's traffic is over at the latest, counted as `atMs` is (from the start of the
+   * measured phase): the sending, then the drain's bound. Undefined when only the client's speed bounds it.
+   */
+  runEndMs?: number;
+  /** The scenario expects messages left unread (an `unseen` expectation other than 0). */
+  expectsUnseen: boolean;
+}
+
 // Merged into the FaultKind interface above (kept in its own block).
 export interface FaultKind {
   /** Problems with this spec, one line each starting with a path (`faults[2].consumer: ...`). */
   check?(spec: FaultSpec, scope: FaultScope): string[];
+  /** Likely mistakes that do not stop the run (`convoy validate` and `convoy run` warn), one line each with the fix. */
+  warn?(spec: FaultSpec, scope: FaultWarnScope): string[];
 }
 
 /** `<path>: no consumer "c7"; expected busiest or one of c1, c2 (consumers.processes is 2)`. */

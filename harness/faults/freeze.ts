@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { nowMicros } from '../clock.ts';
 import type { FaultKind } from './contract.ts';
-import { checkConsumerName, consumerNamed, endInWorker, procState, startInWorker } from './contract.ts';
+import { CONSUMER_FIELD, checkConsumerName, consumerNamed, endInWorker, procState, startInWorker } from './contract.ts';
 import { signalOwnGroup } from '../workers/own-group.ts';
 
 const WHILE_FROZEN_MS = 1_000;
@@ -55,7 +55,11 @@ export function storeLock(file: string, pid: number): string {
 const freeze: FaultKind = {
   kind: 'freeze',
   destructive: false,
-  schema: { type: 'object', properties: { consumer: { type: 'string' } }, required: ['consumer'] },
+  schema: { type: 'object', properties: { consumer: CONSUMER_FIELD }, required: ['consumer'] },
+  doc: {
+    summary: 'SIGSTOP one consumer process (and its client process) for the window, SIGCONT at its end: no handling and no heartbeats, as a long GC pause or a suspended VM. The process stops itself where it holds no lock on the shared state store.',
+    example: '{ name: freeze-c1, kind: freeze, consumer: c1, atMs: 3s, durationMs: 5s }',
+  },
   check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);

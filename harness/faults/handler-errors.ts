@@ -13,9 +13,13 @@ const handlerErrors: FaultKind = {
   schema: {
     type: 'object',
     properties: {
-      consumers: { type: 'array', items: { type: 'string' } },
-      settle: { enum: ['dead-letter', 'requeue', 'release'] },
+      consumers: { type: 'array', items: { type: 'string' }, description: 'The consumer processes whose handlers fail: c1 ... cN (not busiest). Default every consumer.' },
+      settle: { enum: ['dead-letter', 'requeue', 'release'], description: 'How a failed delivery is settled: dead-letter (default), requeue, or release (left to the broker\'s lock or visibility expiry).' },
     },
+  },
+  doc: {
+    summary: 'A downstream outage: every handling attempt of the chosen consumers fails for the window, and the delivery is settled as `settle` says. With dead-lettering, a later `redrive` brings the messages back on top of newer ones.',
+    example: '{ name: outage, kind: handler-errors, settle: dead-letter, atMs: 2s, durationMs: 2s }',
   },
   check: (spec, scope) =>
     ((spec.consumers as unknown[] | undefined) ?? []).flatMap((c, i) => checkConsumerName(`${scope.path}.consumers[${i}]`, c, scope, false)),

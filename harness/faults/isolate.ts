@@ -44,12 +44,18 @@ const isolate: FaultKind = {
         anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }],
         description: 'node-2, [node-1, node-2], controller-leader or partition-leader',
       },
-      lane: { type: 'string', description: 'with partition-leader: the lane whose leader is cut off (default the first)' },
-      direction: { enum: ['both', 'outbound', 'inbound'] },
-      traffic: { enum: ['all', 'replication', 'controller'] },
+      lane: { type: 'string', description: 'with partition-leader: the lane whose leader is cut off (p0, p1, ...; default the first)' },
+      direction: { enum: ['both', 'outbound', 'inbound'], description: 'both (default); outbound: only the connections the cut nodes open to the others; inbound: only the others\' connections to them' },
+      traffic: { enum: ['all', 'replication', 'controller'], description: 'all (default), replication or controller' },
       flapMs: { type: 'integer', minimum: 100, description: 'cut and heal every flapMs through the window (a flapping link)' },
     },
     required: ['nodes'],
+  },
+  doc: {
+    summary: 'A network partition between broker nodes: the named nodes are cut off from the others on their peer links while clients still reach every node; healed at the window\'s end, which lasts until every partition\'s ISR is full again (at most 20 s more). The evidence has the ISR as it changed, the controller, and the producers\' request errors.',
+    needs: 'A local Kafka cluster with proxied peer links: `broker: { kind: kafka, nodes: 3, peerLinks: proxied }`.',
+    example: '{ name: cut-minority, kind: isolate, nodes: node-3, atMs: 4s, durationMs: 15s }',
+    exampleIn: 'broker: { kind: kafka, nodes: 3, peerLinks: proxied, topic: { replicationFactor: 3 } }',
   },
   check(spec, scope) {
     const refused = checkCapability(scope.path, scope, 'cut broker nodes off from each other', (c) => c.isolate ?? 'it has no peer links convoy can cut');

@@ -9,7 +9,16 @@ const killBroker: FaultKind = {
   destructive: true,
   schema: {
     type: 'object',
-    properties: { node: { type: 'string', description: 'Node id; default the last node' }, signal: { enum: ['SIGKILL', 'SIGTERM'] } },
+    properties: {
+      node: { type: 'string', description: 'The node: node-1, node-2, ... (the deployment\'s nodes; Kafka has broker.nodes of them). Default the last node.' },
+      signal: { enum: ['SIGKILL', 'SIGTERM'], description: 'SIGKILL (default): a crash; SIGTERM: a clean shutdown.' },
+    },
+  },
+  doc: {
+    summary: 'Stops one broker node and starts it again at the window\'s end. The evidence has the replication state before, while down and after (Kafka: leaders and ISR).',
+    needs: 'Broker nodes convoy runs itself: the local runtime (not containers or external), a broker other than the memory broker.',
+    example: '{ name: kill-node, kind: kill-broker, node: node-2, atMs: 4s, durationMs: 6s }',
+    exampleIn: 'broker: { kind: kafka, nodes: 3, topic: { replicationFactor: 3 } }',
   },
   check(spec, scope) {
     const nodes = scope.capabilities?.nodes;

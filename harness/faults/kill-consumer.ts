@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { checkConsumerName, consumerNamed, killWorker, restartAtEnd, selfKill } from './contract.ts';
+import { CONSUMER_FIELD, checkConsumerName, consumerNamed, killWorker, restartAtEnd, selfKill } from './contract.ts';
 
 /**
  * kill -9 a consumer process; a fresh one with the same name starts at the window's end.
@@ -13,11 +13,15 @@ const killConsumer: FaultKind = {
   schema: {
     type: 'object',
     properties: {
-      consumer: { type: 'string', description: 'c1, c2, ... or "busiest" (the one that processed most so far)' },
-      restart: { type: 'boolean' },
-      when: { enum: ['now', 'after-apply'] },
+      consumer: CONSUMER_FIELD,
+      restart: { type: 'boolean', description: 'Start a fresh process of the same name at the window\'s end (default true).' },
+      when: { enum: ['now', 'after-apply'], description: 'now (default): kill -9 at once; after-apply: the process kills itself right after its next apply, before the ack.' },
     },
     required: ['consumer'],
+  },
+  doc: {
+    summary: 'kill -9 one consumer process; a fresh one of the same name starts at the window\'s end. `when: after-apply` is the crash between a committed effect and its acknowledgement, which at-least-once delivery turns into a duplicate.',
+    example: '{ name: crash-c2, kind: kill-consumer, consumer: c2, when: after-apply, atMs: 4s, durationMs: 2s }',
   },
   check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {

@@ -18,6 +18,12 @@ const killRelay: FaultKind = {
       when: { enum: ['now', 'after-publish'], description: 'now: kill -9 at once; after-publish (default): after its next acked batch, before marking it sent.' },
     },
   },
+  doc: {
+    summary: 'kill -9 an outbox relay of the order service; a fresh one for the same lane starts at the window\'s end and publishes the rows the dead one never marked sent: duplicates, never reorders.',
+    needs: 'An order service with an outbox: `workload.gateway: { mode: outbox }`.',
+    example: '{ name: kill-relay-1, kind: kill-relay, relay: relay-1, when: after-publish, atMs: 5s, durationMs: 2s }',
+    exampleIn: 'broker: { kind: kafka }\nworkload: { rate: { kind: fixed, perSecond: 100 }, gateway: { instances: 2, mode: outbox, connections: 4 } }',
+  },
   check(spec, scope) {
     const relays = scope.relays ?? [];
     if (relays.length === 0) return [`${scope.path}: kill-relay needs an order service with an outbox (workload.gateway.mode: outbox); this scenario has no relay`];

@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { checkConsumerName, consumerNamed, procState, restartAtEnd } from './contract.ts';
+import { CONSUMER_FIELD, checkConsumerName, consumerNamed, procState, restartAtEnd } from './contract.ts';
 
 /**
  * A consumer leaves its group cleanly: its process finishes what it is handling, closes its
@@ -14,10 +14,14 @@ const leaveConsumer: FaultKind = {
   schema: {
     type: 'object',
     properties: {
-      consumer: { type: 'string', description: 'c1, c2, ... or "busiest" (the one that processed most so far)' },
+      consumer: CONSUMER_FIELD,
       restart: { type: 'boolean', description: 'a fresh process with the same name joins at the window\'s end (default true)' },
     },
     required: ['consumer'],
+  },
+  doc: {
+    summary: 'One consumer leaves its group cleanly: it finishes what it is handling, closes its client (a dynamic Kafka member sends LeaveGroup; a static one keeps its partitions until its session times out) and exits; a fresh process of the same name joins at the window\'s end. The clean counterpart of `kill-consumer`.',
+    example: '{ name: leave-c2, kind: leave-consumer, consumer: c2, atMs: 3s, durationMs: 3s }',
   },
   check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {

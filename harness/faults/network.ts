@@ -52,12 +52,22 @@ const network: FaultKind = {
     type: 'object',
     properties: {
       link: { type: 'string', description: 'Link name from the deployment: clients (default), node-1, node-2, ...' },
-      toxic: { enum: [...TOXICS] },
+      toxic: { enum: [...TOXICS], description: 'A Toxiproxy toxic; down disables the link\'s proxies (a cut link).' },
       direction: { enum: ['upstream', 'downstream', 'both'], description: 'upstream: client to broker. Default both.' },
-      toxicity: { type: 'number', minimum: 0, maximum: 1 },
-      attributes: { type: 'object', additionalProperties: { type: 'number' } },
+      toxicity: { type: 'number', minimum: 0, maximum: 1, description: 'The share of connections it acts on (default 1).' },
+      attributes: {
+        type: 'object',
+        additionalProperties: { type: 'number' },
+        description: `The toxic's attributes, Toxiproxy's names: ${TOXICS.filter((t) => Object.keys(ATTRIBUTES[t].known).length).map((t) => `${t}: ${Object.entries(ATTRIBUTES[t].known).map(([k, u]) => `${k} (${u})`).join(', ')}`).join('; ')}.`,
+      },
     },
     required: ['toxic'],
+  },
+  doc: {
+    summary: 'A Toxiproxy toxic on one of the deployment\'s links for the window: latency, bandwidth, a held or reset connection, sliced or cut data, or the link down.',
+    needs: 'Links through Toxiproxy (`clients`; Kafka also one per node, `node-1` ...): every broker but the memory broker, except Kafka on the external runtime and Service Bus off the local runtime.',
+    example: '{ name: slow-link, kind: network, toxic: latency, attributes: { latency: 200 }, atMs: 3s, durationMs: 5s }',
+    exampleIn: 'broker: { kind: kafka }',
   },
   check(spec, scope) {
     const attrs = attributeProblems(spec, scope.path);

@@ -7,6 +7,11 @@ const ownerDown: FaultKind = {
   destructive: false,
   usesOwner: true,
   schema: { type: 'object', properties: {} },
+  doc: {
+    summary: 'The entities\' owner service answers 503 to every read for the window: strategies that read the owner (notification, resequencer) cannot.',
+    needs: 'Starts the owner service for the run.',
+    example: '{ name: owner-out, kind: owner-down, atMs: 3s, durationMs: 3s }',
+  },
   async start(_spec, ctx) {
     const owner = ownerOf(ctx);
     owner.down = true;

@@ -8,6 +8,12 @@ const redrive: FaultKind = {
   kind: 'redrive',
   destructive: true,
   schema: { type: 'object', properties: {} },
+  doc: {
+    summary: 'Moves the dead-lettered messages back into the main destination at the window\'s start: old changes land on top of newer ones. The evidence counts the messages moved.',
+    needs: 'A dead-letter queue: RabbitMQ, SQS, Pub/Sub with `broker.deadLetter.enabled: true`, Service Bus, the memory broker in `mode: queue` with `maxDeliveries` above 0. Kafka has none.',
+    example: '{ name: redrive, kind: redrive, atMs: 7s, durationMs: 1s }',
+    exampleIn: 'broker: { kind: rabbitmq, deadLetter: { enabled: true } }',
+  },
   check: (_spec, scope) => checkCapability(scope.path, scope, 'redrive dead letters', (c) => c.redriveDeadLetters),
   async start(spec, ctx) {
     if (!ctx.admin.redriveDeadLetters) throw new Error(`fault ${spec.name}: broker ${ctx.deployment.broker} has no dead-letter redrive`);

@@ -108,6 +108,12 @@ const request: FaultKind = {
     },
     required: ['apis', 'action'],
   },
+  doc: {
+    summary: 'Single Kafka requests refused, rewritten or held by the request proxy on the client links, so two requests of one connection end differently (batch 1 refused, batch 2 behind it written). Every selector must hold; a fault that never acted makes the run incomplete.',
+    needs: 'Kafka on the local runtime with `broker.requestProxy: true` (and `producer.acks` not 0).',
+    example: '{ name: refuse-commit, kind: request, apis: [OffsetCommit], action: reject, error: ILLEGAL_GENERATION, position: { limit: 1 }, atMs: 3s, durationMs: 4s }',
+    exampleIn: 'broker: { kind: kafka, requestProxy: true }',
+  },
   check(spec, scope) {
     const problems = checkCapability(scope.path, scope, 'act on single requests', (c) => c.requestFaults ?? 'this broker has no request proxy');
     const apis = (spec.apis as string[] | undefined) ?? [];

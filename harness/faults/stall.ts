@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { checkConsumerName, consumerNamed, endInWorker, startInWorker } from './contract.ts';
+import { CONSUMER_FIELD, checkConsumerName, consumerNamed, endInWorker, startInWorker } from './contract.ts';
 
 /**
  * The handler of one consumer stops returning while its process keeps running. With
@@ -9,7 +9,11 @@ import { checkConsumerName, consumerNamed, endInWorker, startInWorker } from './
 const stall: FaultKind = {
   kind: 'stall',
   destructive: false,
-  schema: { type: 'object', properties: { consumer: { type: 'string' } }, required: ['consumer'] },
+  schema: { type: 'object', properties: { consumer: CONSUMER_FIELD }, required: ['consumer'] },
+  doc: {
+    summary: "One consumer's handlers stop returning for the window while its process keeps running (and polling, where the client polls apart from handling): the messages it holds wait, its lanes' later messages behind them.",
+    example: '{ name: stall-busiest, kind: stall, consumer: busiest, atMs: 3s, durationMs: 3s }',
+  },
   check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);

@@ -39,6 +39,8 @@ const MIN_RATE_SHARE = 0.9;
 /** A producer process using this share of a core on average (over at least MIN_CPU_SAMPLES half-seconds) is saturated. */
 const MAX_PRODUCER_CPU_PERCENT = 95;
 const MIN_CPU_SAMPLES = 4;
+/** A host this busy (all CPUs, on average while sending) cannot vouch for a latency or rate figure. */
+const MAX_HOST_CPU_PERCENT = 95;
 
 /** A run's result.json: the shape from the result's one source (harness/checker/result-schema.ts). */
 export type Result = ResultShape & { runId: string };
@@ -179,7 +181,10 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   );
   judgeFinalState(stateSpec, finalState, strategyOptions(scenario.consumers.strategy).kind, expectations, verdict);
   judgeDuplicateVersions(duplicateSpec, gateway?.section.duplicateVersions ?? null, expectations, verdict);
-  judgeThresholds(rest, { latency: m.latency as ThresholdFigures['latency'], rates: m.rates }, expectations, verdict);
+  const host = record.cpu?.host;
+  const saturated = host && host.samples >= MIN_CPU_SAMPLES && host.meanPercent >= MAX_HOST_CPU_PERCENT
+    ? `the host's CPUs were ${Math.round(host.meanPercent)}% busy while the producers sent, so the figure measures the machine, not the broker` : null;
+  judgeThresholds(rest, { latency: m.latency as ThresholdFigures['latency'], rates: m.rates }, expectations, verdict, saturated);
   // A run that did not complete cannot fail an expectation either: an interrupted run "loses"
   // what it never waited for. Its findings stay in the reasons; the verdict is unknown.
   if (incomplete.length > 0) verdict.status = 'unknown';
@@ -292,12 +297,22 @@ function judgeFinalState(
   }
 }
 
-/** Thresholds on latency and throughput (checker/thresholds.ts), judged like the counts. */
-function judgeThresholds(specs: Record<string, unknown>, figures: ThresholdFigures, expectations: ExpectationResult[], verdict: Verdict): void {
+/**
+ * Thresholds on latency and throughput (checker/thresholds.ts), judged like the counts. On a
+ * saturated host a threshold that did not hold is undecided: the harness starved its own
+ * consumers, and the broker is not to blame for that.
+ */
+function judgeThresholds(specs: Record<string, unknown>, figures: ThresholdFigures, expectations: ExpectationResult[], verdict: Verdict, saturated: string | null): void {
   for (const [name, spec] of Object.entries(specs)) {
     if (!isThresholdName(name)) continue;
     (Array.isArray(spec) ? spec : [spec]).forEach((one, i) => {
       const r = evaluateThreshold(parseThreshold(`expect.${name}${Array.isArray(spec) ? `[${i}]` : ''}`, name, one), figures);
+      if (r.held === false && saturated) {
+        (expectations as unknown as Record<string, unknown>[]).push({ ...r, held: null, note: `not judged: ${saturated}` } as unknown as Record<string, unknown>);
+        verdict.reasons.push(`${thresholdReason(r)}: not judged: ${saturated}`);
+        if (verdict.status === 'pass') verdict.status = 'unknown';
+        return;
+      }
       (expectations as unknown as Record<string, unknown>[]).push(r as unknown as Record<string, unknown>);
       if (r.held === false) {
         verdict.reasons.unshift(thresholdReason(r));

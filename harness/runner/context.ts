@@ -8,6 +8,7 @@ import { mkdirSync, createWriteStream, rmSync, type WriteStream } from 'node:fs'
 import { join } from 'node:path';
 import type { BrokerAdmin, BrokerModule, BrokerSettings, Deployment, RunNames } from '../broker/contract.ts';
 import { loadBroker } from '../broker/registry.ts';
+import { redactString } from '../checker/redact.ts';
 import { nowMicros } from '../clock.ts';
 import type { FaultContext, FaultKind } from '../faults/contract.ts';
 import type { FaultTimeline } from '../faults/timeline.ts';
@@ -94,8 +95,10 @@ export async function openRun(scenario: Scenario, opts: RunOptions): Promise<Run
   mkdirSync(histDir, { recursive: true });
   const logStream = createWriteStream(join(runDir, 'run.log'), { flags: 'a' });
   const log = (line: string) => {
-    logStream.write(`${new Date().toISOString()} ${line}\n`);
-    opts.log?.(line);
+    // A client's error can quote its connection URL: neither the log nor the console shows a secret (checker/redact.ts).
+    const safe = redactString(line);
+    logStream.write(`${new Date().toISOString()} ${safe}\n`);
+    opts.log?.(safe);
   };
   const broker = await loadBroker(scenario.broker.kind);
   const settings = broker.resolveSettings(scenario.broker);

@@ -9,6 +9,8 @@ import { printSummary } from './summary.ts';
 export interface RunCommandOptions {
   runtime: RuntimeKind;
   resultsDir: string;
+  /** `--results` as the user typed it: the summary shows run folders the same way (absolute stays absolute). */
+  resultsAsGiven?: string;
   keep: boolean;
   allowDestructive: boolean;
   external?: Record<string, unknown>;
@@ -59,7 +61,7 @@ export async function runRepeated(scenario: Scenario, opts: RunCommandOptions, r
     if (opts.repeat > 1) process.stderr.write(`run ${i + 1} of ${opts.repeat}\n`);
     const r = await runOne(scenario, opts);
     runs.push(r);
-    printSummary(r.result, r.runDir);
+    printSummary(r.result, r.runDir, opts.resultsAsGiven);
     // Ctrl-C ends the repetition too, not just the run it came in.
     if (r.interrupted) {
       if (i + 1 < opts.repeat) process.stderr.write(`interrupted: ${i + 1} of ${opts.repeat} runs done; not starting the rest\n`);

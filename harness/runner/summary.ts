@@ -1,6 +1,6 @@
 import type { ResendFigures } from '../metrics/resends.ts';
 import type { MergedCosts } from '../consumer/strategies/costs.ts';
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import type { Result } from './analyze.ts';
 
 const ms = (us: number | undefined) => (us === undefined ? '-' : us >= 10_000 ? `${(us / 1000).toFixed(0)} ms` : `${(us / 1000).toFixed(2)} ms`);
@@ -12,17 +12,29 @@ export function alignColumns(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
 }
 
-/** The human summary of one run, on stdout. */
-export function printSummary(result: Result, runDir: string): void {
+/**
+ * A run folder as the user would write it: absolute when `--results` was given absolute, else
+ * relative to the working directory (`results/<run-id>`); without what was given, relative
+ * when inside the working directory and absolute otherwise (never `../../tmp/...`).
+ */
+export function shownRunDir(runDir: string, resultsAsGiven?: string): string {
+  const rel = relative(process.cwd(), runDir);
+  if (resultsAsGiven !== undefined) return isAbsolute(resultsAsGiven) || !rel ? runDir : rel;
+  return !rel || rel.startsWith('..') || isAbsolute(rel) ? runDir : rel;
+}
+
+/** The human summary of one run, on stdout; `resultsAsGiven`: the `--results` folder as typed. */
+export function printSummary(result: Result, runDir: string, resultsAsGiven?: string): void {
+  const shown = shownRunDir(runDir, resultsAsGiven);
   const out: string[] = [];
   const v = result.verdict;
   out.push('');
-  out.push(`${result.scenario?.name ?? result.runId}: ${v.status.toUpperCase()}   (${relative(process.cwd(), runDir) || runDir})`);
+  out.push(`${result.scenario?.name ?? result.runId}: ${v.status.toUpperCase()}   (${shown})`);
   for (const r of v.reasons) out.push(`  - ${r}`);
   const failure = result.harness?.failure;
   if (failure && ['setup', 'deploy', 'provision', 'consumers', 'producers'].includes(failure.stage ?? '')) {
     // Nothing was sent: an expectation table would only say "0 found" of a run that never ran.
-    out.push(`  the run could not start (stage ${failure.stage}); details in ${relative(process.cwd(), runDir) || runDir}/run.log`);
+    out.push(`  the run could not start (stage ${failure.stage}); details in ${shown}/run.log`);
     process.stdout.write(out.join('\n') + '\n');
     return;
   }

@@ -6,7 +6,7 @@
  * the CLI the real ones. Each plug-in contributes its schema fragment here.
  */
 import type { Scenario } from '../spec/types.ts';
-import type { BrokerCapabilities, BrokerSettings, RuntimeKind } from '../broker/contract.ts';
+import type { BrokerCapabilities, BrokerSettings, ExternalSetting, RuntimeKind } from '../broker/contract.ts';
 import type { FaultKind } from '../faults/contract.ts';
 import type { SchemaObject } from './values.ts';
 
@@ -16,6 +16,8 @@ export interface BrokerSchemaModule {
   settingsSchema: SchemaObject;
   /** The runtimes it can be deployed on (default every one): another is refused at `broker.kind`. */
   runtimes?: readonly RuntimeKind[];
+  /** See BrokerModule.externalSettings: its scenario fields are ignored, with a warning, on the local runtime. */
+  externalSettings?: readonly ExternalSetting[];
   resolveSettings?(settings: BrokerSettings): BrokerSettings;
   /** What the broker can do with resolved settings on a runtime; faults are checked against it. */
   capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
@@ -27,9 +29,9 @@ export interface BrokerSchemaModule {
 /**
  * A fault kind as the loader sees it: the JSON Schema of its own fields (besides name, kind,
  * atMs, durationMs; a field may use durationSchema from schema.ts and is then converted to ms),
- * and optionally the checks against the scenario and the broker (static-check.ts).
+ * and optionally the checks and warnings against the scenario and the broker (static-check.ts).
  */
-export type CatalogueFaultKind = Pick<FaultKind, 'schema'> & Partial<Pick<FaultKind, 'destructive' | 'check'>>;
+export type CatalogueFaultKind = Pick<FaultKind, 'schema'> & Partial<Pick<FaultKind, 'destructive' | 'check' | 'warn'>>;
 
 /**
  * A consumer strategy or concurrency mode: its name is a value of `consumers.strategy` /

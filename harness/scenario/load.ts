@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../errors.ts';
-import type { BrokerSettings } from '../broker/contract.ts';
+import type { BrokerSettings, ExternalSetting } from '../broker/contract.ts';
 import { runtimeRefused } from '../broker/module.ts';
 import type { BrokerSchemaModule, ScenarioCatalogue } from './catalogue.ts';
 import { resolveExtends, type SourceFile } from './extends.ts';
@@ -16,10 +16,10 @@ import { locate, type Origin } from './yaml-source.ts';
 import { brokerProblems, faultFieldProblems, scenarioProblems } from './validate.ts';
 import { defaultName, fillDefaults, resolveExpectations } from './defaults.ts';
 import { crossChecks, producerSettingsProblems } from './cross-checks.ts';
-import { faultProblems, type Target } from './static-check.ts';
+import { faultProblems, faultWarnings, type Target } from './static-check.ts';
 import { resendProblems } from './resend-check.ts';
 import { gatewayBrokerProblems, gatewayProblems } from './gateway-checks.ts';
-import { durationWarnings, windowsInsideRun, plainlySeconds } from './suite-rules.ts';
+import { durationWarnings, windowsInsideRun, plainlySeconds, runEndMs } from './suite-rules.ts';
 import { scenarioSchema } from './schema.ts';
 import type { Scenario } from '../spec/types.ts';
 import { dedupe, isObject, show, type SchemaObject } from './values.ts';
@@ -99,6 +99,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
         // Before any run folder is made: `convoy run` would otherwise fail at deploy (exit 3).
         const runtime = options.target?.runtime ?? 'local';
         if (brokerModule?.runtimes && !brokerModule.runtimes.includes(runtime)) errors.push(`broker.kind: ${runtimeRefused(kind, brokerModule.runtimes, runtime)}`);
+        if (runtime === 'local') warnings.push(...ignoredConnectionFields(kind, raw.broker, brokerModule?.externalSettings));
       } catch (err) {
         errors.push(err instanceof InputError ? err.message : `broker.kind: cannot load broker "${kind}": ${(err as Error).message}`);
       }
@@ -149,9 +150,17 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   const horizonMs = brokerModule?.resolveSettings && brokerModule.redeliveryHorizonMs ? brokerModule.redeliveryHorizonMs(scenario.broker as BrokerSettings) : 0;
   const horizonSetting = brokerModule?.redeliveryHorizonSetting?.(scenario.broker as BrokerSettings);
   warnings.push(...durationWarnings(scenario, raw, horizonMs, horizonSetting));
+  warnings.push(...faultWarnings(scenario, target, capabilities, kinds, catalogue.gatewayModes, runEndMs(scenario, horizonMs)));
   const late = [...plainlySeconds(scenario, raw), ...windowsInsideRun(scenario, horizonMs)];
   if (late.length) throw fail(late);
   return { scenario: orderScenario(scenario), warnings, locatedWarnings: warnings.map((w) => locate(source.origin, w)), files: source.files };
+}
+
+/** The scenario's connection fields (broker.url, broker.connectionString, ...): the local runtime starts its own broker and reads none of them. */
+function ignoredConnectionFields(kind: string, broker: Record<string, unknown>, settings: readonly ExternalSetting[] = []): string[] {
+  return settings
+    .filter((s) => s.scenarioField && broker[s.key] !== undefined)
+    .map((s) => `broker.${s.key}: ignored on the local runtime (convoy starts its own ${kind}); it is read with --runtime external`);
 }
 
 /** The resolved scenario with its sections in the schema's order (stable results; `extends` is gone by now). */

@@ -17,7 +17,17 @@ export interface Target {
   allowDestructive: boolean;
 }
 
-export type CheckedFaultKind = Partial<Pick<FaultKind, 'destructive' | 'check'>>;
+export type CheckedFaultKind = Partial<Pick<FaultKind, 'destructive' | 'check' | 'warn'>>;
+
+/** What every fault of the scenario can know before anything starts, but its path. */
+function scopeOf(s: Scenario, target: Target, capabilities: BrokerCapabilities | undefined, gatewayModes: ReadonlyMap<string, CatalogueGatewayMode>): Omit<FaultScope, 'path'> {
+  const consumers = Array.from({ length: s.consumers.processes }, (_, i) => `c${i + 1}`);
+  const producers = s.workload.producers.map((p) => p.name);
+  const producerProcesses = Object.fromEntries(s.workload.producers.map((p) => [p.name, p.processes]));
+  const g = s.workload.gateway;
+  const relays = g && gatewayModes.get(g.mode)?.relay ? Array.from({ length: relayCount(s, capabilities) }, (_, i) => `relay-${i + 1}`) : [];
+  return { runtime: target.runtime, broker: s.broker.kind, capabilities, consumers, producers, producerProcesses, relays };
+}
 
 export function faultProblems(
   s: Scenario,
@@ -26,11 +36,7 @@ export function faultProblems(
   kinds: ReadonlyMap<string, CheckedFaultKind>,
   gatewayModes: ReadonlyMap<string, CatalogueGatewayMode>,
 ): string[] {
-  const consumers = Array.from({ length: s.consumers.processes }, (_, i) => `c${i + 1}`);
-  const producers = s.workload.producers.map((p) => p.name);
-  const producerProcesses = Object.fromEntries(s.workload.producers.map((p) => [p.name, p.processes]));
-  const g = s.workload.gateway;
-  const relays = g && gatewayModes.get(g.mode)?.relay ? Array.from({ length: relayCount(s, capabilities) }, (_, i) => `relay-${i + 1}`) : [];
+  const common = scopeOf(s, target, capabilities, gatewayModes);
   return s.faults.flatMap((f, i) => {
     const kind = kinds.get(f.kind);
     if (!kind) return [];
@@ -38,7 +44,21 @@ export function faultProblems(
     if (kind.destructive && target.runtime === 'external' && !target.allowDestructive) {
       return [`${path}: ${f.kind} (${f.name}) changes or hurts the target broker: refused on the external runtime without --allow-destructive`];
     }
-    const scope: FaultScope = { path, runtime: target.runtime, broker: s.broker.kind, capabilities, consumers, producers, producerProcesses, relays };
-    return kind.check?.(f, scope) ?? [];
+    return kind.check?.(f, { path, ...common }) ?? [];
   });
+}
+
+/** Each fault kind's warnings about its faults (FaultKind.warn), for a scenario that passed faultProblems. */
+export function faultWarnings(
+  s: Scenario,
+  target: Target,
+  capabilities: BrokerCapabilities | undefined,
+  kinds: ReadonlyMap<string, CheckedFaultKind>,
+  gatewayModes: ReadonlyMap<string, CatalogueGatewayMode>,
+  runEndMs: number | undefined,
+): string[] {
+  const common = scopeOf(s, target, capabilities, gatewayModes);
+  const unseen = s.expect.unseen;
+  const expectsUnseen = (Array.isArray(unseen) ? unseen : unseen === undefined ? [] : [unseen]).some((e) => String((e as { expect?: unknown }).expect ?? e) !== '0');
+  return s.faults.flatMap((f, i) => kinds.get(f.kind)?.warn?.(f, { path: `faults[${i}]`, ...common, runEndMs, expectsUnseen }) ?? []);
 }

@@ -9,6 +9,7 @@ import { drainBoundMs, drainPlan } from './drain-plan.ts';
 import type { Scenario } from '../spec/types.ts';
 import { WINDOW_RELATIONS } from '../checker/anomaly-types.ts';
 import { isObject, show } from './values.ts';
+import { secs } from '../duration.ts';
 
 /** The nightly suite's bound on warm-up + duration + drain timeout, unless run.maxDurationMs says more. */
 export const NIGHTLY_LIMIT_MS = 90_000;
@@ -46,6 +47,16 @@ export function windowsInsideRun(s: Scenario, brokerHorizonMs: number): string[]
     });
   }
   return errors;
+}
+
+/**
+ * When the run's traffic is over at the latest, counted as a fault's `atMs` (from the start of
+ * the measured phase): the sending, then the drain's bound. Undefined when only the client's
+ * speed bounds the sending.
+ */
+export function runEndMs(s: Scenario, brokerHorizonMs: number): number | undefined {
+  const sending = plannedSendingMs(s);
+  return sending === undefined ? undefined : sending - s.workload.warmupMs + drainBoundMs(drainPlan(brokerHorizonMs, s.run.drainTimeoutMs));
 }
 
 /** Planned time of the workload (warm-up + sending), in ms; undefined when only the client's speed bounds it. */
@@ -116,10 +127,7 @@ export function durationWarnings(s: Scenario, raw: Record<string, any>, brokerHo
   return out;
 }
 
-export function secs(ms: number): string {
-  const s = ms / 1000;
-  return `${Number.isInteger(s) ? s : s.toFixed(s < 10 ? 2 : 1).replace(/\.?0+$/, '')} s`;
-}
+export { secs };
 
 /**
  * A time written as a bare number is milliseconds; one below a second where seconds are plainly

@@ -3,7 +3,8 @@
  * harness/scenario/schema.ts, completed with the brokers' and fault kinds' own schemas; the
  * result's, the history's). Every `$id` follows one
  * convention: https://convoy.dev/schema/<shape>.v<major>.json. `node --import tsx
- * harness/schemas/publish.ts` writes them; test/schemas/published.test.ts checks they are current.
+ * harness/schemas/publish.ts` writes them (and the fault reference in docs/faults.md, fault-reference.ts);
+ * test/schemas/published.test.ts checks they are current.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -63,4 +64,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     writeFileSync(root(p.path), schemaText(await p.schema()));
     process.stdout.write(`wrote ${p.path}\n`);
   }
+  // The fault reference is made from the same fault kinds' schemas.
+  const { writeFaultReference, FAULT_REFERENCE_FILE } = await import('./fault-reference.ts');
+  await writeFaultReference();
+  process.stdout.write(`wrote ${FAULT_REFERENCE_FILE} (its generated section)\n`);
 }

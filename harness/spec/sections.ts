@@ -312,7 +312,7 @@ const Fault = openObject(
   {
     name: name('Unique in the scenario; expectations refer to it.'),
     kind: str({ minLength: 1, description: 'A fault kind (harness/faults/).' }),
-    atMs: dur('Start, from the start of the measured phase (after the warm-up).'),
+    atMs: dur('Start, from the start of the measured phase: after the warm-up (workload.warmupMs, default 2 s).'),
     durationMs: durOr('How long it lasts. Default 0 (an instant).', 0),
   },
   { description: "One fault. Kind-specific fields are checked against the fault kind's schema." },

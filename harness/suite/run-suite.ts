@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ConvoyError, EXIT, type ExitCode } from '../errors.ts';
 import { debugDetail } from '../verbosity.ts';
+import { redactString } from '../checker/redact.ts';
 import type { RunCommandOptions } from '../runner/run-and-analyze.ts';
 import type { Result } from '../runner/analyze.ts';
 import type { Scenario } from '../spec/types.ts';
@@ -54,9 +55,10 @@ export interface SuiteOutcome {
   dashboard: DashboardOutput;
 }
 
+/** The error as the suite's table, dashboard and JUnit XML show it: a client's error may quote its connection, so secrets are hidden. */
 function describeError(err: unknown): { message: string; code: ExitCode } {
-  if (err instanceof ConvoyError) return { message: [err.message, ...err.detail].join('\n'), code: err.exitCode };
-  return { message: err instanceof Error ? debugDetail(err) : String(err), code: EXIT.infrastructure };
+  if (err instanceof ConvoyError) return { message: redactString([err.message, ...err.detail].join('\n')), code: err.exitCode };
+  return { message: redactString(err instanceof Error ? debugDetail(err) : String(err)), code: EXIT.infrastructure };
 }
 
 export async function runSuite(opts: SuiteOptions, deps: SuiteDeps): Promise<SuiteOutcome> {

@@ -1,21 +1,23 @@
 // @needs root
 /**
  * A hosted CI runner is not root: bin/ci-nightly.sh's set-up must install through sudo. Here a
- * user made by the test, with sudo that needs no password, runs convoy and the set-up's install
- * path for a small Debian package; the test then removes the package and the user.
+ * user made by the test, with sudo that needs no password, runs convoy, the set-up's install
+ * path for a small Debian package, and the script's set-up; the test then removes the package
+ * and the user.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cacheDir } from '../../harness/runtime/cache.ts';
+import { basename, join } from 'node:path';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const PACKAGE = 'hello'; // GNU hello: small, and nothing convoy needs
 const run = (cmd: string, args: string[], timeout = 300_000) => spawnSync(cmd, args, { encoding: 'utf8', timeout, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 const installed = (p: string) => run('dpkg-query', ['-W', '-f=${Status}', p]).stdout.includes('install ok installed');
 
-test('a user with sudo (no password), not root, runs convoy and installs a Debian package through the set-up', () => {
+test('a user with sudo (no password), not root, runs convoy, installs a Debian package through the set-up, and runs the nightly script\'s set-up', () => {
   assert.equal(process.getuid?.(), 0, 'this rehearsal makes a user: it runs as root (as CI does here)');
   if (!installed('sudo')) {
     let r = run('apt-get', ['install', '-y', '-qq', 'sudo']);
@@ -47,6 +49,25 @@ test('a user with sudo (no password), not root, runs convoy and installs a Debia
     assert.deepEqual([first.apt.command, first.apt.mayInstall], ['sudo', true]);
     assert.match(r.stdout, new RegExp(`installed ${PACKAGE}`));
     assert.ok(installed(PACKAGE), `${PACKAGE} is installed`);
+
+    // The script's own set-up, as that user: everything is installed, and the broker files
+    // come from this machine's cache (linked, read only), so it has nothing to fetch.
+    const cache = join(home, 'cache');
+    as(['mkdir', '-p', cache]);
+    for (const d of ['kafka', 'elasticmq', 'pstest', 'toxiproxy', 'ajv']) if (existsSync(join(cacheDir(), d))) run('cp', ['-al', join(cacheDir(), d), join(cache, d)]);
+    // The compiled tree of these sources too, when this process has one (else the user builds it).
+    const tree = process.env.CONVOY_COMPILED_TREE;
+    const env = [`CONVOY_CACHE=${cache}`];
+    if (tree && existsSync(join(tree, '.complete'))) {
+      as(['mkdir', '-p', join(cache, 'compiled')]);
+      run('cp', ['-al', tree, join(cache, 'compiled', basename(tree))]);
+      env.push(`CONVOY_COMPILED_TREE=${join(cache, 'compiled', basename(tree))}`);
+    }
+    const setup = as(['env', ...env, join(ROOT, 'bin/ci-nightly.sh'), '--setup-only']);
+    assert.equal(setup.status, 0, `${setup.stdout}\n${setup.stderr}`);
+    assert.match(setup.stderr, new RegExp(`user ${user},`));
+    assert.match(setup.stderr, /setup: everything in place/);
+    assert.match(setup.stderr, /ci-nightly: set-up done/);
 
     // Without sudo, the same user gets the one line that says what to run, and nothing is installed.
     rmSync(sudoers, { force: true });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseExternal } from '../../harness/cli/external.ts';
+import { parseExternal } from '../../harness/cli/connection.ts';
 import { convoy } from '../runner/helpers.ts';
 
 test('--external values stay text except true and false, nested by their dotted keys', () => {

@@ -27,6 +27,7 @@ import { buildProgram } from '../../harness/cli/main.ts';
 import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import { planFor } from '../../harness/cli/commands/matrix.ts';
+import { ENV_PREFIX, resolveExternal, toConnection } from '../../harness/cli/connection.ts';
 import { loadBroker } from '../../harness/broker/registry.ts';
 import { loadStrategies } from '../../harness/consumer/strategies/registry.ts';
 import { reportSections } from '../../harness/report/sections/registry.ts';
@@ -125,6 +126,19 @@ export async function yamlProblems(text: string, where: string): Promise<string[
   if (typeof data !== 'object' || data === null) return ['not a mapping'];
   const doc = data as Record<string, unknown>;
   try {
+    // A connection file (`kind:` and settings) or a connections.yaml (names of such), for --connection.
+    const isConnection = (v: unknown) => typeof v === 'object' && v !== null && typeof (v as { kind?: unknown }).kind === 'string';
+    const scenarioPart = ['name', 'extends', 'seed', 'description', 'broker', 'workload', 'consumers', 'faults', 'expect', 'run', 'scenario', 'vary'].some((k) => k in doc);
+    if (!scenarioPart && (isConnection(doc) || Object.values(doc).every(isConnection))) {
+      for (const [name, c] of isConnection(doc) ? [[where, doc] as const] : Object.entries(doc)) {
+        const connection = toConnection(c, name);
+        const settings = (await loadBroker(connection.kind)).externalSettings ?? [];
+        // Every ${env:NAME} the example names is set; no CONVOY_EXTERNAL_ variable is.
+        const env = new Proxy({}, { get: (_, k) => (typeof k === 'string' && !k.startsWith(ENV_PREFIX) ? 'doc-example-value' : undefined) });
+        resolveExternal({ kind: connection.kind, settings, pairs: [], connection, env, warn: () => {} });
+      }
+      return [];
+    }
     if ('vary' in doc && 'scenario' in doc) {
       const file = join(lookalike, 'matrix', `${where.replace(/[^A-Za-z0-9]+/g, '-')}.yaml`);
       writeFileSync(file, text);
@@ -182,6 +196,9 @@ test('the checks fail on stale examples: a missing scenario file, a bad value, a
   assert.match(typo.join(), /zipff/);
   assert.deepEqual(await yamlProblems('broker: { kind: kafka, client: confluent }\n', 'a fragment'), []);
   assert.match((await yamlProblems('broker: { kind: kafka, client: librdkafka }\n', 'a bad fragment')).join(), /librdkafka/);
+  // Connection files (--connection): a setting the broker kind does not take.
+  assert.deepEqual(await yamlProblems('kind: kafka\nbootstrapServers: b:9092\nsasl: { password: "${env:PW}" }\n', 'a connection'), []);
+  assert.match((await yamlProblems('staging:\n  kind: kafka\n  url: amqp://h/\n', 'a bad connection')).join(), /kafka takes no external setting "url"/);
 
   assert.deepEqual(commandProblems(program, 'run workloads/kafka-smoke.yaml --repeat 10'), []);
   assert.deepEqual(commandProblems(program, 'brokers up kafka'), []);

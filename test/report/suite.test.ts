@@ -42,7 +42,7 @@ function fakeDeps(outcomes: Record<string, 'bad-yaml' | 'pass' | 'fail' | 'broke
     async run(scenario, opts) {
       calls.push(`run ${scenario.name}`);
       const what = outcomes[`${scenario.name}.yaml`];
-      if (what === 'broken') throw new InfraError('rabbitmq would not start', ['see brokers/rabbitmq.log']);
+      if (what === 'broken') throw new InfraError('rabbitmq would not start at amqps://svc:hunter2@mq:5671/', ['see brokers/rabbitmq.log']);
       const result = results[what]();
       result.runId = `${scenario.name}-20261130-020000-0000`;
       (result.scenario as Record<string, unknown>).name = scenario.name;
@@ -111,6 +111,9 @@ describe('suite', () => {
     const junit = readFileSync(join(sub, 'out', 'dashboard', 'junit.xml'), 'utf8');
     assert.match(junit, /<testsuites name="convoy" tests="\d+" failures="0" errors="1"/);
     assert.match(junit, /name="run"[^>]*>\s*<error type="infrastructure" message="rabbitmq would not start/);
+    // The error quoted its connection: the suite's files and outcome show no password.
+    assert.ok(!junit.includes('hunter2'));
+    assert.match(outcome.scenarios[0].entry.error!, /amqps:\/\/svc:\*\*\*@mq/);
     const bench = JSON.parse(readFileSync(join(sub, 'out', 'dashboard', 'benchmark-latency.json'), 'utf8')) as { name: string }[];
     assert.deepEqual([...new Set(bench.map((b) => b.name.split(' ')[0]))], ['b']);
   });

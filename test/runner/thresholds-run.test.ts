@@ -21,8 +21,18 @@ test('a threshold pair: outside the fault window it holds, over the whole run it
   const rows = result.expectations as unknown as Row[];
   const outside = result.latency!.outsideFaults!.endToEnd;
   const whole = result.latency!.whole!.endToEnd;
+  // A host busy enough to starve the run's own consumers cannot vouch for a latency figure: a
+  // threshold it breaks is left undecided (unknown), never failed.
+  const host = (result.harness as { cpu?: { host?: { meanPercent: number; samples: number } } } | undefined)?.cpu?.host;
+  const saturated = host !== undefined && host.samples >= 4 && host.meanPercent >= 95;
   const p99 = rows.find((e) => e.type === 'latency.e2e.p99')!;
-  assert.deepEqual([p99.scope, p99.unit, p99.found, p99.held], ['outside faults', 'ms', outside.p99 / 1000, outside.p99 < 1_000_000]);
+  const keeps = outside.p99 < 1_000_000;
+  assert.deepEqual([p99.scope, p99.unit, p99.found, p99.held], ['outside faults', 'ms', outside.p99 / 1000, keeps ? true : saturated ? null : false]);
+  if (!keeps && saturated) {
+    assert.equal(result.verdict.status, 'unknown');
+    assert.match(result.verdict.reasons.join('\n'), /latency\.e2e\.p99 \(outside faults\).*not judged: the host's CPUs were \d+% busy/);
+    return; // the machine, not the thresholds, decided this run
+  }
   const during = rows.find((e) => e.type === 'latency.e2e.max')!;
   assert.deepEqual([during.scope, during.held], ['during stall', true], `the frozen lane waited ${during.found} ms during the stall`);
   assert.ok(whole.p99 > outside.p99, `the stall is in the whole run's p99 (${whole.p99} µs), not outside it (${outside.p99} µs)`);
@@ -34,6 +44,11 @@ test('a threshold pair: outside the fault window it holds, over the whole run it
   const record = readRunRecord(runDir)!;
   const judged = await analyzeRun({ ...record, scenario: { ...record.scenario, expect: { ...twin.expect, 'latency.e2e.p99': [bound, { expect: bound, whole: true } as never] } } }, { write: false });
   const failed = (judged.expectations as unknown as Row[]).filter((e) => e.held === false);
+  if (saturated) {
+    assert.deepEqual(failed, []);
+    assert.equal(judged.verdict.status, 'unknown');
+    return;
+  }
   // Latency alone: every anomaly expectation held; only the whole-run p99 did not.
   assert.deepEqual(failed.map((e) => `${e.type} ${e.scope}`), ['latency.e2e.p99 whole run']);
   assert.equal(judged.verdict.status, judged.harness?.incomplete?.length ? 'unknown' : 'fail');

@@ -18,7 +18,8 @@ import { runOnce } from '../../runner/run-and-analyze.ts';
 import { onInterrupt } from '../../runtime/cleanup.ts';
 import { SuiteBrokers } from '../../suite/brokers.ts';
 import { comparisonMarkdown } from '../../matrix/table.ts';
-import { EXTERNAL_HELP, collect, parseExternal } from '../external.ts';
+import { CONNECTION_HELP, EXTERNAL_HELP, collect } from '../external.ts';
+import { externalSource } from '../connection.ts';
 import { checkRuntime } from '../runtime-flag.ts';
 import type { SuiteFlags } from './suite.ts';
 import { documentHead, JSON_HELP, withJsonStdout, type JsonStdout } from '../json-output.ts';
@@ -100,6 +101,7 @@ export function register(program: Command): void {
     .option('--set <path=value>', 'change the base scenario before the axes apply, one change per flag (repeat it), e.g. --set workload.durationMs=3s (value in YAML)', collect)
     .option('--runtime <kind>', 'where brokers come from: local, containers, external', 'local')
     .option('--external <k=v>', EXTERNAL_HELP, collect)
+    .option('--connection <file|name>', CONNECTION_HELP)
     .option('--allow-destructive', 'allow faults that change or hurt an external broker')
     .option('--keep', 'keep each run\'s topics, queues and groups')
     .option('--no-reuse-brokers', 'local runtime: let every run start and stop its own brokers')
@@ -142,15 +144,17 @@ async function matrixCommand(file: string | undefined, o: MatrixFlags, json: Jso
     writePlan(dir, plan);
   }
   log(`matrix ${plan.name}: ${plan.cells.length} cells x ${plan.repeats} repeats = ${plan.runs.length} runs in ${dir}`);
-  const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
+  const external = externalSource(runtime, o);
+  // Checked before the first run: bad connection settings are bad input, not a broken run.
+  for (const kind of new Set(plan.cells.map((c) => c.scenario.broker.kind))) await external?.(kind);
   const brokers = runtime === 'local' && o.reuseBrokers ? new SuiteBrokers(log, true) : undefined;
   let stopped = false;
   const offInterrupt = onInterrupt(() => {
     stopped = true;
   });
   try {
-    await runMatrix(plan, { dir, runtime, external, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) }, {
-      run: runOnce, report: reportAfterRun, log,
+    await runMatrix(plan, { dir, runtime, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) }, {
+      run: async (scenario, opts) => runOnce(scenario, { ...opts, external: await external?.(scenario.broker.kind) }), report: reportAfterRun, log,
       // A test double lives inside the runner: there is nothing to keep up between runs.
       prepare: brokers ? async (s) => ((await loadBroker(s.broker.kind)).testDouble ? undefined : brokers.prepare(s)) : undefined,
       finish: brokers ? () => brokers.stopAll() : undefined,

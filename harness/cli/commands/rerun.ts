@@ -10,7 +10,7 @@ import { reportAfterRun } from '../../report/render.ts';
 import { stringify } from 'yaml';
 import { addRunOptions, type RunFlags } from './run.ts';
 import { checkRuntime } from '../runtime-flag.ts';
-import { parseExternal } from '../external.ts';
+import { externalSource } from '../connection.ts';
 
 /**
  * `convoy rerun results/<run-id>`: the same scenario again, from what the run's result
@@ -32,12 +32,13 @@ export function register(program: Command): void {
     // Checked again: the schema may have moved on since the run.
     const runtime = checkRuntime(o.runtime);
     const { scenario } = await parseScenario(stringify(result.scenario), { file, catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
+    const external = await externalSource(runtime, o)?.(scenario.broker.kind);
     if (result.versions?.node && result.versions.node !== process.version) {
       process.stderr.write(`convoy: note: the run used node ${result.versions.node}; this is ${process.version}\n`);
     }
     process.exitCode = await runAndAnalyze(scenario, {
-      runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
-      external: runtime === 'external' ? parseExternal(o.external ?? []) : undefined,
+      runtime, resultsDir: resolve(o.results), resultsAsGiven: o.results, keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
+      external,
       repeat: Number(o.repeat) || 1, quiet: Boolean(o.quiet), afterRun: reportAfterRun, source: result.source, reuseBrokers: o.reuseBrokers,
     });
   });

@@ -5,7 +5,8 @@ import { loadScenarioFile } from '../../scenario/load.ts';
 import { scenarioCatalogue } from '../catalogue.ts';
 import { flakeRows, runRepeated, type RunOutcome } from '../../runner/run-and-analyze.ts';
 import type { RuntimeKind } from '../../broker/contract.ts';
-import { EXTERNAL_HELP, collect, parseExternal } from '../external.ts';
+import { CONNECTION_HELP, EXTERNAL_HELP, collect } from '../external.ts';
+import { externalSource } from '../connection.ts';
 import { checkRuntime } from '../runtime-flag.ts';
 import { reportAfterRun } from '../../report/render.ts';
 import { documentHead, JSON_HELP, withJsonStdout } from '../json-output.ts';
@@ -17,6 +18,7 @@ export interface RunFlags {
   keep?: boolean;
   allowDestructive?: boolean;
   external?: string[];
+  connection?: string;
   repeat: string;
   quiet?: boolean;
   json?: boolean;
@@ -31,6 +33,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--keep', 'keep the run\'s topics, queues and groups after the run')
     .option('--allow-destructive', 'allow faults that change or hurt an external broker (partition increases, kills)')
     .option('--external <k=v>', EXTERNAL_HELP, collect)
+    .option('--connection <file|name>', CONNECTION_HELP)
     .option('--repeat <n>', 'run it n times and report how often each expectation held', '1')
     .option('--quiet', 'no progress output')
     .option('--json', `print one JSON document on stdout: the verdict, exit code, each run's folder and result.json, and the runs together; ${JSON_HELP}`)
@@ -50,9 +53,9 @@ export function register(program: Command): void {
       if (!Number.isInteger(repeat) || repeat < 1) throw new InputError(`--repeat: expected an integer ≥ 1, got "${o.repeat}"`);
       // The same checks as `convoy validate --runtime <kind>`, before anything starts.
       const scenario = await loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
-      const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
+      const external = await externalSource(runtime, o)?.(scenario.broker.kind);
       const { code, runs } = await runRepeated(scenario, {
-        runtime, resultsDir: resolve(o.results), keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
+        runtime, resultsDir: resolve(o.results), resultsAsGiven: o.results, keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
         external, repeat, quiet: Boolean(o.quiet), scenarioFile: resolve(file), reuseBrokers: o.reuseBrokers,
         afterRun: reportAfterRun,
       });

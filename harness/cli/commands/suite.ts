@@ -8,7 +8,8 @@ import { reportAfterRun } from '../../report/render.ts';
 import { onInterrupt } from '../../runtime/cleanup.ts';
 import { SuiteBrokers } from '../../suite/brokers.ts';
 import { runSuite } from '../../suite/run-suite.ts';
-import { EXTERNAL_HELP, collect, parseExternal } from '../external.ts';
+import { CONNECTION_HELP, EXTERNAL_HELP, collect } from '../external.ts';
+import { externalSource } from '../connection.ts';
 import { checkRuntime } from '../runtime-flag.ts';
 import { documentHead, JSON_HELP, withJsonStdout, type JsonStdout } from '../json-output.ts';
 import type { SuiteOutcome } from '../../suite/run-suite.ts';
@@ -19,6 +20,7 @@ export interface SuiteFlags {
   out?: string;
   runtime: string;
   external?: string[];
+  connection?: string;
   allowDestructive?: boolean;
   keep?: boolean;
   quiet?: boolean;
@@ -40,6 +42,7 @@ export function register(program: Command): void {
     .addOption(new Option('--out <dir>', 'the older name of --results').hideHelp())
     .option('--runtime <kind>', 'where brokers come from: local, containers, external', 'local')
     .option('--external <k=v>', EXTERNAL_HELP, collect)
+    .option('--connection <file|name>', CONNECTION_HELP)
     .option('--allow-destructive', 'allow faults that change or hurt an external broker')
     .option('--keep', 'keep each run\'s topics, queues and groups')
     .option('--no-reuse-brokers', 'local runtime: let every run start and stop its own brokers instead of keeping them up across the suite')
@@ -51,7 +54,7 @@ export function register(program: Command): void {
 /** The suite command's work, also used by `convoy demo`. Sets process.exitCode. */
 export async function runSuiteCommand(folder: string, o: SuiteFlags, json?: JsonStdout): Promise<void> {
   const runtime = checkRuntime(o.runtime);
-  const external = runtime === 'external' ? parseExternal(o.external ?? []) : undefined;
+  const external = externalSource(runtime, o);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const warnings = warningDigest((line) => log(`convoy: warning: ${line}`));
   const brokers = runtime === 'local' && o.reuseBrokers ? new SuiteBrokers(log) : undefined;
@@ -61,11 +64,15 @@ export async function runSuiteCommand(folder: string, o: SuiteFlags, json?: Json
   });
   try {
     const outcome = await runSuite(
-      { folder: resolve(folder), outDir: resolve(o.out ?? o.results), runtime, external, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) },
+      { folder: resolve(folder), outDir: resolve(o.out ?? o.results), runtime, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) },
       {
-        load: async (file) =>
-          loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) }, onWarning: (w) => warnings.warn(w) }),
-        run: runOnce,
+        load: async (file) => {
+          const scenario = await loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) }, onWarning: (w) => warnings.warn(w) });
+          // Its connection settings checked with the scenario: bad ones are bad input, before any run.
+          await external?.(scenario.broker.kind);
+          return scenario;
+        },
+        run: async (scenario, opts) => runOnce(scenario, { ...opts, external: await external?.(scenario.broker.kind) }),
         report: reportAfterRun,
         log,
         prepare: brokers ? (s) => brokers.prepare(s) : undefined,

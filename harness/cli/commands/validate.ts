@@ -10,6 +10,7 @@ import { loadScenario, type LoadOptions } from '../../scenario/load.ts';
 import { secs } from '../../scenario/suite-rules.ts';
 import { scenarioCatalogue } from '../catalogue.ts';
 import type { Scenario } from '../../spec/types.ts';
+import { redactSecrets } from '../../checker/redact.ts';
 
 /** "hot-key (broker kafka, 20 s, 2 faults)" */
 export function summary(s: Scenario): string {
@@ -52,7 +53,8 @@ export async function validateFiles(
       const { scenario, locatedWarnings } = await loadScenario(file, options);
       out(`ok ${file}: ${summary(scenario)}`);
       for (const w of locatedWarnings) err(`  warning: ${w}`);
-      if (print) out(stringify(scenario, { lineWidth: 0 }).trimEnd());
+      // Redacted as result.json is: a URL's password or a connection string's key is not printed.
+      if (print) out(stringify(redactSecrets(scenario), { lineWidth: 0 }).trimEnd());
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       code = EXIT.badInput;
@@ -63,11 +65,11 @@ export async function validateFiles(
   return code;
 }
 
-/** A matrix file (`scenario:` and `vary:` at its top) rather than a scenario; false when it does not parse (the scenario loader says why). */
+/** A matrix file (`scenario:` and `vary:` or `linked:` at its top) rather than a scenario; false when it does not parse (the scenario loader says why). */
 export function isMatrixFile(file: string): boolean {
   try {
     const data = parse(readFileSync(file, 'utf8')) as unknown;
-    return typeof data === 'object' && data !== null && 'vary' in data && 'scenario' in data;
+    return typeof data === 'object' && data !== null && 'scenario' in data && ('vary' in data || 'linked' in data);
   } catch {
     return false;
   }

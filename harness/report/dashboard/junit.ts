@@ -52,7 +52,7 @@ function casesOf(e: SuiteEntry): Case[] {
     if (x.source === 'default' && x.expected === 'any') continue;
     const c: Case = { name: `${label(x)} ${x.expected}` };
     if (x.held === false) c.failure = { type: x.unit ? 'threshold' : 'expectation', message: `${label(x)}: ${outcomeText(x)}` };
-    else if (x.held === null) c.error = { type: 'undecided', message: x.unit ? `${label(x)}: nothing was measured in its scope` : `${label(x)}: fault "${x.window?.fault}" never occurred` };
+    else if (x.held === null) c.error = { type: 'undecided', message: x.unit ? `${label(x)}: ${x.note ?? 'not judged'}` : `${label(x)}: fault "${x.window?.fault}" never occurred` };
     cases.push(c);
   }
   return cases;

@@ -1,0 +1,138 @@
+/**
+ * The external runtime's settings (harness/cli/connection.ts): where they come from and in which
+ * order, what each broker kind takes, secrets by reference, and that every secret a broker
+ * declares is redacted. No broker, no run: the functions directly, and `convoy validate` once.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { envName, loadConnection, resolveExternal, secretParts, type ResolveInput } from '../../harness/cli/connection.ts';
+import { clearRegisteredSecrets, redactSecrets, redactString } from '../../harness/checker/redact.ts';
+import { loadBroker, brokerNames } from '../../harness/broker/registry.ts';
+import { EXTERNAL_SETTINGS as KAFKA } from '../../brokers/kafka/endpoint.ts';
+import { EXTERNAL_SETTINGS as RABBIT } from '../../brokers/rabbitmq/external.ts';
+import { validateFiles } from '../../harness/cli/commands/validate.ts';
+import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
+import { InputError } from '../../harness/errors.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'convoy-connection-'));
+
+function kafka(over: Partial<ResolveInput> = {}): { settings: Record<string, unknown>; warnings: string[] } {
+  const warnings: string[] = [];
+  const settings = resolveExternal({ kind: 'kafka', settings: KAFKA, pairs: [], env: {}, warn: (w) => warnings.push(w), ...over });
+  return { settings, warnings };
+}
+
+function inputError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof InputError, `an InputError, got ${String(err)}`);
+    assert.ok(!err.message.includes('\n'), 'one line');
+    return err.message;
+  }
+  assert.fail('no error');
+}
+
+test('environment variable names: the dotted, camel-cased key in capitals under CONVOY_EXTERNAL_', () => {
+  assert.equal(envName('sasl.password'), 'CONVOY_EXTERNAL_SASL_PASSWORD');
+  assert.equal(envName('bootstrapServers'), 'CONVOY_EXTERNAL_BOOTSTRAP_SERVERS');
+  assert.equal(envName('secretAccessKey'), 'CONVOY_EXTERNAL_SECRET_ACCESS_KEY');
+});
+
+test('the command line wins over the connection file, which wins over the environment', () => {
+  const file = join(dir, 'staging.yaml');
+  writeFileSync(file, 'kind: kafka\nbootstrapServers: file:9092\nsasl:\n  mechanism: plain\n  username: from-file\n  password: ${env:KAFKA_PW}\n');
+  const env = { CONVOY_EXTERNAL_BOOTSTRAP_SERVERS: 'env:9092', CONVOY_EXTERNAL_SASL_USERNAME: 'from-env', CONVOY_EXTERNAL_SSL: 'true', KAFKA_PW: 'pw-from-env-ref' };
+  const { settings, warnings } = kafka({ connection: loadConnection(file, env), env, pairs: ['sasl.username=from-cli'] });
+  assert.deepEqual(settings, { bootstrapServers: 'file:9092', sasl: { mechanism: 'plain', username: 'from-cli', password: 'pw-from-env-ref' }, ssl: true });
+  assert.deepEqual(warnings, []);
+});
+
+test('a named connection is looked up in $XDG_CONFIG_HOME/convoy/connections.yaml; an unknown name says which exist', () => {
+  const config = join(dir, 'config');
+  mkdirSync(join(config, 'convoy'), { recursive: true });
+  writeFileSync(join(config, 'convoy', 'connections.yaml'), 'staging:\n  kind: kafka\n  bootstrapServers: s1:9092\nprod:\n  kind: rabbitmq\n  url: amqps://u:p@mq:5671/v\n');
+  const env = { XDG_CONFIG_HOME: config };
+  assert.equal(loadConnection('staging', env).settings.get('bootstrapServers'), 's1:9092');
+  assert.match(inputError(() => loadConnection('stagin', env)), /--connection stagin: .*connections\.yaml has no connection of that name \(it has: staging, prod\)/);
+  assert.match(inputError(() => loadConnection('nope.yaml', env)), /--connection nope\.yaml: no such file/);
+  assert.match(inputError(() => loadConnection('staging', { XDG_CONFIG_HOME: join(dir, 'none') })), /not a file, and there is no .*connections\.yaml/);
+  // A rabbitmq connection for a kafka scenario.
+  assert.match(inputError(() => kafka({ connection: loadConnection('prod', env) })), /a rabbitmq connection, but the scenario's broker is kafka/);
+});
+
+test('a key the broker kind does not take is refused, naming where it came from and what it takes', () => {
+  assert.match(inputError(() => kafka({ pairs: ['bootstrapServers=b:9092', 'url=amqp://x'] })), /^--external: kafka takes no external setting "url" \(it takes: bootstrapServers, ssl,/);
+  const file = join(dir, 'bad-key.yaml');
+  writeFileSync(file, 'kind: rabbitmq\nurl: amqp://h/\nsasl: { password: x }\n');
+  const msg = inputError(() => resolveExternal({ kind: 'rabbitmq', settings: RABBIT, pairs: [], env: {}, warn: () => {}, connection: loadConnection(file, {}) }));
+  assert.match(msg, /bad-key\.yaml: rabbitmq takes no external setting "sasl\.password"/);
+});
+
+test('references: ${env:NAME} and ${file:/path}, whole or inside a URL; a missing one names the reference, never a value', () => {
+  const secretFile = join(dir, 'pw.txt');
+  writeFileSync(secretFile, 'pw-from-file\n');
+  const { settings } = kafka({ pairs: ['bootstrapServers=b:9092', 'sasl.mechanism=plain', 'sasl.username=u', `sasl.password=\${file:${secretFile}}`] });
+  assert.equal((settings.sasl as { password: string }).password, 'pw-from-file');
+  const rabbit = resolveExternal({ kind: 'rabbitmq', settings: RABBIT, pairs: ['url=amqps://svc:${env:MQ_PW}@mq:5671/orders'], env: { MQ_PW: 'mq-secret-1' }, warn: () => {} });
+  assert.equal(rabbit.url, 'amqps://svc:mq-secret-1@mq:5671/orders');
+  assert.equal(redactString('connecting to amqps://other:x@h mq-secret-1'), 'connecting to amqps://other:***@h ***');
+  const unset = inputError(() => kafka({ pairs: ['sasl.password=${env:NOT_SET_PW}'], env: { CONVOY_EXTERNAL_SASL_USERNAME: 'hunter2-username' } }));
+  assert.equal(unset, '--external sasl.password: ${env:NOT_SET_PW} is not set (an empty or missing environment variable)');
+  assert.match(inputError(() => kafka({ pairs: [`sasl.password=\${file:${join(dir, 'missing')}}`] })), /\$\{file:.*missing\} cannot be read \(ENOENT\)/);
+  clearRegisteredSecrets();
+});
+
+test('a literal secret on the command line is taken, with one warning that says why not and how; one in a file or the environment is not warned of', () => {
+  const { settings, warnings } = kafka({ pairs: ['bootstrapServers=b:9092', 'sasl.mechanism=plain', 'sasl.username=u', 'sasl.password=hunter2-literal'] });
+  assert.equal((settings.sasl as { password: string }).password, 'hunter2-literal');
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /^--external sasl\.password: a secret on the command line shows in ps, shell history and CI logs; set CONVOY_EXTERNAL_SASL_PASSWORD, write --external 'sasl\.password=\$\{env:NAME\}'/);
+  assert.ok(!warnings[0].includes('hunter2-literal'));
+  // Registered: hidden wherever it turns up, whatever the field is called.
+  assert.equal(redactString('auth failed for hunter2-literal'), 'auth failed for ***');
+  assert.deepEqual(kafka({ env: { CONVOY_EXTERNAL_SASL_PASSWORD: 'from-env-pw', CONVOY_EXTERNAL_BOOTSTRAP_SERVERS: 'b:9092' } }).warnings, []);
+  // A URL without a password is no secret.
+  assert.deepEqual(resolveExternal({ kind: 'rabbitmq', settings: RABBIT, pairs: ['url=amqp://guest@h:5672/'], env: {}, warn: (w) => assert.fail(w) }), { url: 'amqp://guest@h:5672/' });
+  assert.deepEqual(secretParts('amqps://svc:hunter%32@h/'), ['hunter%32', 'hunter2']);
+  clearRegisteredSecrets();
+});
+
+test('every secret setting a broker declares is redacted in results, and docs/external.md names it', async () => {
+  const docs = readFileSync(new URL('../../docs/external.md', import.meta.url), 'utf8');
+  let secrets = 0;
+  for (const kind of brokerNames()) {
+    const broker = await loadBroker(kind);
+    for (const s of broker.externalSettings ?? []) {
+      if (!s.aliasOf) assert.ok(docs.includes(`\`${s.key}\``), `docs/external.md names ${kind}'s ${s.key}`);
+      if (!s.secret) continue;
+      secrets++;
+      // As deploy() gets it, with a value of the kind a user writes there.
+      const value = s.key.endsWith('url') || s.key.endsWith('Url') ? 'amqps://u:s3cret-value@h/' : s.key === 'connectionString' ? 'Endpoint=sb://h/;SharedAccessKeyName=k;SharedAccessKey=s3cret-value' : s.key === 'ssl.key' ? '-----BEGIN PRIVATE KEY-----\ns3cret-value\n-----END PRIVATE KEY-----' : 's3cret-value';
+      const nested = s.key.split('.').reduceRight<unknown>((v, part) => ({ [part]: v }), value);
+      assert.ok(!JSON.stringify(redactSecrets({ endpoint: nested })).includes('s3cret-value'), `${kind} ${s.key} is redacted`);
+    }
+  }
+  assert.ok(secrets >= 6, `secrets declared: ${secrets}`);
+});
+
+test('validate --print hides a URL\'s password; a connection field on the local runtime is warned of with its place', async () => {
+  const base = new URL('../../workloads/nightly/rabbitmq-dlx-redrive.yaml', import.meta.url).pathname;
+  const file = join(dir, 'rmq.yaml');
+  writeFileSync(file, `extends: ${base}\nbroker:\n  kind: rabbitmq\n  url: amqps://svc:hunter2@mq.staging:5671/orders\n`);
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await validateFiles([file], (l) => out.push(l), { catalogue: await scenarioCatalogue() }, true, (l) => err.push(l));
+  assert.equal(code, 0);
+  const printed = out.join('\n');
+  assert.match(printed, /url: amqps:\/\/svc:\*\*\*@mq\.staging:5671\/orders/);
+  assert.ok(!printed.includes('hunter2') && !err.join('\n').includes('hunter2'));
+  assert.deepEqual(err, [`  warning: ${file}:4:3: broker.url: ignored on the local runtime (convoy starts its own rabbitmq); it is read with --runtime external`]);
+  // On the external runtime it is what the scenario connects to: no warning.
+  const errExternal: string[] = [];
+  await validateFiles([file], () => {}, { catalogue: await scenarioCatalogue(), target: { runtime: 'external', allowDestructive: true } }, false, (l) => errExternal.push(l));
+  assert.deepEqual(errExternal, []);
+});
