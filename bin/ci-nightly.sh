@@ -4,12 +4,19 @@
 # as another user, through sudo when sudo needs no password.
 #   bin/ci-nightly.sh [suite folder] [results folder]     (default: workloads/nightly results)
 #   bin/ci-nightly.sh --setup-only                        the set-up alone
+#   bin/ci-nightly.sh --matrix <results folder> <matrix.yaml>...   matrices, one after another
 # Exit codes are convoy suite's: 0 every expectation held, 1 one failed, 2 a scenario did not
 # load, 3 a run broke (or the set-up failed).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 setup_only=false
+matrices=()
 if [ "${1:-}" = --setup-only ]; then setup_only=true; shift; fi
+if [ "${1:-}" = --matrix ]; then
+  shift
+  [ $# -ge 2 ] || { echo "usage: bin/ci-nightly.sh --matrix <results folder> <matrix.yaml>..." >&2; exit 2; }
+  mresults="$1"; shift; matrices=("$@")
+fi
 folder="${1:-workloads/nightly}"
 results="${2:-results}"
 say() { echo "# ci-nightly: $*" >&2; }
@@ -22,6 +29,20 @@ if ! ./convoy setup; then
   exit 3
 fi
 if $setup_only; then say "set-up done"; exit 0; fi
+
+# Matrices: each in turn; the exit code is the worst of theirs (3 over 1 over 0; 2 stops).
+if [ ${#matrices[@]} -gt 0 ]; then
+  worst=0
+  for m in "${matrices[@]}"; do
+    ./convoy matrix "$m" --results "$mresults"
+    c=$?
+    say "$m: exit $c"
+    [ $c -eq 2 ] && exit 2
+    if [ $c -eq 3 ] || { [ $c -eq 1 ] && [ $worst -eq 0 ]; }; then worst=$c; fi
+  done
+  ./convoy dashboard "$mresults" >/dev/null && say "dashboard: $mresults/dashboard/index.html"
+  exit $worst
+fi
 
 ./convoy suite "$folder" --results "$results" --quiet
 code=$?

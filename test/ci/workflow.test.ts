@@ -38,6 +38,10 @@ test('actionlint finds nothing in the nightly workflow', () => {
 test('the workflow and CI here run one script, on the Node in .node-version', () => {
   const workflow = readFileSync(WORKFLOW, 'utf8');
   assert.match(workflow, /^\s+bin\/ci-nightly\.sh workloads\/nightly results$/m);
+  // The matrices the nightly runs are files of the project.
+  const matrices = /bin\/ci-nightly\.sh --matrix \S+ (.+)$/m.exec(workflow)![1]!.split(' ');
+  assert.ok(matrices.length >= 2);
+  for (const m of matrices) assert.ok(existsSync(join(ROOT, m)), m);
   assert.match(workflow, /node-version-file: \.node-version/);
   assert.match(workflow, /uses: actions\/setup-go@/);
   assert.match(readFileSync(join(ROOT, '.ci/run'), 'utf8'), /^bin\/ci-nightly\.sh workloads\/ci /m);
