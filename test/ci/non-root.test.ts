@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cacheDir } from '../../harness/runtime/cache.ts';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const PACKAGE = 'hello'; // GNU hello: small, and nothing convoy needs
@@ -35,14 +35,18 @@ test('a user with sudo (no password), not root, runs convoy, installs a Debian p
     run('chown', [user, home]);
     writeFileSync(sudoers, `${user} ALL=(root) NOPASSWD: ALL\n`, { mode: 0o440 });
     const as = (args: string[]) => run('runuser', ['-u', user, '--', 'env', `HOME=${home}`, `TMPDIR=${home}`, `PATH=${process.env.PATH}`, ...args]);
+    // The checkout, linked into the user's home: the one under test may sit in a folder only
+    // root can enter (a CI tool's temporary clone), and its permissions are not the test's to change.
+    const repo = join(home, 'convoy');
+    assert.equal(run('cp', ['-al', ROOT.replace(/\/$/, ''), repo]).status, 0);
 
     // convoy itself, as that user: its first-use check passes without trying to install.
-    const version = as([join(ROOT, 'convoy'), '--version']);
+    const version = as([join(repo, 'convoy'), '--version']);
     assert.equal(version.status, 0, version.stderr);
     assert.match(version.stdout, /^\d+\.\d+\.\d+/);
 
     // The set-up's install path, through sudo.
-    const r = as([process.execPath, '--import', 'tsx', join(ROOT, 'test/ci/rehearse-apt.ts'), PACKAGE]);
+    const r = as([process.execPath, '--import', 'tsx', join(repo, 'test/ci/rehearse-apt.ts'), PACKAGE]);
     assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
     const first = JSON.parse(r.stdout.split('\n')[0]!) as { uid: number; apt: { command: string; mayInstall: boolean } };
     assert.notEqual(first.uid, 0);
@@ -55,15 +59,7 @@ test('a user with sudo (no password), not root, runs convoy, installs a Debian p
     const cache = join(home, 'cache');
     as(['mkdir', '-p', cache]);
     for (const d of ['kafka', 'elasticmq', 'pstest', 'toxiproxy', 'ajv']) if (existsSync(join(cacheDir(), d))) run('cp', ['-al', join(cacheDir(), d), join(cache, d)]);
-    // The compiled tree of these sources too, when this process has one (else the user builds it).
-    const tree = process.env.CONVOY_COMPILED_TREE;
-    const env = [`CONVOY_CACHE=${cache}`];
-    if (tree && existsSync(join(tree, '.complete'))) {
-      as(['mkdir', '-p', join(cache, 'compiled')]);
-      run('cp', ['-al', tree, join(cache, 'compiled', basename(tree))]);
-      env.push(`CONVOY_COMPILED_TREE=${join(cache, 'compiled', basename(tree))}`);
-    }
-    const setup = as(['env', ...env, join(ROOT, 'bin/ci-nightly.sh'), '--setup-only']);
+    const setup = as(['env', `CONVOY_CACHE=${cache}`, join(repo, 'bin/ci-nightly.sh'), '--setup-only']);
     assert.equal(setup.status, 0, `${setup.stdout}\n${setup.stderr}`);
     assert.match(setup.stderr, new RegExp(`user ${user},`));
     assert.match(setup.stderr, /setup: everything in place/);
@@ -72,7 +68,7 @@ test('a user with sudo (no password), not root, runs convoy, installs a Debian p
     // Without sudo, the same user gets the one line that says what to run, and nothing is installed.
     rmSync(sudoers, { force: true });
     run('apt-get', ['remove', '-y', '-qq', PACKAGE]);
-    const denied = as([process.execPath, '--import', 'tsx', join(ROOT, 'test/ci/rehearse-apt.ts'), PACKAGE]);
+    const denied = as([process.execPath, '--import', 'tsx', join(repo, 'test/ci/rehearse-apt.ts'), PACKAGE]);
     assert.notEqual(denied.status, 0);
     assert.match(denied.stderr, /as root: apt-get update && apt-get install -y hello .*or as a user with sudo that needs no password/);
     assert.ok(!installed(PACKAGE));
