@@ -14,7 +14,7 @@ import { join } from 'node:path';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const PACKAGE = 'hello'; // GNU hello: small, and nothing convoy needs
-const run = (cmd: string, args: string[], timeout = 300_000) => spawnSync(cmd, args, { encoding: 'utf8', timeout, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+const run = (cmd: string, args: string[], cwd?: string) => spawnSync(cmd, args, { encoding: 'utf8', timeout: 300_000, cwd, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 const installed = (p: string) => run('dpkg-query', ['-W', '-f=${Status}', p]).stdout.includes('install ok installed');
 
 test('a user with sudo (no password), not root, runs convoy, installs a Debian package through the set-up, and runs the nightly script\'s set-up', () => {
@@ -34,11 +34,12 @@ test('a user with sudo (no password), not root, runs convoy, installs a Debian p
     assert.equal(run('useradd', ['-M', '-d', home, '-s', '/bin/bash', user]).status, 0);
     run('chown', [user, home]);
     writeFileSync(sudoers, `${user} ALL=(root) NOPASSWD: ALL\n`, { mode: 0o440 });
-    const as = (args: string[]) => run('runuser', ['-u', user, '--', 'env', `HOME=${home}`, `TMPDIR=${home}`, `PATH=${process.env.PATH}`, ...args]);
     // The checkout, linked into the user's home: the one under test may sit in a folder only
     // root can enter (a CI tool's temporary clone), and its permissions are not the test's to change.
     const repo = join(home, 'convoy');
     assert.equal(run('cp', ['-al', ROOT.replace(/\/$/, ''), repo]).status, 0);
+    // Working in that copy: a working folder the user cannot enter would fail every program it starts.
+    const as = (args: string[]) => run('runuser', ['-u', user, '--', 'env', `HOME=${home}`, `TMPDIR=${home}`, `PATH=${process.env.PATH}`, ...args], repo);
 
     // convoy itself, as that user: its first-use check passes without trying to install.
     const version = as([join(repo, 'convoy'), '--version']);
