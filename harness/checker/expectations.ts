@@ -18,6 +18,7 @@
  */
 import { InputError } from '../errors.ts';
 import { holds, parseCountBound } from './comparison.ts';
+import { unitSuffix } from './thresholds.ts';
 import { faultStart, faultUntil, inFault } from './faults.ts';
 import type { Occurrences } from './occurrences.ts';
 import { DEFAULT_EXPECTED_ZERO, WINDOW_RELATIONS, type WindowRelation } from './anomaly-types.ts';
@@ -256,8 +257,7 @@ export function label(r: { type: string; window: WindowScope | null; scope?: str
 /** "expected <5, found 7 (3 keys)", or for a threshold "expected <200ms, found 350 ms". */
 export function outcomeText(r: { expected: string; found: number | null; keys: number | null; unit?: string }): string {
   if (r.unit !== undefined) {
-    const unit = r.unit === 'ms' ? ' ms' : r.unit === 'msg/s' ? '/s' : ` ${r.unit}`;
-    return r.found === null ? `expected ${r.expected}, nothing measured` : `expected ${r.expected}, found ${r.found}${unit}`;
+    return r.found === null ? `expected ${r.expected}, nothing measured` : `expected ${r.expected}, found ${r.found}${unitSuffix(r.unit)}`;
   }
   return `expected ${r.expected}, found ${r.found} (${plural(r.keys ?? 0, 'key')})`;
 }

@@ -188,11 +188,15 @@ function pickRates(r: RatesSection | null, scope: ThresholdScope): ScopeRates | 
   return r.faults.find((f) => f.fault === scope.fault)?.[scope.relation];
 }
 
+/** What follows a threshold's figure: " ms", "/s", " of target"; nothing for a count. */
+export function unitSuffix(unit: string | undefined): string {
+  return unit === 'ms' ? ' ms' : unit === 'msg/s' ? '/s' : unit === 'of target' ? ' of target' : '';
+}
+
 /** The verdict line of a threshold that did not hold, or could not be judged. */
 export function thresholdReason(r: ThresholdResult): string {
-  const unit = r.unit === 'of target' ? ' of target' : r.unit === 'msg/s' ? '/s' : ' ms';
   if (r.held === null) return `${r.type} (${r.scope}): nothing was measured in its scope`;
-  return `${r.type} (${r.scope}): expected ${r.expected}, found ${r.found}${unit}`;
+  return `${r.type} (${r.scope}): expected ${r.expected}, found ${r.found}${unitSuffix(r.unit)}`;
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;

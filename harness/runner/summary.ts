@@ -2,6 +2,7 @@ import type { ResendFigures } from '../metrics/resends.ts';
 import type { MergedCosts } from '../consumer/strategies/costs.ts';
 import { isAbsolute, relative } from 'node:path';
 import type { Result } from './analyze.ts';
+import { unitSuffix } from '../checker/thresholds.ts';
 
 const ms = (us: number | undefined) => (us === undefined ? '-' : us >= 10_000 ? `${(us / 1000).toFixed(0)} ms` : `${(us / 1000).toFixed(2)} ms`);
 
@@ -44,8 +45,7 @@ export function printSummary(result: Result, runDir: string, resultsAsGiven?: st
     const scope = e.scope !== undefined ? ` (${e.scope})` : e.window ? ` ${e.window.relation} ${e.window.fault}` : '';
     const label = `${e.type}${e.strategy ? ` (${e.strategy})` : ''}${scope}`;
     const held = e.held === null ? '?' : e.held ? 'yes' : 'NO';
-    const unit = e.unit === 'ms' ? ' ms' : e.unit === 'msg/s' ? '/s' : e.unit === 'of target' ? ' of target' : '';
-    rows.push([label, e.expected, e.found === null ? '-' : `${e.found}${unit}`, String(e.keys ?? '-'), held]);
+    rows.push([label, e.expected, e.found === null ? '-' : `${e.found}${unitSuffix(e.unit)}`, String(e.keys ?? '-'), held]);
   }
   for (const line of alignColumns(rows)) out.push(`  ${line}`);
   const w = result.workload ?? {};

@@ -26,17 +26,10 @@ function extra(r: ReportResult): string {
 export function seriesName(r: ReportResult): string {
   const kind = brokerKind(r);
   const brokerVersion = r.versions?.brokers?.[kind] ?? r.versions?.brokers?.emulator;
-  const client = r.versions?.client ?? clientFromScenario(r);
+  // Results from before the result named its client carry only the broker in their names.
+  const client = r.versions?.client;
   const parts = [client ? `${client.name} ${client.version}` : null, `${kind}${brokerVersion ? ` ${brokerVersion}` : ''}`].filter(Boolean);
   return `${scenarioName(r)} [${parts.join(', ')}]`;
-}
-
-/** Results before the result named its client: the scenario's client setting, when its package is listed. */
-function clientFromScenario(r: ReportResult): { name: string; version: string } | null {
-  const clients = r.versions?.clients ?? {};
-  const named = typeof r.scenario?.broker?.client === 'string' ? (r.scenario.broker.client as string) : null;
-  const pkg = named === 'confluent' ? '@confluentinc/kafka-javascript' : named === 'java' ? 'kafka-clients' : named;
-  return pkg && clients[pkg] ? { name: pkg, version: clients[pkg] } : null;
 }
 
 const ms = (us: number) => Math.round(us) / 1000;

@@ -1,5 +1,6 @@
 /** The verdict, the expectation table (expected vs found, with window scopes) and every anomaly's count. */
 import { ANOMALY_TYPES } from '../../checker/types.ts';
+import { unitSuffix } from '../../checker/thresholds.ts';
 import { dataAttrs, esc } from '../html.ts';
 import { formatCount, relativeTimes } from '../format.ts';
 import { settleMsOf, type ExpectationResult, type ReportResult } from '../view.ts';
@@ -13,10 +14,8 @@ export function scopeLabel(e: Pick<ExpectationResult, 'window'> & { scope?: stri
 /** A count, or a threshold's figure with its unit. */
 function foundText(e: { found: number | null; unit?: string }): string {
   if (e.found === null) return '—';
-  if (e.unit === 'ms') return `${formatCount(e.found)} ms`;
-  if (e.unit === 'msg/s') return `${formatCount(e.found)}/s`;
-  if (e.unit === 'of target') return `${e.found} of target`;
-  return formatCount(e.found);
+  // A share of the target keeps its decimals; counts, ms and rates are grouped.
+  return `${e.unit === 'of target' ? e.found : formatCount(e.found)}${unitSuffix(e.unit)}`;
 }
 
 export function heldLabel(held: boolean | null): string {
