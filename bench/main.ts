@@ -18,6 +18,7 @@
  *
  * `npm run bench -- checker` (or throughput, rate) runs one part.
  */
+import '../bin/node-guard.js'; // a supported Node, or this runs again on one
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# Installs convoy's npm packages on first use (and after package-lock.json changes).
+# Installs convoy's npm packages on first use, after package-lock.json changes, and for each Node
+# ABI convoy runs on (bin/node-select.sh chooses the Node).
 # The librdkafka client (@confluentinc/kafka-javascript) has no prebuilt binary that can be
 # fetched here: it is built against Debian's -dev packages with CKJS_LINKING=dynamic.
 # This runs before node can: its package list is brokers/kafka/requirements.ts' LIBRDKAFKA_BUILD
 # (a test keeps the two the same). Failures end with one line naming the fix, and exit 3.
+#
+# Native modules are kept per ABI, so switching Node never loads one built for another: each
+# build's addon moves from build/Release/ to lib/binding/node-v<abi>-<platform>-<arch>/, a folder
+# the `bindings` loader both modules use searches (after build/Release, which is left without it).
+# The stamp, node_modules/.convoy-installed, holds the lock file's hash and the ABIs built.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 stamp="$here/node_modules/.convoy-installed"
-fresh() { [ -f "$stamp" ] && [ "$stamp" -nt "$here/package-lock.json" ]; }
 fail() { echo "convoy: $1" >&2; [ -n "${2:-}" ] && tail -n 8 "$2" | sed 's/^/  /' >&2; exit 3; }
+# shellcheck source=node-select.sh
+source "$here/bin/node-select.sh"
+node_use
+abi=$CONVOY_NODE_ABI
+lock=$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)
+# The modules convoy loads that are built here, each as <package>:<addon name>.
+native=(better-sqlite3:better_sqlite3 @confluentinc/kafka-javascript:confluent-kafka-javascript)
+installed() { [ -f "$stamp" ] && grep -qx "lock $lock" "$stamp"; }
+fresh() { installed && grep -qx "abi $abi" "$stamp"; }
 fresh && exit 0
-
-# The Node convoy runs on is written once, in .node-version (CI's setup-node reads it too).
-want=$(tr -dc '0-9' <"$here/.node-version" 2>/dev/null); want=${want:-20}
-command -v node >/dev/null || fail "node is missing: install Node.js $want (https://nodejs.org, or Debian: apt-get install -y nodejs npm)"
-major=$(node -p 'process.versions.node.split(".")[0]')
-[ "$major" -ge "$want" ] || fail "node $(node --version) is too old: convoy needs Node.js $want or newer"
 command -v npm >/dev/null || fail "npm is missing: install it (Debian: apt-get install -y npm)"
 
 # One install at a time: a second ./convoy started meanwhile waits for the first.
@@ -43,9 +51,43 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "convoy: run as root (or give this user sudo without a password): apt-get install -y ${missing[*]}   (continuing; the confluent client will be unavailable)" >&2
   fi
 fi
-echo "convoy: installing npm packages (first use; building the librdkafka client takes a few minutes)" >&2
+# Moves each native module's addon, as just built, into its folder for this ABI.
+keep_for_abi() {
+  local entry pkg name dir target lib
+  local binding="node-v$abi-$(node -p 'process.platform + "-" + process.arch')" # the loader's name for it
+  for entry in "${native[@]}"; do
+    pkg=${entry%%:*} name=${entry#*:}
+    dir="$here/node_modules/$pkg"
+    [ -f "$dir/build/Release/$name.node" ] || continue # not built (the librdkafka client is optional)
+    target="$dir/lib/binding/$binding"
+    mkdir -p "$target" && mv -f "$dir/build/Release/$name.node" "$target/$name.node" || return 1
+    # The shared libraries built beside an addon, which it finds through its run path,
+    # $ORIGIN/../deps (the librdkafka client's); the same for every ABI.
+    for lib in "$dir"/build/deps/*.so*; do
+      [ -e "$lib" ] || continue
+      mkdir -p "$dir/lib/binding/deps" && cp -a "$lib" "$dir/lib/binding/deps/" || return 1
+    done
+  done
+}
+
+if installed; then
+  echo "convoy: building the native modules for Node $(node --version) (ABI $abi; a few minutes)" >&2
+  for entry in "${native[@]}"; do
+    pkg=${entry%%:*}
+    (cd "$here" && CKJS_LINKING=dynamic npm rebuild "$pkg" --no-audit --no-fund --loglevel=error) >"$log" 2>&1 && continue
+    # The librdkafka client is optional, as in npm ci: without it, client: confluent is unavailable.
+    [ "$pkg" = @confluentinc/kafka-javascript ] || fail "npm rebuild $pkg for Node $(node --version) failed; see the lines below" "$log"
+    echo "convoy: the librdkafka client did not build for Node $(node --version); the confluent client is unavailable on it (./convoy doctor)" >&2
+  done
+  keep_for_abi || fail "could not keep the native modules built for ABI $abi"
+  echo "abi $abi" >>"$stamp"
+  rm -f "$log"
+  exit 0
+fi
+echo "convoy: installing npm packages for Node $(node --version) (first use; building the librdkafka client takes a few minutes)" >&2
 rm -f "$stamp"
 (cd "$here" && CKJS_LINKING=dynamic npm ci --no-audit --no-fund --loglevel=error) >"$log" 2>&1 \
   || fail "npm ci failed (is the npm registry reachable?); fix it, then run ./convoy again" "$log"
+keep_for_abi || fail "could not keep the native modules built for ABI $abi"
 rm -f "$log"
-touch "$stamp"
+printf 'lock %s\nabi %s\n' "$lock" "$abi" >"$stamp"

@@ -20,7 +20,7 @@ fi
 folder="${1:-workloads/nightly}"
 results="${2:-results}"
 say() { echo "# ci-nightly: $*" >&2; }
-say "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), user $(id -un), node $(node --version 2>/dev/null || echo missing), go $(go env GOVERSION 2>/dev/null || echo missing)"
+say "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), user $(id -un), node $("$(bin/node-select.sh 2>/dev/null)" --version 2>/dev/null || echo missing), go $(go env GOVERSION 2>/dev/null || echo missing)"
 
 # The set-up: npm packages (./convoy's first use), then the Debian packages, broker jars and
 # Toxiproxy the suite's brokers need. One line and exit 3 when something cannot be installed.

@@ -2,6 +2,7 @@
 // Entry point: runs the CLI from the compiled tree (bin/compiled-tree.js: built in the cache on
 // first use after a change to the sources), or, when it cannot be built or CONVOY_COMPILED=0,
 // from the TypeScript sources through tsx.
+import './node-guard.js'; // a supported Node, or this runs again on one
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compiledTree } from './compiled-tree.js';

@@ -9,6 +9,7 @@
 // held brokers, and the files of each process) instead of running it; `--times` adds each
 // process's wall time; `--isolated` runs a file to a process in the first phase too. Extra
 // arguments are file filters.
+import './node-guard.js'; // a supported Node, or this runs again on one
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { availableParallelism, loadavg, tmpdir, userInfo } from 'node:os';

@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrokerModule, CachedItem } from '../broker/contract.ts';
 import { toxiproxyBinaryPath, TOXIPROXY_VERSION } from '../net/toxiproxy.ts';
@@ -22,11 +23,23 @@ export interface RequirementRow extends Probe {
 }
 
 export interface DoctorReport {
+  /** The Node this runs on, and why it is that one (bin/node-select.sh's rule). */
+  node: { version: string; abi: string; path: string; chosen: string };
   requirements: RequirementRow[];
   binding: { name: string; loads: boolean; detail: string };
   cache: { dir: string; bytes: number | null; items: (CachedItem & { essential: boolean })[] };
   /** True when everything the default scenarios need is in place. */
   ready: boolean;
+}
+
+/** The Node in use, and which step of bin/node-select.sh's rule chose it. */
+export function nodeInUse(env: NodeJS.ProcessEnv = process.env, execPath = process.execPath): DoctorReport['node'] {
+  const chosen = env.CONVOY_NODE && env.CONVOY_NODE === execPath
+    ? 'CONVOY_NODE'
+    : execPath.startsWith(join(cacheDir(), 'node') + sep)
+      ? "fetched from the npm registry (.node-version), as the machine's node is not a supported line"
+      : "the machine's node";
+  return { version: process.version, abi: process.versions.modules, path: execPath, chosen };
 }
 
 /** Loads the native client in a child: a broken build must not take doctor down with it. */
@@ -74,7 +87,7 @@ export function examine(modules: BrokerModule[], essentialNeeds: NeedBy[], other
     ...modules.flatMap((m) => (m.cached?.() ?? []).map((c) => ({ ...c, what: `${m.name}: ${c.what}`, essential: true }))),
   ];
   const ready = requirements.every((r) => r.ok || !r.essential) && items.every((i) => i.present || !i.essential);
-  return { requirements, binding: librdkafkaBinding(), cache: { dir, bytes: sizeOf(dir), items }, ready };
+  return { node: nodeInUse(), requirements, binding: librdkafkaBinding(), cache: { dir, bytes: sizeOf(dir), items }, ready };
 }
 
 function mib(bytes: number | null): string {
@@ -83,7 +96,7 @@ function mib(bytes: number | null): string {
 
 /** The report as a person reads it. */
 export function formatReport(r: DoctorReport): string[] {
-  const out: string[] = ['requirements (local runtime)'];
+  const out: string[] = [`node ${r.node.version} (ABI ${r.node.abi})  ${r.node.path}`, `  chosen: ${r.node.chosen}; CONVOY_NODE names another`, '', 'requirements (local runtime)'];
   for (const q of r.requirements) {
     const mark = q.ok ? 'ok     ' : q.essential ? 'MISSING' : 'missing';
     const min = q.requirement.minVersion ? ` (needs ${q.requirement.minVersion}+)` : '';

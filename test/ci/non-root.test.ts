@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cacheDir } from '../../harness/runtime/cache.ts';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const PACKAGE = 'hello'; // GNU hello: small, and nothing convoy needs
@@ -38,8 +38,14 @@ test('a user with sudo (no password), not root, runs convoy, installs a Debian p
     // root can enter (a CI tool's temporary clone), and its permissions are not the test's to change.
     const repo = join(home, 'convoy');
     assert.equal(run('cp', ['-al', ROOT.replace(/\/$/, ''), repo]).status, 0);
+    // The user's cache: this machine's downloads linked in (read only), so it has nothing to
+    // fetch: the Node convoy runs on among them, when it is a fetched one (root's cache is root's).
+    const cache = join(home, 'cache');
+    const node = process.execPath.startsWith(cacheDir() + '/') ? join(cache, relative(cacheDir(), process.execPath)) : process.execPath;
     // Working in that copy: a working folder the user cannot enter would fail every program it starts.
-    const as = (args: string[]) => run('runuser', ['-u', user, '--', 'env', `HOME=${home}`, `TMPDIR=${home}`, `PATH=${process.env.PATH}`, ...args], repo);
+    const as = (args: string[]) => run('runuser', ['-u', user, '--', 'env', `HOME=${home}`, `TMPDIR=${home}`, `CONVOY_CACHE=${cache}`, `PATH=${process.env.PATH}`, ...args], repo);
+    as(['mkdir', '-p', cache]);
+    for (const d of ['node', 'kafka', 'elasticmq', 'pstest', 'toxiproxy', 'ajv']) if (existsSync(join(cacheDir(), d))) run('cp', ['-al', join(cacheDir(), d), join(cache, d)]);
 
     // convoy itself, as that user: its first-use check passes without trying to install.
     const version = as([join(repo, 'convoy'), '--version']);
@@ -47,7 +53,7 @@ test('a user with sudo (no password), not root, runs convoy, installs a Debian p
     assert.match(version.stdout, /^\d+\.\d+\.\d+/);
 
     // The set-up's install path, through sudo.
-    const r = as([process.execPath, '--import', 'tsx', join(repo, 'test/ci/rehearse-apt.ts'), PACKAGE]);
+    const r = as([node, '--import', 'tsx', join(repo, 'test/ci/rehearse-apt.ts'), PACKAGE]);
     assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
     const first = JSON.parse(r.stdout.split('\n')[0]!) as { uid: number; apt: { command: string; mayInstall: boolean } };
     assert.notEqual(first.uid, 0);
@@ -57,10 +63,7 @@ test('a user with sudo (no password), not root, runs convoy, installs a Debian p
 
     // The script's own set-up, as that user: everything is installed, and the broker files
     // come from this machine's cache (linked, read only), so it has nothing to fetch.
-    const cache = join(home, 'cache');
-    as(['mkdir', '-p', cache]);
-    for (const d of ['kafka', 'elasticmq', 'pstest', 'toxiproxy', 'ajv']) if (existsSync(join(cacheDir(), d))) run('cp', ['-al', join(cacheDir(), d), join(cache, d)]);
-    const setup = as(['env', `CONVOY_CACHE=${cache}`, join(repo, 'bin/ci-nightly.sh'), '--setup-only']);
+    const setup = as([join(repo, 'bin/ci-nightly.sh'), '--setup-only']);
     assert.equal(setup.status, 0, `${setup.stdout}\n${setup.stderr}`);
     assert.match(setup.stderr, new RegExp(`user ${user},`));
     assert.match(setup.stderr, /setup: everything in place/);
@@ -69,7 +72,7 @@ test('a user with sudo (no password), not root, runs convoy, installs a Debian p
     // Without sudo, the same user gets the one line that says what to run, and nothing is installed.
     rmSync(sudoers, { force: true });
     run('apt-get', ['remove', '-y', '-qq', PACKAGE]);
-    const denied = as([process.execPath, '--import', 'tsx', join(repo, 'test/ci/rehearse-apt.ts'), PACKAGE]);
+    const denied = as([node, '--import', 'tsx', join(repo, 'test/ci/rehearse-apt.ts'), PACKAGE]);
     assert.notEqual(denied.status, 0);
     assert.match(denied.stderr, /as root: apt-get update && apt-get install -y hello .*or as a user with sudo that needs no password/);
     assert.ok(!installed(PACKAGE));

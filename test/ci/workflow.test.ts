@@ -3,6 +3,7 @@
  * The nightly workflow: actionlint (built with go install into convoy's cache, once) finds
  * nothing in it, and it runs the one script CI here runs too, on the Node convoy selects.
  */
+import { supported } from '../../bin/node-guard.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -45,6 +46,16 @@ test('the workflow and CI here run one script, on the Node in .node-version', ()
   assert.match(workflow, /node-version-file: \.node-version/);
   assert.match(workflow, /uses: actions\/setup-go@/);
   assert.match(readFileSync(join(ROOT, '.ci/run'), 'utf8'), /^bin\/ci-nightly\.sh workloads\/ci /m);
-  const wanted = Number(readFileSync(join(ROOT, '.node-version'), 'utf8').trim());
-  assert.ok(Number(process.versions.node.split('.')[0]) >= wanted, `this Node ${process.version} is at least .node-version's ${wanted}`);
+});
+
+test('the workflow tests every supported Node line, from the lowest engines.node allows to .node-version\'s', () => {
+  const workflow = readFileSync(WORKFLOW, 'utf8');
+  const lines = JSON.parse(/^\s+node: (\[.*\])$/m.exec(workflow)![1]!.replace(/'/g, '"')).map(Number);
+  const lowest = Number(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node.replace(/^>=/, '').split('.')[0]);
+  const fetched = Number(readFileSync(join(ROOT, '.node-version'), 'utf8').trim().split('.')[0]);
+  const even = (from: number, to: number) => Array.from({ length: (to - from) / 2 + 1 }, (_, i) => from + 2 * i);
+  assert.deepEqual(lines, even(lowest, fetched), 'the LTS lines between engines.node and .node-version');
+  assert.match(workflow, /^\s+run: \.\/convoy test$/m);
+  // These tests themselves run on a supported Node (./convoy chose it).
+  assert.ok(supported(), `this Node ${process.version} is a supported one`);
 });
