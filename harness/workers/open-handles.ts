@@ -32,6 +32,10 @@ export function reportLeftovers(report: () => string[]): void {
 }
 
 export function processSnapshot(): ProcessSnapshot {
+  // The standard streams are the process's, opened on first use: opened now, a run that writes
+  // its first line does not leave them behind (on a pipe, newer Nodes list an active PipeWrap).
+  void process.stdout;
+  void process.stderr;
   return {
     resources: process.getActiveResourcesInfo(),
     fds: openFds(),
@@ -110,6 +114,9 @@ function openFds(): Map<string, string> | null {
       } catch {
         continue; // the listing's own fd, closed meanwhile
       }
+      // /dev/null carries nothing from one run to the next, and newer Nodes (26) keep one open
+      // once they have needed it for themselves during a run.
+      if (target === '/dev/null') continue;
       if (target.startsWith('/') || target.startsWith('socket:')) out.set(fd, target);
     }
     return out;
