@@ -96,7 +96,7 @@ function mib(bytes: number | null): string {
 
 /** The report as a person reads it. */
 export function formatReport(r: DoctorReport): string[] {
-  const out: string[] = [`node ${r.node.version} (ABI ${r.node.abi})  ${r.node.path}`, `  chosen: ${r.node.chosen}; CONVOY_NODE names another`, '', 'requirements (local runtime)'];
+  const out: string[] = [`node ${r.node.version} (ABI ${r.node.abi})  ${r.node.path}`, `  chosen: ${r.node.chosen}${r.node.chosen === 'CONVOY_NODE' ? '' : ' (set CONVOY_NODE to use another)'}`, '', 'requirements (local runtime)'];
   for (const q of r.requirements) {
     const mark = q.ok ? 'ok     ' : q.essential ? 'MISSING' : 'missing';
     const min = q.requirement.minVersion ? ` (needs ${q.requirement.minVersion}+)` : '';

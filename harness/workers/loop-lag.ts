@@ -1,7 +1,7 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /** The meters of this process's current run (each samples the loop every 10 ms until stopped). */
-const running = new Set<IntervalHistogram>();
+const running = new Set<ReturnType<typeof monitorEventLoopDelay>>();
 
 /** Worst event-loop delay since the last call, in ms: the harness watching itself. */
 export function loopLagMeter(): () => number {

@@ -3,7 +3,6 @@
  * The nightly workflow: actionlint (built with go install into convoy's cache, once) finds
  * nothing in it, and it runs the one script CI here runs too, on the Node convoy selects.
  */
-import { supported } from '../../bin/node-guard.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,6 +11,8 @@ import { join } from 'node:path';
 import { cacheDir } from '../../harness/runtime/cache.ts';
 import { requireTool } from '../../harness/runtime/requirements.ts';
 import { GO } from '../../harness/runtime/requirements.ts';
+// @ts-expect-error: a plain JavaScript module of bin/ (it runs before TypeScript can), untyped
+import { supported } from '../../bin/node-guard.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const ACTIONLINT = 'v1.7.12';

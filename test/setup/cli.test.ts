@@ -56,9 +56,13 @@ describe('a machine without RabbitMQ', () => {
     assert.match(r.stdout, /get it: apt-get install -y rabbitmq-server/);
     assert.match(r.stdout, /^cache: .+ \((\d+ MiB|[\d.]+ GiB|size unknown); move it with CONVOY_CACHE\)$/m);
     assert.match(r.stdout, /librdkafka client \(optional\)/);
+    // The Node it runs on, first: the one these tests run on (./convoy chose it).
+    assert.equal(r.stdout.split('\n')[0], `node ${process.version} (ABI ${process.versions.modules})  ${process.execPath}`);
+    assert.match(r.stdout.split('\n')[1]!, /^ {2}chosen: (CONVOY_NODE|the machine's node|fetched from the npm registry)/);
     const json = await convoy(['doctor', '--json'], MISSING_RABBITMQ);
     const report = JSON.parse(json.stdout) as { ready: boolean; requirements: { requirement: { name: string }; ok: boolean; essential: boolean }[] };
     assert.equal(report.ready, false);
+    assert.equal((report as unknown as { node: { version: string } }).node.version, process.version);
     const rmq = report.requirements.find((q) => q.requirement.name === 'rabbitmq-server');
     assert.deepEqual([rmq?.ok, rmq?.essential], [false, true]);
   });
