@@ -54,6 +54,7 @@ export function storeLock(file: string, pid: number): string {
  */
 const freeze: FaultKind = {
   kind: 'freeze',
+  underTest: true,
   destructive: false,
   schema: { type: 'object', properties: { consumer: CONSUMER_FIELD }, required: ['consumer'] },
   doc: {

@@ -9,6 +9,7 @@ import { CONSUMER_FIELD, checkConsumerName, consumerNamed, killWorker, restartAt
  */
 const killConsumer: FaultKind = {
   kind: 'kill-consumer',
+  underTest: true,
   destructive: false,
   schema: {
     type: 'object',
