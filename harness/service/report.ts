@@ -25,6 +25,8 @@ export const ENV = {
   file: 'CONVOY_REPORT_FILE',
   process: 'CONVOY_PROCESS',
   run: 'CONVOY_RUN_ID',
+  /** A folder of the run for the service's own files (its build's output). */
+  dir: 'CONVOY_SERVICE_DIR',
 } as const;
 
 const Headers = Type.Record(Type.String(), Type.String(), {

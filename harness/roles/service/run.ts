@@ -22,6 +22,7 @@ import { WorkerFaults } from '../../faults/worker-hooks.ts';
 import { HistoryWriter } from '../../history/writer.ts';
 import { ReportIngest, reportProblems } from '../../service/ingest.ts';
 import { ENV } from '../../service/report.ts';
+import { serviceEnv } from '../../service/env.ts';
 import { cpuMeter } from '../../workers/cpu-meter.ts';
 import { loopLagMeter } from '../../workers/loop-lag.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit } from '../../workers/protocol.ts';
@@ -33,7 +34,7 @@ const STOP_GRACE_MS = 5_000;
 
 export async function runService(init: WorkerInit, inbox: Inbox, send: (m: FromWorker) => void): Promise<void> {
   const spec = init.scenario.consumers.service!;
-  const log = (line: string) => send({ type: 'log', line: `${init.id}: ${line}` });
+  const log = (line: string) => send({ type: "log", line });
   const broker = await loadBroker(init.brokerKind);
   if (!broker.service) throw new InputError(`consumers.service: broker ${init.brokerKind} cannot run a consumer under test`);
   const link = broker.service;
@@ -65,7 +66,7 @@ export async function runService(init: WorkerInit, inbox: Inbox, send: (m: FromW
       if (lastLines.length > LAST_LINES) lastLines.shift();
     }
   };
-  const env = { ...process.env, ...link.env(init.endpoint, init.settings, init.names, log), ...spec.env, [ENV.process]: init.id, [ENV.run]: init.names.runId, [channel.env]: channel.path };
+  const env = { ...serviceEnv({ link, endpoint: init.endpoint, settings: init.settings, names: init.names, spec, runDir, log }), [ENV.process]: init.id, [channel.env]: channel.path };
   const ready = new Promise<void>((resolve) => {
     channel.onLine((line) => {
       if (ingest.line(line) === 'ready') resolve();

@@ -1,5 +1,6 @@
 import { openStrategyStore } from '../../consumer/strategies/open.ts';
 import { buildService } from '../../service/build.ts';
+import { serviceEnv } from '../../service/env.ts';
 import type { Stage } from '../context.ts';
 
 /**
@@ -23,7 +24,7 @@ export const consumers: Stage = {
     (await openStrategyStore(ctx.record.storeFile, ctx.scenario)).close();
     const service = ctx.scenario.consumers.service;
     if (service?.build) {
-      const env = { ...process.env, ...ctx.broker.service?.env(ctx.deployment!.endpoint, ctx.settings, ctx.names, ctx.log), ...service.env };
+      const env = serviceEnv({ link: ctx.broker.service!, endpoint: ctx.deployment!.endpoint, settings: ctx.settings, names: ctx.names, spec: service, runDir: ctx.runDir, log: ctx.log });
       await buildService(service.build, service.cwd, env, ctx.log);
     }
     for (let i = 1; i <= ctx.scenario.consumers.processes; i++) group.start(`c${i}`);
