@@ -130,7 +130,7 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   resolved.expect = resolveExpectations(resolved.expect ?? {});
   const scenario = resolved as Scenario;
   errors.push(...crossChecks(scenario, raw, warnings, catalogue.strategies), ...gatewayProblems(scenario, raw, catalogue.gatewayModes), ...serviceProblems(scenario, raw, brokerModule, kinds));
-  resolveServiceCwd(scenario, options.file);
+  resolveServiceCwd(scenario, source.origin);
   if (errors.length) throw fail(errors);
 
   // The broker's own defaults; a producer's overrides must make valid settings too.

@@ -7,11 +7,17 @@ import { dirname, resolve } from 'node:path';
 import type { Scenario } from '../spec/types.ts';
 import type { BrokerSchemaModule, CatalogueFaultKind } from './catalogue.ts';
 import { unknownPlaceholders } from '../service/message.ts';
+import { positionOf, type Origin } from './yaml-source.ts';
 
-/** consumers.service.cwd made absolute: relative to the scenario file's folder (the working folder without a file). */
-export function resolveServiceCwd(s: Scenario, file: string | undefined): void {
+/**
+ * consumers.service.cwd made absolute: relative to the folder of the file that wrote it (or, without
+ * one, that wrote the command), so a scenario that extends another elsewhere keeps its service's
+ * folder; the working folder for a scenario without a file.
+ */
+export function resolveServiceCwd(s: Scenario, origin: Origin | undefined): void {
   const service = s.consumers.service;
   if (!service) return;
+  const file = origin ? positionOf(origin, service.cwd !== undefined ? 'consumers.service.cwd' : 'consumers.service.command').file : undefined;
   const base = file && file !== '<scenario>' ? dirname(resolve(file)) : process.cwd();
   service.cwd = resolve(base, service.cwd ?? '.');
 }
