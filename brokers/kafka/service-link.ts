@@ -24,6 +24,7 @@ export const kafkaServiceLink: ServiceLink = {
       KAFKA_TOPIC: topicName(names),
       KAFKA_GROUP_ID: groupId(names),
       KAFKA_SESSION_TIMEOUT_MS: String(s.consumer.sessionTimeoutMs),
+      KAFKA_HEARTBEAT_INTERVAL_MS: String(s.consumer.heartbeatIntervalMs),
       ...(s.consumer.maxPollIntervalMs !== undefined ? { KAFKA_MAX_POLL_INTERVAL_MS: String(s.consumer.maxPollIntervalMs) } : {}),
       // kafka-clients and its logging, as convoy's own Java programs use them (collected once into the cache).
       KAFKA_JAVA_CLASSPATH: `${ensureJavaLibs(javaClientVersion(s, log), log)}/*`,

@@ -45,6 +45,7 @@ public final class OrdersConsumer {
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, env.getOrDefault("KAFKA_SESSION_TIMEOUT_MS", "30000"));
+    p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, env.getOrDefault("KAFKA_HEARTBEAT_INTERVAL_MS", "3000"));
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
 

@@ -20,7 +20,12 @@ if (mode !== 'buggy' && mode !== 'fixed') {
 const env = process.env;
 const report = await openReporter();
 const kafka = new Kafka({ clientId: `orders-${env.CONVOY_PROCESS ?? 'local'}`, brokers: env.KAFKA_BOOTSTRAP_SERVERS.split(','), logLevel: logLevel.WARN });
-const consumer = kafka.consumer({ groupId: env.KAFKA_GROUP_ID, sessionTimeout: Number(env.KAFKA_SESSION_TIMEOUT_MS ?? 30000), allowAutoTopicCreation: false });
+const consumer = kafka.consumer({
+  groupId: env.KAFKA_GROUP_ID,
+  sessionTimeout: Number(env.KAFKA_SESSION_TIMEOUT_MS ?? 30000),
+  heartbeatInterval: Number(env.KAFKA_HEARTBEAT_INTERVAL_MS ?? 3000),
+  allowAutoTopicCreation: false,
+});
 
 /** The service's own state: the last version applied per order. */
 const versions = new Map();

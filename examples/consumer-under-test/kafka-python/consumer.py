@@ -59,6 +59,7 @@ consumer = KafkaConsumer(
     auto_offset_reset="earliest",
     enable_auto_commit=False,
     session_timeout_ms=int(env.get("KAFKA_SESSION_TIMEOUT_MS", "30000")),
+    heartbeat_interval_ms=int(env.get("KAFKA_HEARTBEAT_INTERVAL_MS", "3000")),
 )
 consumer.subscribe([env["KAFKA_TOPIC"]], listener=Joined())
 
