@@ -3,9 +3,9 @@ package convoy.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -41,7 +41,8 @@ final class ShareConsumerRole implements PollRole {
   private final KafkaShareConsumer<String, byte[]> consumer;
   private final LinkedBlockingQueue<JsonNode> commands = new LinkedBlockingQueue<>();
   private final Map<Long, Held> held = new HashMap<>();
-  private final ArrayDeque<ConsumerRecord<String, byte[]>> buffer = new ArrayDeque<>();
+  /** Fetched, not yet handed out, by partition and offset (a renewed record comes back in place). */
+  private final LinkedHashMap<String, ConsumerRecord<String, byte[]>> buffer = new LinkedHashMap<>();
   private final int limit;
   private final boolean explicit;
   private final long renewEveryMs;
@@ -53,14 +54,14 @@ final class ShareConsumerRole implements PollRole {
   /** Renewed records come back from the next poll (the client hands them out again). */
   private boolean renewedToTake;
   private Long commitOk;
+  /** When this member last polled or renewed: its locks run from there. */
+  private long renewedAt;
 
   private static final class Held {
     ConsumerRecord<String, byte[]> record;
-    long renewedAt;
 
     Held(ConsumerRecord<String, byte[]> record) {
       this.record = record;
-      this.renewedAt = System.currentTimeMillis();
     }
   }
 
@@ -116,11 +117,12 @@ final class ShareConsumerRole implements PollRole {
       while ((m = commands.poll()) != null) handle(m);
       if (closing) break;
       if (renewEveryMs > 0) renewDue();
-      while (held.size() < limit && !buffer.isEmpty()) deliver(buffer.pollFirst());
-      if (buffer.isEmpty() && (held.isEmpty() || renewedToTake)) {
+      while (held.size() < limit && !buffer.isEmpty()) deliver(next());
+      if (renewedToTake || (buffer.isEmpty() && held.isEmpty())) {
         if (acksPending) beforeCommit();
         acksPending = false;
         renewedToTake = false;
+        renewedAt = System.currentTimeMillis();
         take(consumer.poll(POLL));
       } else {
         m = commands.poll(POLL.toMillis(), TimeUnit.MILLISECONDS);
@@ -129,7 +131,7 @@ final class ShareConsumerRole implements PollRole {
     }
     long started = System.nanoTime();
     // What was fetched and never handed out goes back to the group at once.
-    if (explicit) for (ConsumerRecord<String, byte[]> r : buffer) consumer.acknowledge(r, AcknowledgeType.RELEASE);
+    if (explicit) for (ConsumerRecord<String, byte[]> r : buffer.values()) consumer.acknowledge(r, AcknowledgeType.RELEASE);
     buffer.clear();
     if (acksPending) beforeCommit();
     try {
@@ -142,13 +144,20 @@ final class ShareConsumerRole implements PollRole {
     if (ms > 1_000) wire.log("closing took " + ms + " ms (the last acknowledgements and leaving the group)");
   }
 
-  /** A poll's records: renewed ones that came back replace the held copy; the rest wait in the buffer. */
+  /** A poll's records: renewed ones that came back replace the held or buffered copy; the rest wait in the buffer. */
   private void take(Iterable<ConsumerRecord<String, byte[]>> records) {
     for (ConsumerRecord<String, byte[]> r : records) {
       Held h = heldFor(r);
       if (h != null) h.record = r;
-      else buffer.add(r);
+      else buffer.put(r.partition() + "@" + r.offset(), r);
     }
+  }
+
+  private ConsumerRecord<String, byte[]> next() {
+    Iterator<ConsumerRecord<String, byte[]>> it = buffer.values().iterator();
+    ConsumerRecord<String, byte[]> r = it.next();
+    it.remove();
+    return r;
   }
 
   private Held heldFor(ConsumerRecord<String, byte[]> r) {
@@ -170,26 +179,33 @@ final class ShareConsumerRole implements PollRole {
     wire.write(d);
   }
 
-  /** RENEW for every record held in a handler for half a lock duration; sent at once. */
+  /**
+   * RENEW, once half a lock duration passed since the last poll or renewal, for every record
+   * this member acquired and has not settled: those in handlers and those fetched and waiting.
+   */
   private void renewDue() {
     long now = System.currentTimeMillis();
+    if (held.isEmpty() || now - renewedAt < renewEveryMs) return;
+    renewedAt = now;
     boolean any = false;
-    for (Held h : held.values()) {
-      if (now - h.renewedAt < renewEveryMs) continue;
-      h.renewedAt = now;
-      try {
-        consumer.acknowledge(h.record, AcknowledgeType.RENEW);
-        any = true;
-      } catch (RuntimeException e) {
-        wire.log("renewing the lock of p" + h.record.partition() + "@" + h.record.offset() + " failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
-      }
-    }
+    for (Held h : held.values()) any |= renew(h.record);
+    for (ConsumerRecord<String, byte[]> r : buffer.values()) any |= renew(r);
     if (!any) return;
     try {
       logFailures(consumer.commitSync(Duration.ofSeconds(5)));
       renewedToTake = true;
     } catch (RuntimeException e) {
       wire.log("sending lock renewals failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+  }
+
+  private boolean renew(ConsumerRecord<String, byte[]> r) {
+    try {
+      consumer.acknowledge(r, AcknowledgeType.RENEW);
+      return true;
+    } catch (RuntimeException e) {
+      wire.log("renewing the lock of p" + r.partition() + "@" + r.offset() + " failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+      return false;
     }
   }
 
