@@ -13,6 +13,7 @@ import { laneOf } from './consumer-core.ts';
 import { adminEndpoint, kafkajsConnection, type KafkaEndpoint } from './endpoint.ts';
 import { groupId, topicName } from './names.ts';
 import type { KafkaSettings } from './settings.ts';
+import { shareDeadLetterTopic } from './share-group.ts';
 
 const { Kafka, logLevel, AssignerProtocol } = kafkajs;
 
@@ -43,6 +44,8 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
   }
   const topic = topicName(names);
   const group = groupId(names);
+  const share = settings.consumer.share;
+  const deadLetterTopic = share?.deadLetterTopic ? shareDeadLetterTopic(topic) : undefined;
 
   const partitions = async () => {
     const md = await admin.fetchTopicMetadata({ topics: [topic] });
@@ -95,13 +98,22 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
       }
       if (!created) throw new InfraError(`topic ${topic} already exists: refusing to reuse another run's messages`);
       await waitPartitions(t.partitions);
+      if (deadLetterTopic) {
+        // The broker writes a share group's dead letters only to a topic that allows it.
+        await admin.createTopics({
+          waitForLeaders: false,
+          timeout: 30_000,
+          topics: [{ topic: deadLetterTopic, numPartitions: 1, replicationFactor: t.replicationFactor, configEntries: [{ name: 'errors.deadletterqueue.group.enable', value: 'true' }] }],
+        });
+        log(`created the share group's dead-letter topic ${deadLetterTopic}`);
+      }
       // Looking up the group's offsets makes the broker create __consumer_offsets now, so
       // consumers find their coordinator at once instead of retrying.
       await admin.fetchOffsets({ groupId: group, topics: [topic] }).catch(() => {});
       log(`created topic ${topic}: ${t.partitions} partitions, RF ${t.replicationFactor}, min.insync.replicas ${t.minInsyncReplicas}`);
     },
     async deleteDestinations(): Promise<void> {
-      await admin.deleteTopics({ topics: [topic], timeout: 30_000 }).catch((err: Error) => {
+      await admin.deleteTopics({ topics: deadLetterTopic ? [topic, deadLetterTopic] : [topic], timeout: 30_000 }).catch((err: Error) => {
         if (!/UNKNOWN_TOPIC|does not host this topic/i.test(err.message)) throw err;
       });
       // The group is empty once consumers closed; a group with members cannot be deleted.
@@ -149,6 +161,8 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
      * committed past are still on the broker, whoever read them.
      */
     async remaining(): Promise<RemainingReport> {
+      // A share group commits no offsets, and kafkajs cannot read its share-partition state.
+      if (share) return { known: false, total: null, reason: 'a share group commits no offsets (its state is not readable from kafkajs)' } as RemainingReport;
       const ends = await admin.fetchTopicOffsets(topic);
       const committed = await admin.fetchOffsets({ groupId: group, topics: [topic] });
       const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
