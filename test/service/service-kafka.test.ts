@@ -86,6 +86,14 @@ test('a service that exits before it is ready: unknown, with its last log lines'
   assert.match(text, /orders database unreachable/);
 });
 
+test('a service that dies while the run goes on: unknown, naming the process and its last log lines', async () => {
+  const r = await runText(badService('dies'));
+  assert.equal(r.verdict.status, 'unknown');
+  const text = JSON.stringify(r);
+  assert.match(text, /the service's process c1 exited \(code 4\) while the run went on/);
+  assert.match(text, /lost the orders database mid-run/);
+});
+
 test('reports of another run and a malformed line are counted and named, and a process that handled nothing says so: unknown, never a pass', async () => {
   const r = await runText(badService('foreign'));
   assert.equal(r.verdict.status, 'unknown');
