@@ -103,6 +103,12 @@ const VersionsDef = Type.Object({
   brokers: Type.Record(Type.String(), Type.String()),
   clients: Type.Record(Type.String(), Type.String()),
   client: Type.Optional(Type.Object({ name: Type.String(), version: Type.String() }, { description: "The client the run's consumers and producers used (v1.5)." })),
+  cluster: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        "External runtime: what the cluster said about itself (v1.6). Kafka: clusterId, brokers (the count), apiVersions ({api key: [min, max]}, the lowest max over the brokers) and features (finalized levels, metadata.version among them); RabbitMQ: serverProperties (product, version, cluster_name, ...); SQS, Service Bus and Pub/Sub report no version: endpoint (the host, never a credential).",
+    }),
+  ),
 });
 
 const VerdictDef = Type.Object(

@@ -100,6 +100,7 @@ final class ConsumerRole implements ConsumerRebalanceListener {
   /** The consumer protocol keeps the session timeout and heartbeat interval in the group's config. */
   private void setGroupTimeouts() throws Exception {
     Map<String, Object> conf = new HashMap<>();
+    settings.connection.forEach((k, v) -> conf.put((String) k, v));
     conf.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap);
     conf.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.clientId + "-admin");
     try (Admin admin = Admin.create(conf)) {

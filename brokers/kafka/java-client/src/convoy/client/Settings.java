@@ -20,12 +20,20 @@ final class Settings {
   final JsonNode producer;
   final JsonNode consumer;
   final String bootstrap;
+  /**
+   * The connection's own properties (security.protocol, sasl.*, ssl.*) and the user's
+   * pass-through ones, as brokers/kafka/client-config.ts made them: every client gets them.
+   */
+  final Properties connection = new Properties();
 
   Settings(JsonNode configure) {
     role = configure.path("role").asText();
     id = configure.path("id").asText();
     String prefix = configure.path("names").path("prefix").asText();
-    topic = prefix;
+    // A pre-created topic (the external runtime's topic.name), else the run's own.
+    JsonNode named = configure.path("endpoint").path("topic");
+    topic = named.isTextual() ? named.asText() : prefix;
+    configure.path("endpoint").path("javaProperties").fields().forEachRemaining(e -> connection.put(e.getKey(), e.getValue().asText()));
     group = prefix + "-group";
     clientId = prefix + "-" + id;
     maxInFlight = configure.path("maxInFlight").asInt(1);
@@ -44,6 +52,7 @@ final class Settings {
 
   Properties producerProperties() {
     Properties p = new Properties();
+    p.putAll(connection);
     p.put("bootstrap.servers", bootstrap);
     p.put("client.id", clientId);
     p.put("key.serializer", "org.apache.kafka.common.serialization.StringSerializer");
@@ -84,6 +93,7 @@ final class Settings {
 
   Properties consumerProperties() {
     Properties p = new Properties();
+    p.putAll(connection);
     p.put("bootstrap.servers", bootstrap);
     p.put("client.id", clientId);
     p.put("group.id", group);
