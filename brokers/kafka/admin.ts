@@ -68,6 +68,9 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
     }
   };
 
+  /** false when the cluster refused to create the topic (no rights): there is none to delete, and the user may not delete either. */
+  let topicCreated: boolean | undefined;
+
   /**
    * A topic made beforehand (topic.name): it must exist with at least the scenario's partitions.
    * The run's own group starts at the topic's end, committed before any consumer joins, so
@@ -117,6 +120,7 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
         const e = err as { message: string; errors?: { message?: string; type?: string }[] };
         const detail = (e.errors ?? []).map((x) => `${x.type ?? ''} ${x.message ?? ''}`.trim());
         if (/AUTHORIZATION/i.test(`${e.message} ${detail.join(' ')}`)) {
+          topicCreated = false;
           throw new InfraError(`creating topic ${topic}: not authorized (TOPIC_AUTHORIZATION_FAILED): this user may not create topics; give a topic made beforehand with topic.name (docs/external.md)`, detail, { cause: err });
         }
         throw new InfraError(`creating topic ${topic} (${t.partitions} partitions, RF ${clusterDefaults ? "the cluster's default" : t.replicationFactor}) failed: ${e.message}${detail.length ? ` (${detail.join('; ')})` : ''}`, detail, { cause: err });
@@ -133,7 +137,7 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
     },
     async deleteDestinations(): Promise<void> {
       // A pre-created topic is the user's: only the run's own group goes.
-      if (!endpoint.topic) {
+      if (!endpoint.topic && topicCreated !== false) {
         await admin.deleteTopics({ topics: [topic], timeout: 30_000 }).catch((err: Error) => {
           if (!/UNKNOWN_TOPIC|does not host this topic/i.test(err.message)) throw err;
         });

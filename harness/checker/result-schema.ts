@@ -477,7 +477,7 @@ export const resultSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: schemaId('result', 1),
   title: 'convoy result, version 1',
-  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source. Added in v1.3: consumers. Added in v1.4: gateway (order-service runs).",
+  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source. Added in v1.3: consumers. Added in v1.4: gateway (order-service runs). Added in v1.6: versions.cluster (external runtime).",
   ...ResultSchema,
 };
 

@@ -90,7 +90,8 @@ export async function startSecuredCluster(users: Record<string, string>): Promis
     }
     const bootstrap = nodes.map((n) => n.advertisedClient).join(',');
     const admin: KafkaEndpoint = { bootstrapServers: bootstrap.split(','), sasl: { mechanism: 'scram-sha-512', username: 'admin', password: users.admin! } };
-    await procs[0]!.waitHealthy(async () => (await describeCluster(admin, 2_000)).brokers.length === 3, 90_000);
+    // Every node answers on its own client listener and sees all three.
+    await Promise.all(procs.map((p, i) => p.waitHealthy(async () => (await describeCluster({ ...admin, bootstrapServers: [nodes[i]!.advertisedClient] }, 2_000)).brokers.length === 3, 90_000)));
     return { bootstrap, admin, ms: Date.now() - t0, stop };
   } catch (err) {
     await stop();
