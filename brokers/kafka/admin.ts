@@ -13,6 +13,7 @@ import { laneOf } from './consumer-core.ts';
 import { adminEndpoint, kafkajsConnection, type KafkaEndpoint } from './endpoint.ts';
 import { groupId, topicName } from './names.ts';
 import type { KafkaSettings } from './settings.ts';
+import { shareDeadLetterTopic } from './share-group.ts';
 
 const { Kafka, logLevel, AssignerProtocol } = kafkajs;
 
@@ -43,6 +44,9 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
   }
   const topic = topicName(names, endpoint);
   const group = groupId(names);
+  const share = settings.consumer.share;
+  // A topic made beforehand (topic.name) gets no dead-letter topic of convoy's: it is not the run's to name.
+  const deadLetterTopic = share?.deadLetterTopic && !endpoint.topic ? shareDeadLetterTopic(topic) : undefined;
 
   const partitions = async () => {
     const md = await admin.fetchTopicMetadata({ topics: [topic] });
@@ -78,6 +82,7 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
    */
   const usePrecreated = async () => {
     const t = settings.topic;
+    if (share) throw new InputError('external Kafka: topic.name with a share group (broker.consumer.share): not built yet (a share group cannot be started at the topic\'s end the way convoy starts its consumer group); leave topic.name out');
     const ps = await partitions().catch((err: Error) => {
       if (/UNKNOWN_TOPIC|does not host|AUTHORIZATION/i.test(err.message)) return [];
       throw err;
@@ -91,7 +96,7 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
 
   return {
     client: admin,
-    created: () => [...(endpoint.topic ? [] : [`topic ${topic}`]), `group ${group}`],
+    created: () => [...(endpoint.topic ? [] : [`topic ${topic}`]), ...(deadLetterTopic ? [`topic ${deadLetterTopic}`] : []), `group ${group}`],
     async createDestinations(): Promise<void> {
       if (endpoint.topic) return usePrecreated();
       const t = settings.topic;
@@ -127,6 +132,15 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
       }
       if (!created) throw new InfraError(`topic ${topic} already exists: refusing to reuse another run's messages`);
       await waitPartitions(t.partitions);
+      if (deadLetterTopic) {
+        // The broker writes a share group's dead letters only to a topic that allows it.
+        await admin.createTopics({
+          waitForLeaders: false,
+          timeout: 30_000,
+          topics: [{ topic: deadLetterTopic, numPartitions: 1, replicationFactor: clusterDefaults ? -1 : t.replicationFactor, configEntries: [{ name: 'errors.deadletterqueue.group.enable', value: 'true' }] }],
+        });
+        log(`created the share group's dead-letter topic ${deadLetterTopic}`);
+      }
       // Looking up the group's offsets makes the broker create __consumer_offsets now, so
       // consumers find their coordinator at once instead of retrying.
       await admin.fetchOffsets({ groupId: group, topics: [topic] }).catch(() => {});
@@ -136,9 +150,10 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
       } else log(`created topic ${topic}: ${t.partitions} partitions, RF ${t.replicationFactor}, min.insync.replicas ${t.minInsyncReplicas}`);
     },
     async deleteDestinations(): Promise<void> {
-      // A pre-created topic is the user's: only the run's own group goes.
-      if (!endpoint.topic && topicCreated !== false) {
-        await admin.deleteTopics({ topics: [topic], timeout: 30_000 }).catch((err: Error) => {
+      // A pre-created topic is the user's: only the run's own group (and dead-letter topic) goes.
+      const own = [...(!endpoint.topic && topicCreated !== false ? [topic] : []), ...(deadLetterTopic ? [deadLetterTopic] : [])];
+      if (own.length) {
+        await admin.deleteTopics({ topics: own, timeout: 30_000 }).catch((err: Error) => {
           if (!/UNKNOWN_TOPIC|does not host this topic/i.test(err.message)) throw err;
         });
       }
@@ -187,6 +202,8 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
      * committed past are still on the broker, whoever read them.
      */
     async remaining(): Promise<RemainingReport> {
+      // A share group commits no offsets, and kafkajs cannot read its share-partition state.
+      if (share) return { known: false, total: null, reason: 'a share group commits no offsets (its state is not readable from kafkajs)' } as RemainingReport;
       const ends = await admin.fetchTopicOffsets(topic);
       const committed = await admin.fetchOffsets({ groupId: group, topics: [topic] });
       const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));

@@ -175,8 +175,10 @@ const kafka = brokerModule({
   processClientVersions: (s): Record<string, string> =>
     s.client === 'java' ? { 'kafka-clients': s.javaClient?.version ?? (/^4\./.test(s.version) ? s.version : 'the newest 4.x') } : {},
   clientInUse: (s) => ({ kafkajs: 'kafkajs', confluent: '@confluentinc/kafka-javascript', java: 'kafka-clients' })[s.client as 'kafkajs' | 'confluent' | 'java'] ?? 'kafkajs',
-  redeliveryHorizonMs: (s) => Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
-  redeliveryHorizonSetting: (s) => ((s.consumer.maxPollIntervalMs ?? 0) > s.consumer.sessionTimeoutMs ? 'broker.consumer.maxPollIntervalMs' : 'broker.consumer.sessionTimeoutMs'),
+  // A share group's record goes to another member once its lock expires, dead member or not.
+  redeliveryHorizonMs: (s) => s.consumer.share?.lockDurationMs ?? Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
+  redeliveryHorizonSetting: (s) =>
+    s.consumer.share ? 'broker.consumer.share.lockDurationMs' : (s.consumer.maxPollIntervalMs ?? 0) > s.consumer.sessionTimeoutMs ? 'broker.consumer.maxPollIntervalMs' : 'broker.consumer.sessionTimeoutMs',
   // With clientProcess, or client java, the client runs in a process of its own behind the client protocol.
   producer: (e, s, names, options) => {
     const command = processCommand(s, options.log);

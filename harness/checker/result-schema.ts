@@ -426,6 +426,17 @@ export const ConsumersSection = Type.Object(
       ),
     ),
     holVictims: Type.Optional(Type.Unknown({ description: 'Runs with poison messages: messages of other keys delayed behind a failing one (harness/metrics/hol-victims.ts).' })),
+    redeliveries: Type.Optional(
+      Type.Object(
+        {
+          byCount: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Messages by the highest delivery count the broker reported ("1": never redelivered).' }),
+          redelivered: Type.Integer({ minimum: 0, description: 'Messages delivered more than once.' }),
+          neverApplied: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Messages handled only with errors, by the delivery count of their last delivery: at the broker\'s delivery-count limit, ones it gave up on (a share group archives them).' }),
+          neverAppliedKeys: Type.Integer({ minimum: 0 }),
+        },
+        { description: 'Runs whose client reports delivery counts (harness/metrics/redeliveries.ts).' },
+      ),
+    ),
   },
   { description: 'How the consumers handled the load: their mode and strategy, what it cost, the busiest key, head-of-line victims.' },
 );

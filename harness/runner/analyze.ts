@@ -16,6 +16,7 @@ import { laneMoves } from '../metrics/lane-moves.ts';
 import { groupOwnership } from '../metrics/group-ownership.ts';
 import { keyBacklog } from '../metrics/oldest-unprocessed.ts';
 import { hotKeyFigures } from '../metrics/hot-key.ts';
+import { redeliveries } from '../metrics/redeliveries.ts';
 import { holVictims } from '../metrics/hol-victims.ts';
 import { resendFigures } from '../metrics/resends.ts';
 import { DUPLICATE_VERSIONS_EXPECTATION, FINAL_STATE_EXPECTATION } from '../spec/sections.ts';
@@ -238,6 +239,8 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         hotKey,
         ...(group ? { group } : {}),
         // Every run with poison messages: who waited behind them.
+        // The broker's delivery counts, where the client reports them.
+        ...(await redeliveries(record.historyFile).then((r) => (r ? { redeliveries: r } : {}))),
         ...(scenario.consumers.poison ? { holVictims: { policy: scenario.consumers.poison.policy, ...(await holVictims(record.historyFile)) } } : {}),
       },
       ...(gateway ? { gateway: gateway.section } : {}),

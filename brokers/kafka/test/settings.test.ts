@@ -236,3 +236,18 @@ test('settings resolved for one client resolve again for another; a setting writ
   rejects({ client: 'java', consumer: { api: 'kafkajs-layer' } }, /consumer\.api: chooses between/);
   rejects({ client: 'confluent', consumer: { groupProtocol: 'consumer' } }, /consumer\.groupProtocol/);
 });
+
+test('share groups: Java client, Kafka 4.2 on, no classic-only settings; settings go where the version keeps them', () => {
+  const s = resolveSettings({ kind: 'kafka', client: 'java', consumer: { groupProtocol: 'share', share: { lockDurationMs: 5000 } } });
+  assert.deepEqual(s.consumer.share?.groupConfigs, { 'share.auto.offset.reset': 'earliest', 'share.record.lock.duration.ms': '5000', 'share.delivery.count.limit': '5' });
+  assert.deepEqual(resolveSettings({ ...s }).consumer.share, s.consumer.share, 'resolved settings resolve again unchanged');
+  const old = resolveSettings({ kind: 'kafka', client: 'java', version: '4.2.2', consumer: { groupProtocol: 'share', share: { deliveryCountLimit: 3 } } });
+  assert.equal(old.brokerConfig['group.share.delivery.count.limit'], 3, "4.2 has the delivery-count limit as a broker config only");
+  assert.equal(old.consumer.share?.groupConfigs['share.delivery.count.limit'], undefined);
+  rejects({ client: 'java', version: '4.1.2', consumer: { groupProtocol: 'share' } }, /broker\.consumer\.groupProtocol share: Kafka 4\.1\.2 .* set broker\.version to 4\.2\.0 or later/);
+  rejects({ client: 'kafkajs', consumer: { groupProtocol: 'share' } }, /set broker\.client: java/);
+  rejects({ client: 'java', consumer: { groupProtocol: 'share', assignor: 'range' } }, /broker\.consumer\.assignor: not a share group setting/);
+  rejects({ client: 'java', consumer: { groupProtocol: 'share', sessionTimeoutMs: 10_000 } }, /broker\.consumer\.sessionTimeoutMs: not a share group setting/);
+  rejects({ client: 'java', consumer: { share: { lockDurationMs: 5000 } } }, /broker\.consumer\.share: share group settings need broker\.consumer\.groupProtocol: share/);
+  rejects({ client: 'java', version: '4.3.1', consumer: { groupProtocol: 'share', share: { deadLetterTopic: true } } }, /dead-letter topics from Kafka 4\.4/);
+});

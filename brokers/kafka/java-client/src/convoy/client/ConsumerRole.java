@@ -15,16 +15,11 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.ConfigResource;
 
 /**
  * The consumer side, on one thread that owns the KafkaConsumer (it is not thread-safe); the
@@ -39,7 +34,7 @@ import org.apache.kafka.common.config.ConfigResource;
  * it handled durable (capability commits-later: before-commit, commit-ok). requeue and release
  * seek back to the offset; dead-letter commits past it (Kafka has no dead-letter queue).
  */
-final class ConsumerRole implements ConsumerRebalanceListener {
+final class ConsumerRole implements ConsumerRebalanceListener, PollRole {
   private static final Duration POLL = Duration.ofMillis(50);
   /**
    * Bounds on a commit: the worker's commit-ok, then the broker's answer. While closing they are
@@ -99,29 +94,23 @@ final class ConsumerRole implements ConsumerRebalanceListener {
 
   /** The consumer protocol keeps the session timeout and heartbeat interval in the group's config. */
   private void setGroupTimeouts() throws Exception {
-    Map<String, Object> conf = new HashMap<>();
-    settings.connection.forEach((k, v) -> conf.put((String) k, v));
-    conf.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap);
-    conf.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.clientId + "-admin");
-    try (Admin admin = Admin.create(conf)) {
-      List<AlterConfigOp> ops = new ArrayList<>();
-      JsonNode session = settings.consumer.path("sessionTimeoutMs");
-      JsonNode heartbeat = settings.consumer.path("heartbeatIntervalMs");
-      if (session.isNumber()) ops.add(new AlterConfigOp(new ConfigEntry("consumer.session.timeout.ms", session.asText()), AlterConfigOp.OpType.SET));
-      if (heartbeat.isNumber()) ops.add(new AlterConfigOp(new ConfigEntry("consumer.heartbeat.interval.ms", heartbeat.asText()), AlterConfigOp.OpType.SET));
-      if (ops.isEmpty()) return;
-      ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, settings.group);
-      admin.incrementalAlterConfigs(Collections.singletonMap(group, ops)).all().get(30, TimeUnit.SECONDS);
-    }
+    Map<String, String> configs = new HashMap<>();
+    JsonNode session = settings.consumer.path("sessionTimeoutMs");
+    JsonNode heartbeat = settings.consumer.path("heartbeatIntervalMs");
+    if (session.isNumber()) configs.put("consumer.session.timeout.ms", session.asText());
+    if (heartbeat.isNumber()) configs.put("consumer.heartbeat.interval.ms", heartbeat.asText());
+    GroupConfigs.set(settings, configs);
   }
 
   /** From the socket's reader thread. */
-  void command(JsonNode m) {
+  @Override
+  public void command(JsonNode m) {
     commands.add(m);
   }
 
   /** Subscribes and polls until the group assigned this member its partitions (possibly none). */
-  void join(long timeoutMs) {
+  @Override
+  public void join(long timeoutMs) {
     consumer.subscribe(Collections.singletonList(settings.topic), this);
     long deadline = System.currentTimeMillis() + timeoutMs;
     while (!assignedOnce) {
@@ -131,7 +120,8 @@ final class ConsumerRole implements ConsumerRebalanceListener {
   }
 
   /** The poll loop, until the worker says close. */
-  void run() throws InterruptedException {
+  @Override
+  public void run() throws InterruptedException {
     nextAutoCommit = System.currentTimeMillis() + autoCommitIntervalMs;
     while (!closing) {
       JsonNode m;

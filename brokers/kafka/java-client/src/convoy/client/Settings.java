@@ -77,6 +77,32 @@ final class Settings {
     return p;
   }
 
+  boolean shareGroup() {
+    return "share".equals(consumer.path("groupProtocol").asText("classic"));
+  }
+
+  JsonNode share() {
+    return consumer.path("share");
+  }
+
+  /** A share group's KafkaShareConsumer: its group settings are group configs (set by the admin API). */
+  Properties shareConsumerProperties() {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("client.id", clientId);
+    p.put("group.id", group);
+    p.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+    p.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+    p.put("share.acknowledgement.mode", share().path("acknowledgement").asText("explicit"));
+    JsonNode max = consumer.path("maxPollRecords");
+    if (max.isNumber()) {
+      p.put("max.poll.records", max.asText());
+      // max.poll.records as a limit on what one poll acquires, not a hint (KIP-1206).
+      p.put("share.acquire.mode", "record_limit");
+    }
+    return p;
+  }
+
   boolean consumerProtocol() {
     return "consumer".equals(consumer.path("groupProtocol").asText("classic"));
   }
