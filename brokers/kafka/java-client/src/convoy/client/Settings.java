@@ -88,6 +88,7 @@ final class Settings {
   /** A share group's KafkaShareConsumer: its group settings are group configs (set by the admin API). */
   Properties shareConsumerProperties() {
     Properties p = new Properties();
+    p.putAll(connection);
     p.put("bootstrap.servers", bootstrap);
     p.put("client.id", clientId);
     p.put("group.id", group);
