@@ -138,6 +138,8 @@ export const RESERVED: Record<'kafkajs' | 'kafkajs.producer' | 'kafkajs.consumer
     'partition.assignment.strategy': scenario('consumer.assignor'),
     'session.timeout.ms': scenario('consumer.sessionTimeoutMs'),
     'heartbeat.interval.ms': scenario('consumer.heartbeatIntervalMs'),
+    'share.acknowledgement.mode': scenario('consumer.share.acknowledgement'),
+    'share.acquire.mode': scenario('consumer.maxPollRecords'),
   },
 };
 
