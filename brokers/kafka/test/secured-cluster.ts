@@ -101,51 +101,40 @@ export async function startSecuredCluster(users: Record<string, string>): Promis
 
 export type Acl = { resource: 'topic' | 'group' | 'cluster'; name: string; prefixed?: boolean; principal: string; operations: string[] };
 
-/** Creates ACLs (ALLOW, any host) as the super user. */
-export async function createAcls(admin: KafkaEndpoint, acls: Acl[]): Promise<void> {
-  const { AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes } = kafkajs;
-  const kafka = new Kafka({ brokers: admin.bootstrapServers, sasl: admin.sasl as never, clientId: 'acl-setup', logLevel: logLevel.NOTHING });
-  const client = kafka.admin();
+/** A kafkajs admin client of the super user, for one job. */
+async function asSuperUser<T>(admin: KafkaEndpoint, job: (client: kafkajs.Admin) => Promise<T>): Promise<T> {
+  const client = new Kafka({ brokers: admin.bootstrapServers, sasl: admin.sasl as never, clientId: 'secured-cluster-setup', logLevel: logLevel.NOTHING }).admin();
   await client.connect();
   try {
-    await client.createAcls({
-      acl: acls.flatMap((a) =>
-        a.operations.map((op) => ({
-          resourceType: AclResourceTypes[a.resource.toUpperCase() as 'TOPIC'],
-          resourceName: a.name,
-          resourcePatternType: a.prefixed ? ResourcePatternTypes.PREFIXED : ResourcePatternTypes.LITERAL,
-          principal: a.principal,
-          host: '*',
-          operation: AclOperationTypes[op as 'READ'],
-          permissionType: AclPermissionTypes.ALLOW,
-        })),
-      ),
-    });
+    return await job(client);
   } finally {
     await client.disconnect();
   }
+}
+
+/** Creates ACLs (ALLOW, any host) as the super user. */
+export function createAcls(admin: KafkaEndpoint, acls: Acl[]): Promise<void> {
+  const { AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes } = kafkajs;
+  const acl = acls.flatMap((a) =>
+    a.operations.map((op) => ({
+      resourceType: AclResourceTypes[a.resource.toUpperCase() as 'TOPIC'],
+      resourceName: a.name,
+      resourcePatternType: a.prefixed ? ResourcePatternTypes.PREFIXED : ResourcePatternTypes.LITERAL,
+      principal: a.principal,
+      host: '*',
+      operation: AclOperationTypes[op as 'READ'],
+      permissionType: AclPermissionTypes.ALLOW,
+    })),
+  );
+  return asSuperUser(admin, async (c) => void (await c.createAcls({ acl })));
 }
 
 /** Creates a topic as the super user (a pre-created topic). */
-export async function createTopic(admin: KafkaEndpoint, topic: string, partitions: number): Promise<void> {
-  const kafka = new Kafka({ brokers: admin.bootstrapServers, sasl: admin.sasl as never, clientId: 'topic-setup', logLevel: logLevel.NOTHING });
-  const client = kafka.admin();
-  await client.connect();
-  try {
-    await client.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true });
-  } finally {
-    await client.disconnect();
-  }
+export function createTopic(admin: KafkaEndpoint, topic: string, partitions: number): Promise<void> {
+  return asSuperUser(admin, async (c) => void (await c.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true })));
 }
 
 /** The topics whose name starts with `prefix`, as the super user sees them. */
-export async function listTopics(admin: KafkaEndpoint, prefix: string): Promise<string[]> {
-  const kafka = new Kafka({ brokers: admin.bootstrapServers, sasl: admin.sasl as never, clientId: 'topic-list', logLevel: logLevel.NOTHING });
-  const client = kafka.admin();
-  await client.connect();
-  try {
-    return (await client.listTopics()).filter((t) => t.startsWith(prefix)).sort();
-  } finally {
-    await client.disconnect();
-  }
+export function listTopics(admin: KafkaEndpoint, prefix: string): Promise<string[]> {
+  return asSuperUser(admin, async (c) => (await c.listTopics()).filter((t) => t.startsWith(prefix)).sort());
 }
