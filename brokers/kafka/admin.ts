@@ -25,6 +25,8 @@ export interface KafkaAdmin extends BrokerAdmin {
   remaining(): Promise<RemainingReport>;
   /** The kafkajs admin client itself, for tests and tools. */
   readonly client: Admin;
+  /** A share group with a dead-letter topic: its records back into the run topic. */
+  redriveDeadLetters?(): Promise<number>;
 }
 
 export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, log: (l: string) => void = () => {}): Promise<KafkaAdmin> {
@@ -222,6 +224,7 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
       }
       return { known: true, total, lanes, detail: { group, partitions: detail } };
     },
+    ...(deadLetterTopic ? { redriveDeadLetters: () => redriveShareDeadLetters(kafka, admin, deadLetterTopic, topic, names) } : {}),
     async describeReplication(): Promise<Record<string, unknown>> {
       const ps = await partitions();
       const lanes = Object.fromEntries(
@@ -236,4 +239,46 @@ export async function kafkaAdmin(endpoint: KafkaEndpoint, settings: KafkaSetting
       };
     },
   };
+}
+
+/**
+ * A share group's dead letters back into the run topic: every record the dead-letter topic holds
+ * now (the broker copied each with its key and value), read from its start by a consumer of its
+ * own and produced again with the same key. Resolves with how many moved. The redriven record
+ * is an old change, delivered after newer ones of its key.
+ */
+async function redriveShareDeadLetters(kafka: InstanceType<typeof Kafka>, admin: Admin, from: string, to: string, names: RunNames): Promise<number> {
+  const ends = await admin.fetchTopicOffsets(from);
+  const want = new Map(ends.filter((p) => Number(p.high) > Number(p.low)).map((p) => [p.partition, Number(p.high)]));
+  const total = ends.reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
+  if (total === 0) return 0;
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const consumer = kafka.consumer({ groupId: `${names.prefix}-redrive-${Date.now()}`, sessionTimeout: 10_000 });
+  await producer.connect();
+  await consumer.connect();
+  let moved = 0;
+  try {
+    await consumer.subscribe({ topic: from, fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new InfraError(`redrive: read ${moved} of the ${total} records of ${from} in 30 s`)), 30_000);
+      consumer
+        .run({
+          eachMessage: async ({ partition, message }) => {
+            if (Number(message.offset) >= (want.get(partition) ?? 0)) return;
+            await producer.send({ topic: to, acks: -1, messages: [{ key: message.key, value: message.value }] });
+            moved++;
+            if (Number(message.offset) + 1 >= (want.get(partition) ?? 0)) want.delete(partition);
+            if (want.size === 0) {
+              clearTimeout(timer);
+              resolve();
+            }
+          },
+        })
+        .catch(reject);
+    });
+  } finally {
+    await consumer.disconnect().catch(() => {});
+    await producer.disconnect().catch(() => {});
+  }
+  return moved;
 }

@@ -117,6 +117,7 @@ function captureCluster(kafka: KafkaClient): () => CapturedCluster | undefined {
 interface Pending {
   key: string;
   payload: Buffer;
+  headers?: Record<string, string>;
   resolve: (a: SendAck) => void;
   reject: (e: unknown) => void;
 }
@@ -165,7 +166,7 @@ export async function kafkajsProducer(endpoint: KafkaEndpoint, settings: KafkaSe
     scheduled = false;
     const batch = queue;
     queue = [];
-    const messages = batch.map((b) => ({ key: b.key, value: b.payload, partition: partitionFor(b.key) }));
+    const messages = batch.map((b) => ({ key: b.key, value: b.payload, partition: partitionFor(b.key), ...(b.headers ? { headers: b.headers } : {}) }));
     producer.send({ topic, acks: p.acks, timeout: p.requestTimeoutMs, messages }).then(
       (metas) => {
         const base = new Map(metas.map((m) => [m.partition, m.baseOffset !== undefined && m.baseOffset !== '-1' ? Number(m.baseOffset) : undefined]));
@@ -188,7 +189,7 @@ export async function kafkajsProducer(endpoint: KafkaEndpoint, settings: KafkaSe
   return {
     send(m: OutgoingMessage): Promise<SendAck> {
       return new Promise((resolve, reject) => {
-        queue.push({ key: m.key, payload: m.payload, resolve, reject });
+        queue.push({ key: m.key, payload: m.payload, headers: m.headers, resolve, reject });
         if (!scheduled) {
           scheduled = true;
           setImmediate(flush);

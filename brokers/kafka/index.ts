@@ -24,6 +24,7 @@ import { describeCluster, type ClusterView } from './probe.ts';
 import { ensureBootstrapTemplate, ensureCdsArchive } from './jvm.ts';
 import { cachedItems, knownDefaultVersion, provision } from './provision.ts';
 import { KAFKA_NEEDS } from './requirements.ts';
+import { kafkaServiceLink } from './service-link.ts';
 import { asKafkaSettings, resolveSettings, settingsSchema, type KafkaSettings } from './settings.ts';
 
 async function deployExternal(ctx: DeployContext, settings: KafkaSettings): Promise<Deployment> {
@@ -167,6 +168,7 @@ const kafka = brokerModule({
   },
   containerServices,
   capabilities,
+  service: kafkaServiceLink,
   endpoint: parseEndpoint,
   admin: kafkaAdmin,
   // A member that stops polling keeps its partitions this long (librdkafka's max.poll.interval.ms;

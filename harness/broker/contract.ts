@@ -164,6 +164,12 @@ export interface RemainingReport {
 export interface OutgoingMessage {
   key: string;
   payload: Buffer;
+  /**
+   * convoy's own fields beside the payload (a consumer under test reads them:
+   * docs/consumer-under-test.md), as the broker's message headers, attributes or properties.
+   * Absent in runs of convoy's own consumers.
+   */
+  headers?: Record<string, string>;
 }
 
 /** What the broker said about a write that succeeded. */
@@ -356,6 +362,8 @@ export interface BrokerModule {
    * the result names it, and benchmark figures carry its version. Absent: the first of `clients`.
    */
   clientInUse?(settings: BrokerSettings): string;
+  /** A consumer under test (consumers.service) on this broker; absent: it cannot run one yet. */
+  service?: ServiceLink;
   producer(
     endpoint: Endpoint,
     settings: BrokerSettings,
@@ -368,6 +376,20 @@ export interface BrokerModule {
     names: RunNames,
     options: ConsumerOptions,
   ): Promise<ConsumerClient>;
+}
+
+/**
+ * What a consumer under test (a team's own service, docs/consumer-under-test.md) needs of the
+ * broker: the environment that connects it to the run's destination, and the run's name for a
+ * lane it reports (a Kafka partition number).
+ */
+export interface ServiceLink {
+  /** Environment variables for the service's processes (and its build), e.g. KAFKA_BOOTSTRAP_SERVERS. */
+  env(endpoint: Endpoint, settings: BrokerSettings, names: RunNames, log: (line: string) => void): Record<string, string>;
+  /** The lane a report's `lane` names, as acks name it. */
+  lane(reported: string): string;
+  /** Why these settings cannot run one (producers that cannot put convoy's fields in headers); undefined when they can. */
+  refused?(settings: BrokerSettings): string | undefined;
 }
 
 /** What a broker folder's index.ts default-exports; the registry adds `clients` from its package.json. */

@@ -8,6 +8,7 @@ import type { Need } from '../runtime/requirements.ts';
 import { InputError } from '../errors.ts';
 import { RUNTIME_KINDS } from './contract.ts';
 import type {
+  ServiceLink,
   BrokerAdmin, BrokerCapabilities, BrokerDefinition, CachedItem, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
   Endpoint, ExternalSetting, ProducerClient, ProducerOptions, RunNames, RuntimeKind,
 } from './contract.ts';
@@ -43,6 +44,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   redeliveryHorizonSetting?(settings: S): string;
   /** See BrokerModule.processClientVersions. */
   processClientVersions?(settings: S): Record<string, string>;
+  /** See BrokerModule.service (raw settings and endpoint: it is passed through as it is). */
+  service?: ServiceLink;
   /** See BrokerModule.clientInUse. */
   clientInUse?(settings: S): string;
 }
@@ -81,5 +84,6 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     redeliveryHorizonSetting: parts.redeliveryHorizonSetting ? (raw) => parts.redeliveryHorizonSetting!(settings(raw)) : undefined,
     processClientVersions: parts.processClientVersions ? (raw) => parts.processClientVersions!(settings(raw)) : undefined,
     clientInUse: parts.clientInUse ? (raw) => parts.clientInUse!(settings(raw)) : undefined,
+    service: parts.service,
   };
 }

@@ -53,6 +53,12 @@ export interface FaultKind {
   destructive: boolean;
   /** Acts on the entities' owner service: the run starts one when a scenario has such a fault. */
   usesOwner?: boolean;
+  /**
+   * Its consumer hook (`worker.consumer`) works on a consumer under test too (consumers.service,
+   * docs/consumer-under-test.md): it acts on the process, not inside convoy's handling. A kind
+   * with a consumer hook and without this is refused in such a scenario.
+   */
+  underTest?: boolean;
   start(spec: FaultSpec, ctx: FaultContext): Promise<StartedFault>;
 }
 

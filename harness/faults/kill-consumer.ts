@@ -9,6 +9,7 @@ import { CONSUMER_FIELD, checkConsumerName, consumerNamed, killWorker, restartAt
  */
 const killConsumer: FaultKind = {
   kind: 'kill-consumer',
+  underTest: true,
   destructive: false,
   schema: {
     type: 'object',
@@ -21,6 +22,7 @@ const killConsumer: FaultKind = {
   },
   doc: {
     summary: 'kill -9 one consumer process; a fresh one of the same name starts at the window\'s end. `when: after-apply` is the crash between a committed effect and its acknowledgement, which at-least-once delivery turns into a duplicate.',
+    notes: 'With a consumer under test (consumers.service) it acts on the service\'s process and everything it runs (docs/consumer-under-test.md).',
     example: '{ name: crash-c2, kind: kill-consumer, consumer: c2, when: after-apply, atMs: 4s, durationMs: 2s }',
   },
   check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),

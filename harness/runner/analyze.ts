@@ -131,7 +131,8 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   for (const o of outcome.occurrences.list()) if ((o.type === 'lost' || o.type === 'unseen' || o.type === 'abandoned') && o.key !== null) unreachable.add(o.key);
   // Order-service runs: the service's store at the end is the truth of the final state.
   const gateway = scenario.workload.gateway ? await gatewayFigures(record, m.marks, incomplete) : null;
-  const finalState = await scoreStrategies({
+  // A consumer under test keeps its own state: convoy's strategies never ran (their store is empty).
+  const finalState = scenario.consumers.service ? null : await scoreStrategies({
     entity: scenario.workload.entity,
     live: scenario.consumers.strategy,
     storeFile: record.storeFile,

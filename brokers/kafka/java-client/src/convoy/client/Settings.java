@@ -85,8 +85,8 @@ final class Settings {
     return consumer.path("share");
   }
 
-  /** A share group's KafkaShareConsumer: its group settings are group configs (set by the admin API). */
-  Properties shareConsumerProperties() {
+  /** What every group member's properties start with: where, who, which group, how records decode. */
+  private Properties memberProperties() {
     Properties p = new Properties();
     p.putAll(connection);
     p.put("bootstrap.servers", bootstrap);
@@ -94,6 +94,12 @@ final class Settings {
     p.put("group.id", group);
     p.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
     p.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+    return p;
+  }
+
+  /** A share group's KafkaShareConsumer: its group settings are group configs (set by the admin API). */
+  Properties shareConsumerProperties() {
+    Properties p = memberProperties();
     p.put("share.acknowledgement.mode", share().path("acknowledgement").asText("explicit"));
     JsonNode max = consumer.path("maxPollRecords");
     if (max.isNumber()) {
@@ -119,13 +125,7 @@ final class Settings {
   }
 
   Properties consumerProperties() {
-    Properties p = new Properties();
-    p.putAll(connection);
-    p.put("bootstrap.servers", bootstrap);
-    p.put("client.id", clientId);
-    p.put("group.id", group);
-    p.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
-    p.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+    Properties p = memberProperties();
     // Offsets are committed by settlement (the settled prefix), never by the fetch position.
     p.put("enable.auto.commit", "false");
     p.put("auto.offset.reset", consumer.path("fromBeginning").asBoolean(true) ? "earliest" : "latest");
