@@ -125,7 +125,7 @@ interface RdkafkaProducer {
 export async function confluentProducer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ProducerOptions): Promise<ProducerClient> {
   const { Producer } = loadConfluent();
   const p = settings.producer;
-  const topic = topicName(names);
+  const topic = topicName(names, endpoint);
   const out = throttledLog(options.log);
   const config: Record<string, unknown> = {
     ...rdkafkaConnection(endpoint),
@@ -305,7 +305,7 @@ const EMPTY = Buffer.alloc(0);
 export async function confluentConsumer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ConsumerOptions): Promise<ConsumerClient> {
   const { KafkaConsumer } = loadConfluent() as unknown as { KafkaConsumer: new (conf: Record<string, unknown>, topicConf: Record<string, unknown>) => RdkafkaConsumer };
   const c = settings.consumer;
-  const topic = topicName(names);
+  const topic = topicName(names, endpoint);
   const core = new ConsumerCore(topic, c, options);
   const out = throttledLog(options.log);
   const generations = new GenerationWait();

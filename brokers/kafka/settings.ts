@@ -62,7 +62,8 @@ export interface KafkaSettings extends BrokerSettings {
   version: string;
   nodes: 1 | 3;
   client: KafkaClientKind;
-  topic: { partitions: number; replicationFactor: number; minInsyncReplicas: number };
+  /** clusterDefaults: the scenario set neither replication setting; on an external cluster the topic then takes the cluster's defaults. */
+  topic: { partitions: number; replicationFactor: number; minInsyncReplicas: number; clusterDefaults?: boolean };
   producer: ProducerSettings;
   consumer: ConsumerSettings;
   /** Extra server.properties for brokers convoy starts (local runtime), e.g. {"num.io.threads": 4}. */
@@ -120,6 +121,10 @@ export const settingsSchema: Record<string, unknown> = {
         partitions: int(1, 'partitions of the run topic (default 3)', 10_000),
         replicationFactor: int(1, 'default: the node count', 3),
         minInsyncReplicas: int(1, 'default: 2 on 3 nodes, 1 on one', 3),
+        clusterDefaults: {
+          type: 'boolean',
+          description: "external runtime: create the topic with the cluster's default replication factor and min.insync.replicas (default: true when the scenario sets neither)",
+        },
       },
     },
     producer: {
@@ -270,6 +275,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     partitions: t.partitions ?? 3,
     replicationFactor: t.replicationFactor ?? nodes,
     minInsyncReplicas: t.minInsyncReplicas ?? (nodes >= 3 ? 2 : 1),
+    clusterDefaults: (t.clusterDefaults ?? (t.replicationFactor === undefined && t.minInsyncReplicas === undefined)) as boolean,
   };
   if (topic.replicationFactor > nodes && !r.external) {
     // External clusters may have more nodes; the deploy step checks against the real cluster.

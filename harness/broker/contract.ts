@@ -62,6 +62,12 @@ export interface Deployment {
   endpoint: Endpoint;
   /** Versions for the result: broker build, emulator name, ... */
   versions: Record<string, string>;
+  /**
+   * External runtime: what the cluster said about itself (Kafka: cluster id, broker count, API
+   * version ranges, finalized features; RabbitMQ: server properties; a managed service: its
+   * endpoint's host), recorded as the result's versions.cluster. Never a credential.
+   */
+  cluster?: Record<string, unknown>;
   /** Set when the broker is an emulator, named in the result's environment section. */
   emulator?: { name: string; version: string; notes?: string };
   links: NetworkLink[];
@@ -100,6 +106,8 @@ export interface DeployContext {
 /** Optional capabilities are methods a module may leave out; faults check for them. */
 export interface BrokerAdmin {
   createDestinations(): Promise<void>;
+  /** What createDestinations makes ("topic convoy-…", "group convoy-…-group"): the external runs' ledger and `convoy clean --external` name them. */
+  created?(): string[];
   deleteDestinations(): Promise<void>;
   close(): Promise<void>;
   /** Raise the partition (lane) count of the run's topic. */
@@ -299,6 +307,8 @@ export interface ExternalSetting {
   aliasOf?: string;
   /** The scenario's `broker.<key>` stands in for it on the external runtime (ignored, with a warning, on the local one). */
   scenarioField?: boolean;
+  /** Any key under it (`librdkafka.socket.keepalive.enable`) is taken and handed to the broker as is; none is read from the environment. */
+  passThrough?: boolean;
 }
 
 export interface BrokerModule {

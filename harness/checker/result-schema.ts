@@ -103,6 +103,12 @@ const VersionsDef = Type.Object({
   brokers: Type.Record(Type.String(), Type.String()),
   clients: Type.Record(Type.String(), Type.String()),
   client: Type.Optional(Type.Object({ name: Type.String(), version: Type.String() }, { description: "The client the run's consumers and producers used (v1.5)." })),
+  cluster: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        "External runtime: what the cluster said about itself (v1.6). Kafka: clusterId, brokers (the count), apiVersions ({api key: [min, max]}, the lowest max over the brokers) and features (finalized levels, metadata.version among them); RabbitMQ: serverProperties (product, version, cluster_name, ...); SQS, Service Bus and Pub/Sub report no version: endpoint (the host, never a credential).",
+    }),
+  ),
 });
 
 const VerdictDef = Type.Object(
@@ -482,7 +488,7 @@ export const resultSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: schemaId('result', 1),
   title: 'convoy result, version 1',
-  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source. Added in v1.3: consumers. Added in v1.4: gateway (order-service runs).",
+  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source. Added in v1.3: consumers. Added in v1.4: gateway (order-service runs). Added in v1.6: versions.cluster (external runtime).",
   ...ResultSchema,
 };
 

@@ -187,6 +187,14 @@ function typed(v: Value): Value {
   return v === 'true' ? true : v === 'false' ? false : v;
 }
 
+/** A pass-through key whose name says it holds a secret (its value is redacted like a declared secret's). */
+const SECRET_KEY = /pass(word|phrase)?|secret|token|credential|jaas|\.key$/i;
+
+/** The pass-through setting a key falls under (`librdkafka.socket.keepalive.enable` → `librdkafka`). */
+function passThroughOf(settings: readonly ExternalSetting[], key: string): ExternalSetting | undefined {
+  return settings.find((s) => s.passThrough && key.startsWith(`${s.key}.`));
+}
+
 export interface ResolveInput {
   kind: string;
   /** The broker kind's settings (BrokerModule.externalSettings). */
@@ -207,14 +215,14 @@ export function resolveExternal(input: ResolveInput): Record<string, unknown> {
   const merged = new Map<string, Given>();
   for (const s of settings) {
     const name = envName(s.key);
-    if (!s.aliasOf && env[name] !== undefined) merged.set(s.key, { value: env[name]!, from: name });
+    if (!s.aliasOf && !s.passThrough && env[name] !== undefined) merged.set(s.key, { value: env[name]!, from: name });
   }
   for (const [key, value] of connection?.settings ?? []) merged.set(key, { value, from: connection!.name });
   for (const [key, given] of parsePairs(input.pairs)) merged.set(key, given);
 
   const out: [string, Value][] = [];
   for (const [key, { value, from }] of merged) {
-    const spec = byKey.get(key);
+    const spec = byKey.get(key) ?? passThroughOf(settings, key);
     if (!spec) {
       const known = settings.filter((s) => !s.aliasOf).map((s) => s.key).join(', ');
       throw new InputError(`${from}: ${kind} takes no external setting "${key}" (it takes: ${known})`);
@@ -225,7 +233,7 @@ export function resolveExternal(input: ResolveInput): Record<string, unknown> {
     }
     const where = from === '--external' ? `--external ${key}` : `${from}: ${key}`;
     const { value: text, resolved } = resolveReferences(value, where, env);
-    if (spec.secret) {
+    if (spec.secret || (spec.passThrough && SECRET_KEY.test(key))) {
       const literal = resolved.length === 0 ? secretParts(text) : [];
       for (const part of [...resolved, ...literal]) registerSecret(part);
       if (from === '--external' && literal.length) {

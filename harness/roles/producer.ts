@@ -57,6 +57,8 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   while (startUs === undefined && !stopping) await new Promise<void>((r) => (wake = r));
 
   const scenario = init.scenario;
+  // On a destination runs share (a topic made beforehand), every payload names its run.
+  const run = init.endpoint.runTagged === true ? init.names.runId : undefined;
   const plan = new MessagePlan({ seed: scenario.seed, workload: scenario.workload, poison: scenario.consumers.poison });
   const unlimited = scenario.workload.rate.kind === 'unlimited';
   const t0 = startUs ?? nowMicros();
@@ -79,7 +81,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   const runId = init.names.runId;
   /** Sends m (its `attempt`-th re-send; 0: the first send, with the payload made then). */
   const sendOne = (m: PlannedMessage, intended: number, attempt = 0, made?: Buffer) => {
-    const payload = made ?? (service ? servicePayload(template, { run: runId, producer: m.producer, key: m.key, seq: m.seq }) : undefined) ?? encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.entity, m.version), stampMs: wallAt(intended) }, m.size);
+    const payload = made ?? (service ? servicePayload(template, { run: runId, producer: m.producer, key: m.key, seq: m.seq }) : undefined) ?? encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.entity, m.version), stampMs: wallAt(intended), run }, m.size);
     const at = nowMicros();
     // The two hot events go as prepared JSON text (the same lines JSON.stringify would write).
     history.writeLine(sendLine(m.key, m.producer, m.seq, at, intended, init.id, payload.length, m.entity === m.key ? undefined : m.entity, attempt > 0 ? attempt : undefined));

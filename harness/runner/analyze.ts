@@ -86,7 +86,7 @@ async function runClientVersions(scenario: RunRecord['scenario']): Promise<Recor
 }
 
 /** The broker's and clients' versions, and the client the scenario's settings chose. */
-async function runVersions(record: RunRecord, scenario: RunRecord['scenario']): Promise<{ brokers: Record<string, string>; clients: Record<string, string>; client?: { name: string; version: string } }> {
+async function runVersions(record: RunRecord, scenario: RunRecord['scenario']): Promise<{ brokers: Record<string, string>; clients: Record<string, string>; client?: { name: string; version: string }; cluster?: Record<string, unknown> }> {
   const clients = await runClientVersions(scenario);
   const broker = await loadBroker(scenario.broker.kind);
   let name: string | undefined;
@@ -96,7 +96,8 @@ async function runVersions(record: RunRecord, scenario: RunRecord['scenario']): 
     name = broker.clients[0];
   }
   const version = name === undefined ? undefined : clients[name];
-  return { brokers: record.deployment?.versions ?? {}, clients, ...(name && version ? { client: { name, version } } : {}) };
+  const cluster = record.deployment?.cluster;
+  return { brokers: record.deployment?.versions ?? {}, clients, ...(name && version ? { client: { name, version } } : {}), ...(cluster ? { cluster } : {}) };
 }
 
 /**

@@ -26,13 +26,16 @@ test('defaults are filled in and recorded', () => {
   const s = resolveSettings({ kind: 'kafka' });
   assert.equal(s.nodes, 1);
   assert.equal(s.client, 'kafkajs');
-  assert.deepEqual(s.topic, { partitions: 3, replicationFactor: 1, minInsyncReplicas: 1 });
+  assert.deepEqual(s.topic, { partitions: 3, replicationFactor: 1, minInsyncReplicas: 1, clusterDefaults: true });
+  // A scenario that sets either replication setting gets them on an external cluster too; resolving twice keeps the mark.
+  assert.equal(resolveSettings({ kind: 'kafka', topic: { replicationFactor: 1 } }).topic.clusterDefaults, false);
+  assert.equal(resolveSettings(s).topic.clusterDefaults, true);
   assert.equal(s.producer.acks, -1);
   assert.equal(s.producer.partitioner, 'murmur2');
   assert.equal(s.producer.lingerMs, 0);
   assert.equal(s.consumer.maxPollIntervalMs, undefined, 'kafkajs has no max.poll.interval.ms');
   const three = resolveSettings({ kind: 'kafka', nodes: 3, client: 'confluent' });
-  assert.deepEqual(three.topic, { partitions: 3, replicationFactor: 3, minInsyncReplicas: 2 });
+  assert.deepEqual(three.topic, { partitions: 3, replicationFactor: 3, minInsyncReplicas: 2, clusterDefaults: true });
   assert.equal(three.producer.lingerMs, 5);
   assert.equal(three.consumer.maxPollIntervalMs, 300_000);
   assert.equal(three.consumer.api, 'native', "the confluent consumer runs on the library's KafkaConsumer unless told otherwise");
@@ -42,7 +45,7 @@ test('defaults are filled in and recorded', () => {
 
 test('typos and unknown keys are rejected at every level, naming the path', () => {
   rejects({ partitons: 3 }, /broker\.partitons: unknown setting/);
-  rejects({ topic: { partitons: 3 } }, /broker\.topic\.partitons: unknown setting \(allowed: partitions, replicationFactor, minInsyncReplicas\)/);
+  rejects({ topic: { partitons: 3 } }, /broker\.topic\.partitons: unknown setting \(allowed: partitions, replicationFactor, minInsyncReplicas, clusterDefaults\)/);
   rejects({ producer: { ack: 1 } }, /broker\.producer\.ack: unknown setting/);
   rejects({ consumer: { sessionTimeout: 1000 } }, /broker\.consumer\.sessionTimeout: unknown setting/);
   rejects({ nodes: 2 }, /broker\.nodes: 2 is not one of 1, 3/);

@@ -58,14 +58,13 @@ final class ConsumerRole implements ConsumerRebalanceListener, PollRole {
   private final boolean autoCommit;
   private final long autoCommitIntervalMs;
   private long nextDelivery = 1;
-  private long nextCommitRequest = 1;
   private long nextAutoCommit;
   private boolean assignedOnce;
   private boolean closing;
   private boolean committing;
   private boolean committedOnClose;
   private boolean commitWanted;
-  private Long commitOk;
+  private final CommitRequests commits;
 
   private static final class Held {
     final int partition;
@@ -84,6 +83,7 @@ final class ConsumerRole implements ConsumerRebalanceListener, PollRole {
   ConsumerRole(Settings settings, Wire wire, ClientLog log) throws Exception {
     this.settings = settings;
     this.wire = wire;
+    this.commits = new CommitRequests(wire);
     this.log = log;
     this.limit = Math.max(settings.maxInFlight, settings.consumer.path("partitionsConsumedConcurrently").asInt(1));
     this.autoCommit = settings.consumer.path("autoCommit").asBoolean(true);
@@ -176,23 +176,9 @@ final class ConsumerRole implements ConsumerRebalanceListener, PollRole {
   }
 
   private void handle(JsonNode m) {
-    switch (m.path("type").asText()) {
-      case "settle":
-        settle(m.path("id").asLong(), m.path("how").asText());
-        break;
-      case "commit-ok":
-        commitOk = m.path("id").asLong();
-        break;
-      case "request":
-        Main.reply(wire, m, log.errorsSeen());
-        break;
-      case "close":
-        closing = true;
-        break;
-      default:
-        break;
-    }
+    PollRole.dispatch(m, wire, commits, log::errorsSeen, this::settle, () -> closing = true);
   }
+
 
   private void settle(long id, String how) {
     Held h = held.remove(id);
@@ -269,27 +255,9 @@ final class ConsumerRole implements ConsumerRebalanceListener, PollRole {
 
   /** before-commit, then the worker's commit-ok; the worker's other lines are handled meanwhile. */
   private boolean beforeCommit() {
-    long id = nextCommitRequest++;
-    ObjectNode ask = Wire.message("before-commit");
-    ask.put("id", id);
-    wire.write(ask);
-    long deadline = System.currentTimeMillis() + commitOkWaitMs;
-    try {
-      while (commitOk == null || commitOk != id) {
-        long left = deadline - System.currentTimeMillis();
-        if (left <= 0) {
-          wire.log("no commit-ok from the worker within " + commitOkWaitMs + " ms; not committing");
-          return false;
-        }
-        JsonNode m = commands.poll(left, TimeUnit.MILLISECONDS);
-        if (m != null) handle(m);
-      }
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    return commits.ask(commitOkWaitMs, commands, this::handle, "not committing");
   }
+
 
   private static String describe(Map<TopicPartition, OffsetAndMetadata> targets) {
     StringBuilder s = new StringBuilder();

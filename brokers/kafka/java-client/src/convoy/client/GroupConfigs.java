@@ -19,6 +19,7 @@ final class GroupConfigs {
   static void set(Settings settings, Map<String, String> configs) throws Exception {
     if (configs.isEmpty()) return;
     Map<String, Object> conf = new HashMap<>();
+    settings.connection.forEach((k, v) -> conf.put((String) k, v));
     conf.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap);
     conf.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.clientId + "-admin");
     try (Admin admin = Admin.create(conf)) {

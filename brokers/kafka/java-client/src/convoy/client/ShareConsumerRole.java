@@ -47,13 +47,12 @@ final class ShareConsumerRole implements PollRole {
   private final boolean explicit;
   private final long renewEveryMs;
   private long nextDelivery = 1;
-  private long nextCommitRequest = 1;
   private boolean closing;
   /** Settlements since the last poll: they reach the broker with the next one. */
   private boolean acksPending;
   /** Renewed records come back from the next poll (the client hands them out again). */
   private boolean renewedToTake;
-  private Long commitOk;
+  private final CommitRequests commits;
   /** When this member last polled or renewed: its locks run from there. */
   private long renewedAt;
 
@@ -68,6 +67,7 @@ final class ShareConsumerRole implements PollRole {
   ShareConsumerRole(Settings settings, Wire wire) throws Exception {
     this.settings = settings;
     this.wire = wire;
+    this.commits = new CommitRequests(wire);
     this.limit = Math.max(1, settings.maxInFlight);
     JsonNode share = settings.share();
     this.explicit = !"implicit".equals(share.path("acknowledgement").asText("explicit"));
@@ -79,10 +79,7 @@ final class ShareConsumerRole implements PollRole {
 
   private Map<String, String> groupConfigs(JsonNode share) {
     Map<String, String> configs = new HashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = share.path("groupConfigs").fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
-      configs.put(e.getKey(), e.getValue().asText());
-    }
+    for (Map.Entry<String, JsonNode> e : share.path("groupConfigs").properties()) configs.put(e.getKey(), e.getValue().asText());
     if (share.path("deadLetterTopic").asBoolean(false)) {
       configs.put("errors.deadletterqueue.topic.name", "dlq." + settings.topic);
       configs.put("errors.deadletterqueue.copy.record.enable", "true");
@@ -216,42 +213,28 @@ final class ShareConsumerRole implements PollRole {
   }
 
   private void handle(JsonNode m) {
-    switch (m.path("type").asText()) {
-      case "settle":
-        settle(m.path("id").asLong(), m.path("how").asText());
-        break;
-      case "commit-ok":
-        commitOk = m.path("id").asLong();
-        break;
-      case "request":
-        Main.reply(wire, m, java.util.Collections.emptyMap());
-        break;
-      case "close":
-        closing = true;
-        break;
-      default:
-        break;
-    }
+    PollRole.dispatch(m, wire, commits, java.util.Collections::emptyMap, this::settle, () -> closing = true);
   }
+
 
   private void settle(long id, String how) {
     Held h = held.remove(id);
+    String error = h == null ? "no delivery " + id + " held" : explicit ? acknowledge(h.record, typeOf(how)) : null;
+    if (h != null) acksPending = true;
     ObjectNode done = Wire.message("settled");
     done.put("id", id);
-    if (h == null) {
-      done.put("error", "no delivery " + id + " held");
-      wire.write(done);
-      return;
-    }
-    if (explicit) {
-      try {
-        consumer.acknowledge(h.record, typeOf(how));
-      } catch (RuntimeException e) {
-        done.put("error", "acknowledging p" + h.record.partition() + "@" + h.record.offset() + " failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
-      }
-    }
-    acksPending = true;
+    if (error != null) done.put("error", error);
     wire.write(done);
+  }
+
+  /** Explicit mode: the record's acknowledgement, sent with the next poll; the error, if the client refused it. */
+  private String acknowledge(ConsumerRecord<String, byte[]> r, AcknowledgeType type) {
+    try {
+      consumer.acknowledge(r, type);
+      return null;
+    } catch (RuntimeException e) {
+      return "acknowledging p" + r.partition() + "@" + r.offset() + " failed: " + e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
   }
 
   static AcknowledgeType typeOf(String how) {
@@ -264,25 +247,7 @@ final class ShareConsumerRole implements PollRole {
 
   /** before-commit, then the worker's commit-ok; the worker's other lines are handled meanwhile. */
   private boolean beforeCommit() {
-    long id = nextCommitRequest++;
-    ObjectNode ask = Wire.message("before-commit");
-    ask.put("id", id);
-    wire.write(ask);
-    long deadline = System.currentTimeMillis() + COMMIT_OK_WAIT_MS;
-    try {
-      while (commitOk == null || commitOk != id) {
-        long left = deadline - System.currentTimeMillis();
-        if (left <= 0) {
-          wire.log("no commit-ok from the worker within " + COMMIT_OK_WAIT_MS + " ms; acknowledging anyway");
-          return false;
-        }
-        JsonNode m = commands.poll(left, TimeUnit.MILLISECONDS);
-        if (m != null) handle(m);
-      }
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    return commits.ask(COMMIT_OK_WAIT_MS, commands, this::handle, "acknowledging anyway");
   }
+
 }
