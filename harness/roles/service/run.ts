@@ -103,6 +103,10 @@ export async function runService(init: WorkerInit, inbox: Inbox, send: (m: FromW
   child.stdout!.on('data', remember);
   child.stderr!.on('data', remember);
   const started = child;
+  // This worker exits (its runner went away, a fatal error): the service never outlives it.
+  process.once('exit', () => {
+    if (started.exitCode === null && started.signalCode === null) started.kill('SIGKILL');
+  });
   resolveExited(
     new Promise<string>((resolve) => {
       started.on('error', (e) => resolve(`could not start ${program}: ${e.message}`));
