@@ -33,7 +33,7 @@ export const kafkaServiceLink: ServiceLink = {
   lane: (reported: string) => (/^\d+$/.test(reported) ? laneOf(Number(reported)) : reported),
   refused(settings: BrokerSettings) {
     const s = asKafkaSettings(settings);
-    if (s.client !== 'kafkajs' || s.clientProcess) return `convoy's producers put their fields in Kafka headers with client kafkajs, not yet with ${s.clientProcess ? 'a client process' : s.client}`;
+    if (s.client === 'java' || s.clientProcess) return `convoy's producers put their fields in Kafka headers with client kafkajs or confluent, not yet with ${s.clientProcess ? 'a client process' : s.client}`;
     return undefined;
   },
 };
