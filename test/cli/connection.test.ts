@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envName, loadConnection, resolveExternal, secretParts, type ResolveInput } from '../../harness/cli/connection.ts';
+import { envName, externalSource, loadConnection, resolveExternal, secretParts, type ResolveInput } from '../../harness/cli/connection.ts';
 import { clearRegisteredSecrets, redactSecrets, redactString } from '../../harness/checker/redact.ts';
 import { loadBroker, brokerNames } from '../../harness/broker/registry.ts';
 import { EXTERNAL_SETTINGS as KAFKA, endpointFromExternal, javaConnection, rdkafkaConnection } from '../../brokers/kafka/endpoint.ts';
@@ -216,4 +216,11 @@ test('clean --external leaves runs of another cluster, and names that are not co
     if (before === undefined) delete process.env.XDG_STATE_HOME;
     else process.env.XDG_STATE_HOME = before;
   }
+});
+
+test('bad external Kafka settings are refused when the command starts (exit 2), the client\'s limits with the scenario\'s settings', async () => {
+  const source = externalSource('external', { external: ['bootstrapServers=k:9092', 'ssl.rejectUnauthorized=false'] }, {})!;
+  await source('kafka', { kind: 'kafka', client: 'kafkajs' });
+  await assert.rejects(source('kafka', { kind: 'kafka', client: 'java' }), (e: Error) => e instanceof InputError && /client java\) cannot skip certificate verification/.test(e.message));
+  await assert.rejects(externalSource('external', { external: ['bootstrapServers=k:9092', 'java.group.id=g'] }, {})!('kafka'), (e: Error) => e instanceof InputError && /java\.group\.id cannot be passed through/.test(e.message));
 });
