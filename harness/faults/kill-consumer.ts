@@ -28,12 +28,16 @@ const killConsumer: FaultKind = {
   check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),
   async start(spec, ctx) {
     const w = consumerNamed(ctx, spec.consumer);
-    const killed = await killWorker(w, 'kill-consumer', spec.when === 'after-apply');
+    // A consumer under test is killed from inside its worker, which reads what the service
+    // reported up to its death before it ends too: its records are the service's, not the harness's loss.
+    const service = w.init.scenario.consumers.service !== undefined;
+    const killed = await killWorker(w, 'kill-consumer', service || spec.when === 'after-apply', { now: spec.when !== 'after-apply' });
     return { evidence: { consumer: w.id, ...killed }, end: restartAtEnd(ctx, spec, w.id) };
   },
   worker: {
     // when: after-apply. The history reaches its file first: the apply happened.
-    consumer: (_args, side) => ({ afterApply: selfKill(side) }),
+    // now: only a consumer under test is told (convoy's own are killed from outside).
+    consumer: (args, side) => (args.now ? (selfKill(side)(), {}) : { afterApply: selfKill(side) }),
   },
 };
 export default killConsumer;

@@ -10,7 +10,10 @@ import type { Window } from '../metrics/collector.ts';
 import { MessagePlan } from '../workload/schedule.ts';
 import { plannedSendingMs } from '../scenario/suite-rules.ts';
 import { measureHistory } from './measure.ts';
-import { scoreStrategies, type StrategyScore } from '../consumer/replay.ts';
+import { emptyCounts, scoreStrategies, type StrategyScore } from '../consumer/replay.ts';
+import { compareVersions, readState } from '../service/state.ts';
+import type { VersionedState } from '../workload/entity.ts';
+
 import { strategyOptions } from '../consumer/strategies/registry.ts';
 import { laneMoves } from '../metrics/lane-moves.ts';
 import { groupOwnership } from '../metrics/group-ownership.ts';
@@ -30,6 +33,9 @@ import { deepMerge } from '../scenario/deep-merge.ts';
 import type { BrokerSettings } from '../broker/contract.ts';
 import { gatewayFigures, judgeDuplicateVersions } from '../gateway/analysis.ts';
 import { evaluateThreshold, isThresholdName, parseThreshold, thresholdReason, type ThresholdFigures } from '../checker/thresholds.ts';
+
+/** The name a consumer under test's final state is scored under (the report's and wrong-state's). */
+const SERVICE_SCORE = 'service';
 
 /** Beyond these the harness did not keep its own schedule: the verdict is `unknown`. */
 const MAX_PUBLISH_DELAY_P99_US = 1_000_000;
@@ -131,8 +137,9 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   for (const o of outcome.occurrences.list()) if ((o.type === 'lost' || o.type === 'unseen' || o.type === 'abandoned') && o.key !== null) unreachable.add(o.key);
   // Order-service runs: the service's store at the end is the truth of the final state.
   const gateway = scenario.workload.gateway ? await gatewayFigures(record, m.marks, incomplete) : null;
-  // A consumer under test keeps its own state: convoy's strategies never ran (their store is empty).
-  const finalState = scenario.consumers.service ? null : await scoreStrategies({
+  // A consumer under test keeps its own state: convoy's strategies never ran (their store is
+  // empty); the service's own state, when it says how to ask, is scored by version.
+  const finalState = scenario.consumers.service ? serviceScore(record.runDir, gateway?.truth ?? m.truth, unreachable) : await scoreStrategies({
     entity: scenario.workload.entity,
     live: scenario.consumers.strategy,
     storeFile: record.storeFile,
@@ -182,7 +189,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
     parseExpectations(anomalySpecs),
     { incomplete },
   );
-  judgeFinalState(stateSpec, finalState, strategyOptions(scenario.consumers.strategy).kind, expectations, verdict);
+  judgeFinalState(stateSpec, finalState, scenario.consumers.service ? SERVICE_SCORE : strategyOptions(scenario.consumers.strategy).kind, expectations, verdict);
   judgeDuplicateVersions(duplicateSpec, gateway?.section.duplicateVersions ?? null, expectations, verdict);
   const host = record.cpu?.host;
   const saturated = host && host.samples >= MIN_CPU_SAMPLES && host.meanPercent >= MAX_HOST_CPU_PERCENT
@@ -272,6 +279,21 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   }) as Result;
   if (write) writeFileSync(join(record.runDir, 'result.json'), JSON.stringify(result, null, 2));
   return result;
+}
+
+/** The final state of a consumer under test, under the name `wrong-state` judges: the service's, by version. */
+function serviceScore(runDir: string, truth: Map<string, VersionedState>, unreachable: Set<string>): Record<string, StrategyScore> | null {
+  const state = readState(runDir);
+  if (!state || 'error' in state) return null;
+  const c = compareVersions(state.versions, truth, unreachable);
+  const version = (v: number | null) => (v === null ? null : { version: v, state: {} });
+  return {
+    [SERVICE_SCORE]: {
+      strategy: SERVICE_SCORE, primary: true, mode: 'live', effects: emptyCounts(),
+      keys: c.keys, right: c.right, wrong: c.wrong, unreachable: c.unreachable, wrongFields: c.wrong ? { version: c.wrong } : {},
+      wrongKeys: c.examples.map((w) => ({ key: w.key, expected: version(w.expected), actual: version(w.actual), fields: ['version'] })),
+    },
+  };
 }
 
 /**

@@ -297,6 +297,12 @@ const Service = object(
       }),
     ),
     readyTimeoutMs: durOr('How long a process may take to report `ready` (its consumer joined). Default 60 s.', 60_000),
+    state: optional(
+      object(
+        { command: list(str({ minLength: 1 }), { minItems: 1, description: 'Run once after the drain, in `cwd` with the service\'s environment: prints its entities\' state as JSON, { "<key>": <version> } (or { "<key>": { "version": n } }).' }) },
+        { additionalProperties: false, description: "The service's final state, compared with the truth by version (wrong-state judges it). Default: not compared." },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

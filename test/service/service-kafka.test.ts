@@ -16,6 +16,7 @@ import { loadScenarioFile, parseScenario } from '../../harness/scenario/load.ts'
 import { runOnce } from '../../harness/runner/run-and-analyze.ts';
 import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 import { ReportIngest, reportProblems } from '../../harness/service/ingest.ts';
+import { compareVersions, parseState } from '../../harness/service/state.ts';
 import type { ProcessEvent } from '../../harness/history/events.ts';
 import { ROOT, readHistory } from '../runner/helpers.ts';
 import { kafkaPython } from '../helpers/kafka-python.ts';
@@ -39,6 +40,8 @@ test('kafkajs: a batch handled in parallel loses per-key order after a freeze; i
   const fixed = await run(join(EXAMPLES, 'kafka-node/fixed.yaml'));
   assert.equal(fixed.result.verdict.status, 'pass', fixed.result.verdict.reasons.join('; '));
   assert.equal(found(fixed.result, 'reorder'), 0);
+  // Its own state (state.mjs: each order's version in its database) matches the truth.
+  assert.deepEqual([fixed.result.workload.finalState.service.keys, fixed.result.workload.finalState.service.wrong], [20, 0]);
   // The service's processes handled everything, each its partitions, with the headers convoy sent.
   const sent = fixed.history.filter((e) => e.type === 'send').length;
   assert.ok(handledBy(fixed.history, 'c1') > 0 && handledBy(fixed.history, 'c2') > 0);
@@ -81,6 +84,14 @@ test('a service that exits before it is ready: unknown, with its last log lines'
   const text = JSON.stringify(r.harness?.failure ?? r);
   assert.match(text, /exited \(code 3\)/);
   assert.match(text, /orders database unreachable/);
+});
+
+test('a service that dies while the run goes on: unknown, naming the process and its last log lines', async () => {
+  const r = await runText(badService('dies'));
+  assert.equal(r.verdict.status, 'unknown');
+  const text = JSON.stringify(r);
+  assert.match(text, /the service's process c1 exited \(code 4\) while the run went on/);
+  assert.match(text, /lost the orders database mid-run/);
 });
 
 test('reports of another run and a malformed line are counted and named, and a process that handled nothing says so: unknown, never a pass', async () => {
@@ -129,4 +140,16 @@ test('the reports become handling events: a start and its end are one attempt; a
   assert.match(problems[0]!, /^c1: 2 malformed report lines \(e\.g\. not JSON: \{not json \| header convoy-seq is not a positive integer/);
   assert.match(problems[1]!, /^c1: 1 report of another run's message \(e\.g\. r0:/);
   assert.match(problems[2]!, /^c1: 1 end report without a start/);
+});
+
+test('the service\'s state is read as versions and compared with the truth by key, unreachable keys left out', () => {
+  assert.deepEqual(parseState('{"k1":3,"k2":{"version":1,"total":5}}'), { k1: 3, k2: 1 });
+  assert.throws(() => parseState('{"k1":"three"}'), /key "k1": expected an integer version, got "three"/);
+  assert.throws(() => parseState('[1]'), /expected an object of keys/);
+  const truth = new Map([['k1', { version: 3 }], ['k2', { version: 2 }], ['k3', { version: 1 }], ['k4', { version: 1 }]]);
+  const c = compareVersions({ k1: 3, k2: 1, k5: 1 }, truth, new Set(['k3']));
+  assert.deepEqual(c, {
+    keys: 4, right: 1, wrong: 3, unreachable: 1,
+    examples: [{ key: 'k2', expected: 2, actual: 1 }, { key: 'k4', expected: 1, actual: null }, { key: 'k5', expected: null, actual: 1 }],
+  });
 });

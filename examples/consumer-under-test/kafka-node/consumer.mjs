@@ -7,8 +7,11 @@
 //   node consumer.mjs fixed   the same, but a batch's messages one after another: partitions
 //                             run in parallel, each partition in order.
 //
-// It reads its connection from KAFKA_BOOTSTRAP_SERVERS, KAFKA_TOPIC and KAFKA_GROUP_ID, and
-// reports what it handles with convoy's reporter library.
+// It reads its connection from KAFKA_BOOTSTRAP_SERVERS, KAFKA_TOPIC and KAFKA_GROUP_ID, reports
+// what it handles with convoy's reporter library, and keeps each order's version in a file of
+// CONVOY_SERVICE_DIR/orders (its "database", which state.mjs prints for convoy).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { openReporter } from '../../../reporters/node/convoy-reporter.mjs';
 
@@ -27,15 +30,16 @@ const consumer = kafka.consumer({
   allowAutoTopicCreation: false,
 });
 
-/** The service's own state: the last version applied per order. */
-const versions = new Map();
+/** The service's database: the last version written per order, one file each (state.mjs reads them). */
+const db = join(env.CONVOY_SERVICE_DIR ?? '.', 'orders');
+mkdirSync(db, { recursive: true });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function handle(message, partition) {
   report.start(message.headers, { lane: partition, offset: message.offset });
   const order = JSON.parse(message.value.toString());
   await sleep(1 + Math.random() * 4); // the order's database write
-  versions.set(order.orderId, order.version);
+  writeFileSync(join(db, encodeURIComponent(order.orderId)), String(order.version));
   report.end(message.headers);
 }
 

@@ -25,6 +25,7 @@ import { ENV } from '../../service/report.ts';
 import { serviceEnv } from '../../service/env.ts';
 import { cpuMeter } from '../../workers/cpu-meter.ts';
 import { loopLagMeter } from '../../workers/loop-lag.ts';
+import { signalOwnGroup } from '../../workers/own-group.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit } from '../../workers/protocol.ts';
 
 /** The service's last log lines kept for a failure's message. */
@@ -42,9 +43,26 @@ export async function runService(init: WorkerInit, inbox: Inbox, send: (m: FromW
   const history = new HistoryWriter(init.historyFile);
   const stats = emptyStats();
   const ingest = new ReportIngest({ runId: init.names.runId, consumer: init.id, lane: (l) => link.lane(l), now: nowMicros, write: (e) => history.write(e) });
-  const faults = WorkerFaults.consumer({ id: init.id, log, flushHistory: () => history.flush() }, undefined, init.scenario.faults.map((f) => f.kind));
-
+  let resolveExited!: (p: Promise<string>) => void;
+  const exited = new Promise<string>((r) => (resolveExited = (p) => void p.then(r)));
   let stopping = false;
+  let crashing = false;
+  let child: ChildProcess | undefined;
+  let channel: Channel | undefined;
+  // kill-consumer: the service dies with -9; its reports up to then are read and written, then this process ends the same way.
+  const crash = () => {
+    if (crashing) return;
+    crashing = true;
+    child?.kill('SIGKILL');
+    void exited.then(async () => {
+      await channel?.close();
+      ingest.close();
+      history.flush();
+      signalOwnGroup('SIGKILL');
+    });
+  };
+  const faults = WorkerFaults.consumer({ id: init.id, log, flushHistory: () => history.flush(), crash }, undefined, init.scenario.faults.map((f) => f.kind));
+
   let wakeStop: (() => void) | undefined;
   inbox((m) => {
     faults.receive(m);
@@ -56,7 +74,7 @@ export async function runService(init: WorkerInit, inbox: Inbox, send: (m: FromW
 
   // The report channel, then the service.
   const dir = mkdtempSync(join(tmpdir(), 'convoy-service-'));
-  const channel = spec.report === 'file' ? fileChannel(join(runDir, `${init.id}.reports.jsonl`)) : await socketChannel(join(dir, 'report.sock'));
+  channel = spec.report === 'file' ? fileChannel(join(runDir, `${init.id}.reports.jsonl`)) : await socketChannel(join(dir, 'report.sock'));
   const lastLines: string[] = [];
   const logFile = createWriteStream(join(runDir, `${init.id}.service.log`), { flags: 'a' });
   const remember = (chunk: Buffer) => {
@@ -81,16 +99,19 @@ export async function runService(init: WorkerInit, inbox: Inbox, send: (m: FromW
   };
 
   const [program, ...args] = spec.command;
-  const child: ChildProcess = spawn(program!, args, { cwd: spec.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(program!, args, { cwd: spec.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', remember);
   child.stderr!.on('data', remember);
-  const exited = new Promise<string>((resolve) => {
-    child.on('error', (e) => resolve(`could not start ${program}: ${e.message}`));
-    child.on('exit', (code, signal) => resolve(`exited (${signal ?? `code ${code}`})`));
-  });
+  const started = child;
+  resolveExited(
+    new Promise<string>((resolve) => {
+      started.on('error', (e) => resolve(`could not start ${program}: ${e.message}`));
+      started.on('exit', (code, signal) => resolve(`exited (${signal ?? `code ${code}`})`));
+    }),
+  );
   const lastLog = () => (lastLines.length ? lastLines.map((l) => `  ${l}`) : ['  (it wrote nothing)']);
   void exited.then((how) => {
-    if (!stopping) {
+    if (!stopping && !crashing) {
       history.flush();
       // Thrown outside the role's awaits: the worker's uncaughtException handler reports it (fatal).
       setImmediate(() => {
@@ -103,12 +124,12 @@ export async function runService(init: WorkerInit, inbox: Inbox, send: (m: FromW
   const first = await Promise.race([ready.then(() => 'ready' as const), readyBound, exited.then(() => 'exited' as const)]);
   if (first !== 'ready') {
     stopping = true;
-    await stop(child);
+    await stop(started);
     await channel.close();
     throw new InfraError(`${init.id}: the service ${first === 'timeout' ? `did not report ready within ${spec.readyTimeoutMs} ms` : await exited} (its reports go to ${channel.env}); its last log lines`, lastLog());
   }
-  log(`service ready (pid ${child.pid})`);
-  send({ type: 'ready', detail: { servicePid: child.pid } });
+  log(`service ready (pid ${started.pid})`);
+  send({ type: 'ready', detail: { servicePid: started.pid } });
 
   const lag = loopLagMeter();
   const cpu = cpuMeter();
@@ -120,7 +141,7 @@ export async function runService(init: WorkerInit, inbox: Inbox, send: (m: FromW
   while (!stopping) await new Promise<void>((r) => (wakeStop = r));
   clearInterval(timer);
   faults.endAll();
-  await stop(child);
+  await stop(started);
   await channel.close();
   ingest.close();
   history.close();
