@@ -139,6 +139,10 @@ const kafka = brokerModule({
   title: 'Kafka',
   settingsSchema,
   externalSettings: EXTERNAL_SETTINGS,
+  checkExternal(external, settings) {
+    const endpoint = endpointFromExternal(external);
+    if (settings?.client === 'java') javaConnection(endpoint);
+  },
   requirements: KAFKA_NEEDS,
   cached: () => [...cachedItems(), ...javaClientCached()],
   settings: asKafkaSettings,

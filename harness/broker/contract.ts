@@ -328,6 +328,11 @@ export interface BrokerModule {
   runtimes?: RuntimeKind[];
   /** The settings its external runtime reads (DeployContext.external); absent: it has no external runtime. */
   externalSettings?: readonly ExternalSetting[];
+  /**
+   * Bad external settings as InputError (one line, exit 2) before anything runs: a value the
+   * broker cannot take, or, given a scenario's (resolved) settings, what its client cannot do.
+   */
+  checkExternal?(external: Record<string, unknown>, settings?: BrokerSettings): void;
   /** What the broker can do with these (resolved) settings on this runtime (see BrokerCapabilities). */
   capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
   /** A JSON Schema (draft 2020-12 subset) for the broker section of a scenario. */

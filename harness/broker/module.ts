@@ -20,6 +20,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   settingsSchema: Record<string, unknown>;
   /** See BrokerModule.externalSettings. */
   externalSettings?: readonly ExternalSetting[];
+  /** See BrokerModule.checkExternal (the settings as the broker's own type). */
+  checkExternal?(external: Record<string, unknown>, settings?: S): void;
   /** Resolves raw settings (defaults filled in); must accept resolved ones too. */
   settings(raw: BrokerSettings): S;
   /** What the result records as the resolved settings (default: `settings`). */
@@ -65,6 +67,7 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     testDouble: parts.testDouble,
     settingsSchema: parts.settingsSchema,
     externalSettings: parts.externalSettings,
+    ...(parts.checkExternal ? { checkExternal: (external: Record<string, unknown>, raw?: BrokerSettings) => parts.checkExternal!(external, raw ? settings(raw) : undefined) } : {}),
     requirements: parts.requirements,
     provision: parts.provision,
     cached: parts.cached,

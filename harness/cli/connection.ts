@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import type { ExternalSetting, RuntimeKind } from '../broker/contract.ts';
+import type { BrokerSettings, ExternalSetting, RuntimeKind } from '../broker/contract.ts';
 import { loadBroker } from '../broker/registry.ts';
 import { registerSecret } from '../checker/redact.ts';
 import { InputError } from '../errors.ts';
@@ -250,7 +250,11 @@ export function resolveExternal(input: ResolveInput): Record<string, unknown> {
  * environment; undefined off the external runtime. Each kind is resolved once per command
  * (a suite's scenarios share it), so a warning is said once.
  */
-export function externalSource(runtime: RuntimeKind, flags: ExternalFlags, env: NodeJS.ProcessEnv = process.env): ((kind: string) => Promise<Record<string, unknown>>) | undefined {
+export function externalSource(
+  runtime: RuntimeKind,
+  flags: ExternalFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): ((kind: string, settings?: BrokerSettings) => Promise<Record<string, unknown>>) | undefined {
   if (runtime !== 'external') {
     if (flags.connection) throw new InputError(`--connection: only with --runtime external (got --runtime ${runtime})`);
     return undefined;
@@ -258,15 +262,20 @@ export function externalSource(runtime: RuntimeKind, flags: ExternalFlags, env: 
   const connection = flags.connection ? loadConnection(flags.connection, env) : undefined;
   const warn = (line: string) => process.stderr.write(`convoy: warning: ${line}\n`);
   const cache = new Map<string, Promise<Record<string, unknown>>>();
-  return (kind) => {
+  return async (kind, settings) => {
     let found = cache.get(kind);
     if (!found) {
       found = loadBroker(kind).then((broker) => {
         if (!broker.externalSettings) throw new InputError(`the ${kind} broker has no external runtime`);
-        return resolveExternal({ kind, settings: broker.externalSettings, pairs: flags.external ?? [], connection, env, warn });
+        const resolved = resolveExternal({ kind, settings: broker.externalSettings, pairs: flags.external ?? [], connection, env, warn });
+        broker.checkExternal?.(resolved);
+        return resolved;
       });
       cache.set(kind, found);
     }
-    return found;
+    const resolved = await found;
+    // What the scenario's client cannot do with this connection (its settings differ per scenario).
+    if (settings) (await loadBroker(kind)).checkExternal?.(resolved, settings);
+    return resolved;
   };
 }

@@ -18,6 +18,8 @@ export interface ExternalRunEntry {
   where: string;
   /** What the run creates, for the clean's lines ("topic convoy-…", "group convoy-…-group"). */
   what: string[];
+  /** The run's resolved broker settings: what it created follows from them (a RabbitMQ topology's lanes, a dead-letter topic). */
+  settings?: Record<string, unknown>;
   createdAt: string;
 }
 

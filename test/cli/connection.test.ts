@@ -8,11 +8,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envName, loadConnection, resolveExternal, secretParts, type ResolveInput } from '../../harness/cli/connection.ts';
+import { envName, externalSource, loadConnection, resolveExternal, secretParts, type ResolveInput } from '../../harness/cli/connection.ts';
 import { clearRegisteredSecrets, redactSecrets, redactString } from '../../harness/checker/redact.ts';
 import { loadBroker, brokerNames } from '../../harness/broker/registry.ts';
 import { EXTERNAL_SETTINGS as KAFKA, endpointFromExternal, javaConnection, rdkafkaConnection } from '../../brokers/kafka/endpoint.ts';
 import { unsecuredJwt } from '../../brokers/kafka/client-config.ts';
+import { connectionAddress } from '../../harness/broker/connection-address.ts';
+import { externalRuns, forgetExternalRun, recordExternalRun } from '../../harness/runtime/external-ledger.ts';
+import { cleanExternal } from '../../harness/cli/commands/clean.ts';
 import { EXTERNAL_SETTINGS as RABBIT } from '../../brokers/rabbitmq/external.ts';
 import { validateFiles } from '../../harness/cli/commands/validate.ts';
 import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
@@ -183,4 +186,41 @@ test('Kafka logins: SCRAM and OAUTHBEARER in each client\'s form; an unknown mec
   assert.match(inputError(() => endpointFromExternal({ bootstrapServers: 'k:9092', sasl: { mechanism: 'oauthbearer' } })), /oauthbearer needs sasl\.principal/);
   assert.match(inputError(() => javaConnection(endpointFromExternal({ bootstrapServers: 'k:9093', ssl: { rejectUnauthorized: false } }))), /the Java client \(client java\) cannot skip certificate verification/);
   assert.match(inputError(() => endpointFromExternal({ bootstrapServers: 'k:9092', topic: { name: 'bad topic' } })), /topic\.name must be a topic name/);
+});
+
+test('the ledger of external runs records a connection by its address only: no user, password or key', () => {
+  assert.equal(connectionAddress({ url: 'amqps://convoy:pw-in-url@mq.staging:5671/orders', tls: { passphrase: 'x' } }), '{"url":"amqps://mq.staging:5671/orders"}');
+  assert.equal(connectionAddress({ bootstrapServers: 'k1:9093,k2:9093', sasl: { password: 'p' } }), '{"bootstrapServers":"k1:9093,k2:9093"}');
+  assert.equal(connectionAddress({ connectionString: 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=abc=' }), '{"connectionString":"Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=***"}');
+});
+
+test('clean --external leaves runs of another cluster, and names that are not convoy-<run-id>, alone and says so', async () => {
+  const before = process.env.XDG_STATE_HOME;
+  process.env.XDG_STATE_HOME = join(dir, 'state');
+  try {
+    const createdAt = new Date().toISOString();
+    recordExternalRun({ runId: 'r-other', prefix: 'convoy-r-other', broker: 'kafka', where: '{"bootstrapServers":"other:9092"}', what: ['topic convoy-r-other'], createdAt });
+    recordExternalRun({ runId: 'r-odd', prefix: 'orders', broker: 'kafka', where: '{"bootstrapServers":"k:9092"}', what: ['topic orders'], createdAt });
+    const out: string[] = [];
+    assert.equal(await cleanExternal({ external: ['bootstrapServers=k:9092'] }, (l) => out.push(l)), 0);
+    assert.deepEqual(out.sort(), [
+      'left alone: r-odd: its names do not start convoy-<run-id> (orders)',
+      'left alone: r-other (kafka at {"bootstrapServers":"other:9092"}): another cluster than this connection\'s',
+    ]);
+    assert.deepEqual(externalRuns().map((e) => e.runId).sort(), ['r-odd', 'r-other'], 'their entries stay');
+    for (const e of externalRuns()) forgetExternalRun(e.runId);
+    const none: string[] = [];
+    await cleanExternal({ external: [] }, (l) => none.push(l));
+    assert.match(none[0]!, /^no external run left anything behind/);
+  } finally {
+    if (before === undefined) delete process.env.XDG_STATE_HOME;
+    else process.env.XDG_STATE_HOME = before;
+  }
+});
+
+test('bad external Kafka settings are refused when the command starts (exit 2), the client\'s limits with the scenario\'s settings', async () => {
+  const source = externalSource('external', { external: ['bootstrapServers=k:9092', 'ssl.rejectUnauthorized=false'] }, {})!;
+  await source('kafka', { kind: 'kafka', client: 'kafkajs' });
+  await assert.rejects(source('kafka', { kind: 'kafka', client: 'java' }), (e: Error) => e instanceof InputError && /client java\) cannot skip certificate verification/.test(e.message));
+  await assert.rejects(externalSource('external', { external: ['bootstrapServers=k:9092', 'java.group.id=g'] }, {})!('kafka'), (e: Error) => e instanceof InputError && /java\.group\.id cannot be passed through/.test(e.message));
 });

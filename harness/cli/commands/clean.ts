@@ -56,7 +56,7 @@ export async function cleanExternal(flags: { external: string[]; connection?: st
       }
       try {
         const broker = await loadBroker(e.broker);
-        const settings = broker.resolveSettings({ kind: e.broker });
+        const settings = broker.resolveSettings((e.settings as { kind: string } | undefined) ?? { kind: e.broker });
         const dep = await broker.deploy({ runtime: 'external', workDir, cacheDir: cacheDir(), external, log: () => {} }, settings);
         try {
           const admin = await broker.admin(dep.endpoint, settings, names);

@@ -3,6 +3,7 @@ import { nowMicros } from '../../clock.ts';
 import type { RemainingEvent } from '../../history/events.ts';
 import type { Stage } from '../context.ts';
 import { connectionAddress } from '../../broker/connection-address.ts';
+import { redactSecrets } from '../../checker/redact.ts';
 import { forgetExternalRun, recordExternalRun } from '../../runtime/external-ledger.ts';
 
 /**
@@ -37,6 +38,8 @@ export const provision: Stage = {
         broker: ctx.scenario.broker.kind,
         where: connectionAddress(ctx.opts.external),
         what: ctx.admin.created?.() ?? [`destinations named ${ctx.names.prefix}*`],
+        // No credential in the ledger: a scenario's broker section may carry a URL with a password.
+        settings: redactSecrets(ctx.settings) as Record<string, unknown>,
         createdAt: new Date().toISOString(),
       });
     }
