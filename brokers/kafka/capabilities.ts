@@ -15,7 +15,9 @@ export function capabilities(s: KafkaSettings, runtime: RuntimeKind): BrokerCapa
     addPartitions: true,
     lanes: s.topic.partitions,
     newLanesSeenAfter: { ms: s.consumer.metadataMaxAgeMs, setting: 'broker.consumer.metadataMaxAgeMs' },
-    redriveDeadLetters: 'Kafka has no dead-letter queue of its own (poison messages are parked by the consumer strategy)',
+    redriveDeadLetters: s.consumer.share?.deadLetterTopic
+      ? true
+      : 'Kafka has a dead-letter topic only for a share group (broker.consumer.groupProtocol: share, consumer.share.deadLetterTopic: true, Kafka 4.4 on); a consumer group parks poison messages by its strategy',
     isolate: isolate(s, runtime),
     requestFaults: requestFaults(s, runtime),
   };

@@ -48,7 +48,7 @@ function logger(log: (l: string) => void, onDebug?: (m: string) => void): Logger
 export async function confluentLayerConsumer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ConsumerOptions): Promise<ConsumerClient> {
   const { KafkaJS } = loadConfluent();
   const c = settings.consumer;
-  const topic = topicName(names);
+  const topic = topicName(names, endpoint);
   const core = new ConsumerCore(topic, c, options);
   // librdkafka's cgrp debug lines are the only place it names the group generation.
   // (a few hundred lines per 20k messages with per-settlement commits: cheap).

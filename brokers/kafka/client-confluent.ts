@@ -101,7 +101,7 @@ interface RdkafkaReport {
 }
 interface RdkafkaProducer {
   connect(o: unknown, cb: (err: unknown) => void): void;
-  produce(topic: string, partition: number | null, value: Buffer, key: string, timestamp: number | null, opaque: number): unknown;
+  produce(topic: string, partition: number | null, value: Buffer, key: string, timestamp: number | null, opaque: number, headers?: Record<string, string>[]): unknown;
   setPollInBackground(on: boolean): void;
   getMetadata(o: unknown, cb: (err: unknown) => void): void;
   flush(timeout: number, cb: (err: unknown) => void): void;
@@ -125,7 +125,7 @@ interface RdkafkaProducer {
 export async function confluentProducer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ProducerOptions): Promise<ProducerClient> {
   const { Producer } = loadConfluent();
   const p = settings.producer;
-  const topic = topicName(names);
+  const topic = topicName(names, endpoint);
   const out = throttledLog(options.log);
   const config: Record<string, unknown> = {
     ...rdkafkaConnection(endpoint),
@@ -192,7 +192,8 @@ export async function confluentProducer(endpoint: KafkaEndpoint, settings: Kafka
         rejects[slot] = reject;
         try {
           // Partition null: librdkafka's partitioner chooses from the key.
-          producer.produce(topic, null, m.payload, m.key, null, slot);
+          if (m.headers) producer.produce(topic, null, m.payload, m.key, null, slot, Object.entries(m.headers).map(([k, v]) => ({ [k]: v })));
+          else producer.produce(topic, null, m.payload, m.key, null, slot);
         } catch (err) {
           // Refused before it was queued (queue full, too large, not connected): no report follows.
           resolves[slot] = undefined;
@@ -305,7 +306,7 @@ const EMPTY = Buffer.alloc(0);
 export async function confluentConsumer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ConsumerOptions): Promise<ConsumerClient> {
   const { KafkaConsumer } = loadConfluent() as unknown as { KafkaConsumer: new (conf: Record<string, unknown>, topicConf: Record<string, unknown>) => RdkafkaConsumer };
   const c = settings.consumer;
-  const topic = topicName(names);
+  const topic = topicName(names, endpoint);
   const core = new ConsumerCore(topic, c, options);
   const out = throttledLog(options.log);
   const generations = new GenerationWait();

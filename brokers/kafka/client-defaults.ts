@@ -70,6 +70,7 @@ export const CLIENT_SETTINGS: {
   { path: 'consumer.groupProtocol', clients: ['java'], none: ['classic'], why: {} },
   { path: 'consumer.assignor', clients: ['java'], none: ['range'], why: {} },
   { path: 'consumer.staticMembership', clients: ['java'], none: [false], why: {} },
+  { path: 'consumer.share', clients: ['java'], why: { kafkajs: 'share groups need KafkaShareConsumer, which only the Java client has', confluent: 'share groups need KafkaShareConsumer, which only the Java client has' } },
   { path: 'consumer.maxPollRecords', clients: ['java'], none: [500], why: { kafkajs: 'kafkajs fetches by bytes (no max.poll.records)' } },
   { path: 'javaClient', clients: ['java'], why: {} },
 ];

@@ -27,6 +27,7 @@ import {
 } from '../../harness/broker/contract.ts';
 import { ConsumerCore, laneOf, throttledLog } from './consumer-core.ts';
 import { kafkajsConnection, type KafkaEndpoint } from './endpoint.ts';
+import { kafkajsPart } from './client-config.ts';
 import { clientId, groupId, topicName } from './names.ts';
 import type { KafkaSettings } from './settings.ts';
 
@@ -86,6 +87,7 @@ function client(endpoint: KafkaEndpoint, settings: KafkaSettings, id: string, lo
     retry: { retries: producer ? settings.producer.retries : 10, initialRetryTime: 100, maxRetryTime: 2_000 },
     logLevel: logLevel.WARN,
     logCreator: logCreator(log),
+    ...kafkajsPart(endpoint.clientConfig, 'client'),
   });
 }
 
@@ -115,6 +117,7 @@ function captureCluster(kafka: KafkaClient): () => CapturedCluster | undefined {
 interface Pending {
   key: string;
   payload: Buffer;
+  headers?: Record<string, string>;
   resolve: (a: SendAck) => void;
   reject: (e: unknown) => void;
 }
@@ -140,9 +143,10 @@ export async function kafkajsProducer(endpoint: KafkaEndpoint, settings: KafkaSe
     allowAutoTopicCreation: false,
     createPartitioner: Partitioners.DefaultPartitioner,
     retry: { retries: p.retries, initialRetryTime: 100, maxRetryTime: 2_000 },
+    ...kafkajsPart(endpoint.clientConfig, 'producer'),
   });
   await producer.connect();
-  const topic = topicName(names);
+  const topic = topicName(names, endpoint);
   const partitioner = Partitioners.DefaultPartitioner();
   const c = cluster();
   if (!c) throw new Error('kafkajs: the producer cluster was not captured (kafkajs internals changed?)');
@@ -162,7 +166,7 @@ export async function kafkajsProducer(endpoint: KafkaEndpoint, settings: KafkaSe
     scheduled = false;
     const batch = queue;
     queue = [];
-    const messages = batch.map((b) => ({ key: b.key, value: b.payload, partition: partitionFor(b.key) }));
+    const messages = batch.map((b) => ({ key: b.key, value: b.payload, partition: partitionFor(b.key), ...(b.headers ? { headers: b.headers } : {}) }));
     producer.send({ topic, acks: p.acks, timeout: p.requestTimeoutMs, messages }).then(
       (metas) => {
         const base = new Map(metas.map((m) => [m.partition, m.baseOffset !== undefined && m.baseOffset !== '-1' ? Number(m.baseOffset) : undefined]));
@@ -185,7 +189,7 @@ export async function kafkajsProducer(endpoint: KafkaEndpoint, settings: KafkaSe
   return {
     send(m: OutgoingMessage): Promise<SendAck> {
       return new Promise((resolve, reject) => {
-        queue.push({ key: m.key, payload: m.payload, resolve, reject });
+        queue.push({ key: m.key, payload: m.payload, headers: m.headers, resolve, reject });
         if (!scheduled) {
           scheduled = true;
           setImmediate(flush);
@@ -233,7 +237,7 @@ function generationOf(memberId: string): number | undefined {
 export async function kafkajsConsumer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ConsumerOptions): Promise<ConsumerClient> {
   patchGenerationTracking();
   const c = settings.consumer;
-  const topic = topicName(names);
+  const topic = topicName(names, endpoint);
   const kafka = client(endpoint, settings, clientId(names, options.id), options.log, 'consumer');
   const consumer: Consumer = kafka.consumer({
     groupId: groupId(names),
@@ -243,6 +247,7 @@ export async function kafkajsConsumer(endpoint: KafkaEndpoint, settings: KafkaSe
     metadataMaxAge: c.metadataMaxAgeMs,
     allowAutoTopicCreation: false,
     retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 2_000 },
+    ...kafkajsPart(endpoint.clientConfig, 'consumer'),
   });
   const core = new ConsumerCore(topic, c, options);
   let memberId: string | undefined;

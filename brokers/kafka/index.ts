@@ -17,30 +17,37 @@ import { insertRequestProxy } from './request-proxy.ts';
 import { join } from 'node:path';
 import { referenceClientCommand, remoteConsumer, remoteProducer } from '../../harness/client-protocol/remote-clients.ts';
 import { containerServices, deployContainers } from './containers.ts';
-import { endpointFromExternal, EXTERNAL_SETTINGS, parseEndpoint, toEndpoint } from './endpoint.ts';
+import { endpointFromExternal, EXTERNAL_SETTINGS, javaConnection, javaEndpoint, parseEndpoint, pem, toEndpoint, type KafkaEndpoint } from './endpoint.ts';
+import { brokerApiVersions } from './api-versions.ts';
 import { deployLocal } from './local.ts';
-import { describeCluster } from './probe.ts';
+import { describeCluster, type ClusterView } from './probe.ts';
 import { ensureBootstrapTemplate, ensureCdsArchive } from './jvm.ts';
 import { cachedItems, knownDefaultVersion, provision } from './provision.ts';
 import { KAFKA_NEEDS } from './requirements.ts';
+import { kafkaServiceLink } from './service-link.ts';
 import { asKafkaSettings, resolveSettings, settingsSchema, type KafkaSettings } from './settings.ts';
 
 async function deployExternal(ctx: DeployContext, settings: KafkaSettings): Promise<Deployment> {
   const endpoint = endpointFromExternal(ctx.external);
+  // Refused here, in one line, rather than in every client process: what the Java client cannot do.
+  if (settings.client === 'java') javaConnection(endpoint);
   let lastErr: unknown;
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     try {
       const view = await describeCluster(endpoint, 5_000);
-      if (settings.topic.replicationFactor > view.brokers.length) {
+      if (!settings.topic.clusterDefaults && settings.topic.replicationFactor > view.brokers.length) {
         throw new InputError(`broker.topic.replicationFactor ${settings.topic.replicationFactor} is more than the ${view.brokers.length} broker(s) of the external cluster`);
       }
-      ctx.log(`external Kafka: cluster ${view.clusterId}, ${view.brokers.length} broker(s)`);
+      const cluster = await clusterFacts(endpoint, view, ctx.log);
+      const level = (cluster.features as Record<string, number> | undefined)?.['metadata.version'];
+      ctx.log(`external Kafka: cluster ${view.clusterId}, ${view.brokers.length} broker(s)${level !== undefined ? `, metadata.version ${level}` : ''}`);
       return {
         broker: 'kafka',
         runtime: 'external',
         endpoint: toEndpoint(endpoint),
-        versions: { kafka: 'external', clusterId: view.clusterId },
+        versions: { kafka: 'external', clusterId: view.clusterId, brokers: String(view.brokers.length), ...(level !== undefined ? { 'metadata.version': String(level) } : {}) },
+        cluster,
         links: [],
         nodes: [],
         logFiles: [],
@@ -55,11 +62,41 @@ async function deployExternal(ctx: DeployContext, settings: KafkaSettings): Prom
   throw new InfraError(`external Kafka at ${endpoint.bootstrapServers.join(',')} does not answer: ${(lastErr as Error)?.message}`, [], { cause: lastErr });
 }
 
+/**
+ * What the cluster says about itself: its id, broker count, and each broker's ApiVersions
+ * answer, merged (the lowest max and highest min per API: what every broker serves) with the
+ * finalized features. A broker that does not answer ApiVersions leaves them out, said in the log.
+ */
+async function clusterFacts(endpoint: KafkaEndpoint, view: ClusterView, log: (l: string) => void): Promise<Record<string, unknown>> {
+  const facts: Record<string, unknown> = { clusterId: view.clusterId, brokers: view.brokers.length };
+  const tls = endpoint.ssl === true ? true : endpoint.ssl ? { ...(endpoint.ssl.ca ? { ca: pem(endpoint.ssl.ca) } : {}), rejectUnauthorized: endpoint.ssl.rejectUnauthorized ?? true } : false;
+  try {
+    const answers = await Promise.all(view.brokers.map((b) => brokerApiVersions(`${b.host}:${b.port}`, tls)));
+    const apis: Record<number, [number, number]> = {};
+    for (const a of answers) {
+      for (const [key, [min, max]] of Object.entries(a.apis)) {
+        const had = apis[Number(key)];
+        apis[Number(key)] = had ? [Math.max(had[0], min), Math.min(had[1], max)] : [min, max];
+      }
+    }
+    facts.apiVersions = apis;
+    facts.features = answers[0]?.features ?? {};
+  } catch (err) {
+    log(`external Kafka: ApiVersions not recorded: ${(err as Error).message}`);
+  }
+  return facts;
+}
+
 /** The client process's command line, when the client runs in a process of its own. */
 function processCommand(s: KafkaSettings, log: (l: string) => void): string[] | undefined {
   if (s.client === 'java') return javaClientCommand(s, log);
   if (s.clientProcess) return s.clientProcess.command ?? referenceClientCommand();
   return undefined;
+}
+
+/** The endpoint a client process is given: the Java client's with its connection properties made. */
+function processEndpoint(e: KafkaEndpoint, s: KafkaSettings): Endpoint {
+  return toEndpoint(s.client === 'java' ? javaEndpoint(e) : e);
 }
 
 /** The deployment with the request proxy on its client links, taken out again by its stop(). */
@@ -102,6 +139,10 @@ const kafka = brokerModule({
   title: 'Kafka',
   settingsSchema,
   externalSettings: EXTERNAL_SETTINGS,
+  checkExternal(external, settings) {
+    const endpoint = endpointFromExternal(external);
+    if (settings?.client === 'java') javaConnection(endpoint);
+  },
   requirements: KAFKA_NEEDS,
   cached: () => [...cachedItems(), ...javaClientCached()],
   settings: asKafkaSettings,
@@ -131,6 +172,7 @@ const kafka = brokerModule({
   },
   containerServices,
   capabilities,
+  service: kafkaServiceLink,
   endpoint: parseEndpoint,
   admin: kafkaAdmin,
   // A member that stops polling keeps its partitions this long (librdkafka's max.poll.interval.ms;
@@ -139,17 +181,19 @@ const kafka = brokerModule({
   processClientVersions: (s): Record<string, string> =>
     s.client === 'java' ? { 'kafka-clients': s.javaClient?.version ?? (/^4\./.test(s.version) ? s.version : 'the newest 4.x') } : {},
   clientInUse: (s) => ({ kafkajs: 'kafkajs', confluent: '@confluentinc/kafka-javascript', java: 'kafka-clients' })[s.client as 'kafkajs' | 'confluent' | 'java'] ?? 'kafkajs',
-  redeliveryHorizonMs: (s) => Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
-  redeliveryHorizonSetting: (s) => ((s.consumer.maxPollIntervalMs ?? 0) > s.consumer.sessionTimeoutMs ? 'broker.consumer.maxPollIntervalMs' : 'broker.consumer.sessionTimeoutMs'),
+  // A share group's record goes to another member once its lock expires, dead member or not.
+  redeliveryHorizonMs: (s) => s.consumer.share?.lockDurationMs ?? Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
+  redeliveryHorizonSetting: (s) =>
+    s.consumer.share ? 'broker.consumer.share.lockDurationMs' : (s.consumer.maxPollIntervalMs ?? 0) > s.consumer.sessionTimeoutMs ? 'broker.consumer.maxPollIntervalMs' : 'broker.consumer.sessionTimeoutMs',
   // With clientProcess, or client java, the client runs in a process of its own behind the client protocol.
   producer: (e, s, names, options) => {
     const command = processCommand(s, options.log);
-    if (command) return remoteProducer(command, e as unknown as Endpoint, s, names, options);
+    if (command) return remoteProducer(command, processEndpoint(e, s), s, names, options);
     return s.client === 'confluent' ? confluentProducer(e, s, names, options) : kafkajsProducer(e, s, names, options);
   },
   consumer: (e, s, names, options) => {
     const command = processCommand(s, options.log);
-    if (command) return remoteConsumer(command, e as unknown as Endpoint, s, names, options);
+    if (command) return remoteConsumer(command, processEndpoint(e, s), s, names, options);
     if (s.client !== 'confluent') return kafkajsConsumer(e, s, names, options);
     return s.consumer.api === 'kafkajs-layer' ? confluentLayerConsumer(e, s, names, options) : confluentConsumer(e, s, names, options);
   },

@@ -4,8 +4,9 @@
  */
 import type { RunNames } from '../../harness/broker/contract.ts';
 
-export function topicName(names: RunNames): string {
-  return names.prefix;
+/** The run's topic: a pre-created one the endpoint names (the external runtime's topic.name), else `convoy-<run-id>`. */
+export function topicName(names: RunNames, endpoint?: { topic?: string }): string {
+  return endpoint?.topic ?? names.prefix;
 }
 
 export function groupId(names: RunNames): string {

@@ -6,10 +6,11 @@
  */
 import type { BrokerSettings } from '../../harness/broker/contract.ts';
 import { InputError } from '../../harness/errors.ts';
+import { resolveShare, shareSchema, type ShareSettings } from './share-group.ts';
 import { CLIENT_PRODUCER_DEFAULTS, CLIENT_SETTINGS, CONVOY_PRODUCER_DEFAULTS, type KafkaClientKind, type ProducerDefaults } from './client-defaults.ts';
 export type { KafkaClientKind } from './client-defaults.ts';
 
-export type GroupProtocol = 'classic' | 'consumer';
+export type GroupProtocol = 'classic' | 'consumer' | 'share';
 export type Partitioner = 'murmur2' | 'crc32';
 
 export interface ProducerSettings extends ProducerDefaults {
@@ -43,8 +44,10 @@ export interface ConsumerSettings {
   metadataMaxAgeMs: number;
   /** confluent only: the library's node-rdkafka-style KafkaConsumer (native) or its KafkaJS-compatible layer. */
   api?: 'native' | 'kafkajs-layer';
-  /** java only: group.protocol, classic or consumer (the broker-driven protocol of Kafka 4). */
+  /** java only: group.protocol, classic or consumer (the broker-driven protocol of Kafka 4), or a share group (KafkaShareConsumer). */
   groupProtocol?: GroupProtocol;
+  /** groupProtocol share: the share group's settings (share-group.ts). */
+  share?: ShareSettings;
   /** java only: the assignor (classic: client-side; consumer protocol: the broker's). */
   assignor?: string;
   /** java only: group.instance.id (static membership), one per consumer process: every process (true) or the ones named (c1, c2, ...). */
@@ -59,7 +62,8 @@ export interface KafkaSettings extends BrokerSettings {
   version: string;
   nodes: 1 | 3;
   client: KafkaClientKind;
-  topic: { partitions: number; replicationFactor: number; minInsyncReplicas: number };
+  /** clusterDefaults: the scenario set neither replication setting; on an external cluster the topic then takes the cluster's defaults. */
+  topic: { partitions: number; replicationFactor: number; minInsyncReplicas: number; clusterDefaults?: boolean };
   producer: ProducerSettings;
   consumer: ConsumerSettings;
   /** Extra server.properties for brokers convoy starts (local runtime), e.g. {"num.io.threads": 4}. */
@@ -117,6 +121,10 @@ export const settingsSchema: Record<string, unknown> = {
         partitions: int(1, 'partitions of the run topic (default 3)', 10_000),
         replicationFactor: int(1, 'default: the node count', 3),
         minInsyncReplicas: int(1, 'default: 2 on 3 nodes, 1 on one', 3),
+        clusterDefaults: {
+          type: 'boolean',
+          description: "external runtime: create the topic with the cluster's default replication factor and min.insync.replicas (default: true when the scenario sets neither)",
+        },
       },
     },
     producer: {
@@ -160,9 +168,10 @@ export const settingsSchema: Record<string, unknown> = {
           description: "confluent only: the consumer on the library's node-rdkafka-style KafkaConsumer (native, default) or on its KafkaJS-compatible layer (kafkajs-layer: slower; for what only that layer does)",
         },
         groupProtocol: {
-          enum: ['classic', 'consumer'],
-          description: 'java only: group.protocol: classic (default; client-side assignors, session and heartbeat set by the client) or consumer (the broker-driven protocol; its session timeout and heartbeat are group configs, set through the admin API)',
+          enum: ['classic', 'consumer', 'share'],
+          description: 'java only: group.protocol: classic (default; client-side assignors, session and heartbeat set by the client) or consumer (the broker-driven protocol; its session timeout and heartbeat are group configs, set through the admin API); or share: a share group of KafkaShareConsumers, several on one partition, each record acknowledged on its own (Kafka 4.2 on; settings in consumer.share)',
         },
+        share: shareSchema,
         assignor: {
           enum: ['range', 'roundrobin', 'sticky', 'cooperative-sticky', 'uniform'],
           description: "java only: classic: range (default), roundrobin, sticky or cooperative-sticky; consumer protocol: the broker's uniform (default) or range",
@@ -266,6 +275,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     partitions: t.partitions ?? 3,
     replicationFactor: t.replicationFactor ?? nodes,
     minInsyncReplicas: t.minInsyncReplicas ?? (nodes >= 3 ? 2 : 1),
+    clusterDefaults: (t.clusterDefaults ?? (t.replicationFactor === undefined && t.minInsyncReplicas === undefined)) as boolean,
   };
   if (topic.replicationFactor > nodes && !r.external) {
     // External clusters may have more nodes; the deploy step checks against the real cluster.
@@ -301,8 +311,10 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     errors.push(`broker.producer.deliveryTimeoutMs (${producer.deliveryTimeoutMs}) must be at least lingerMs + requestTimeoutMs (${producer.lingerMs + producer.requestTimeoutMs}): the Java client refuses it otherwise`);
   }
 
-  // The consumer group protocol's own defaults are the group's: 45 s and 5 s.
-  const consumerProtocol = client === 'java' && c.groupProtocol === 'consumer';
+  // The consumer group protocol's own defaults are the group's: 45 s and 5 s (a share group's too).
+  const consumerProtocol = client === 'java' && (c.groupProtocol === 'consumer' || c.groupProtocol === 'share');
+  const brokerConfig = { ...((r.brokerConfig ?? {}) as Record<string, string | number | boolean>) };
+  const share = resolveShare(c, { client, version: r.version ?? 'latest', javaClientVersion: r.javaClient?.version, brokerConfig }, errors);
   const consumer: ConsumerSettings = {
     sessionTimeoutMs: c.sessionTimeoutMs ?? (consumerProtocol ? 45_000 : 30_000),
     heartbeatIntervalMs: c.heartbeatIntervalMs ?? (consumerProtocol ? 5_000 : 3_000),
@@ -312,13 +324,14 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     fromBeginning: c.fromBeginning ?? true,
     metadataMaxAgeMs: c.metadataMaxAgeMs ?? 300_000,
   };
-  if (client !== 'kafkajs') consumer.maxPollIntervalMs = c.maxPollIntervalMs ?? 300_000;
+  if (client !== 'kafkajs' && !share) consumer.maxPollIntervalMs = c.maxPollIntervalMs ?? 300_000;
   if (client === 'confluent') consumer.api = c.api ?? 'native';
   if (client === 'java') {
     consumer.groupProtocol = c.groupProtocol ?? 'classic';
+    if (share) consumer.share = share;
     const assignor: string = c.assignor ?? (consumer.groupProtocol === 'consumer' ? 'uniform' : 'range');
-    consumer.assignor = assignor;
-    consumer.staticMembership = c.staticMembership ?? false;
+    if (!share) consumer.assignor = assignor;
+    if (!share) consumer.staticMembership = c.staticMembership ?? false;
     if (Array.isArray(consumer.staticMembership) && new Set(consumer.staticMembership).size !== consumer.staticMembership.length) {
       errors.push(`broker.consumer.staticMembership: ${JSON.stringify(consumer.staticMembership)} names a consumer twice`);
     }
@@ -365,7 +378,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     topic,
     producer,
     consumer,
-    brokerConfig: (r.brokerConfig ?? {}) as Record<string, string | number | boolean>,
+    brokerConfig,
     peerLinks: (r.peerLinks ?? 'direct') as KafkaSettings['peerLinks'],
     requestProxy: r.requestProxy ?? false,
     ...(r.clientProcess ? { clientProcess: r.clientProcess as KafkaSettings['clientProcess'] } : {}),

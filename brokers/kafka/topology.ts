@@ -65,6 +65,8 @@ export function baseConfig(count: number): Record<string, string> {
     // least) widened, so a scenario can give such a group the short timeouts it gives classic ones.
     'group.consumer.min.session.timeout.ms': '1000',
     'group.consumer.min.heartbeat.interval.ms': '500',
+    // A share group's record lock may be as short as a scenario's stall (the bound is 15 s by default).
+    'group.share.min.record.lock.duration.ms': '1000',
     'unclean.leader.election.enable': 'false',
     // Fence a dead broker (and move leadership) after 6 s instead of 9 s.
     'broker.session.timeout.ms': '6000',

@@ -42,6 +42,8 @@ export async function deployExternal(ctx: DeployContext, settings: PubsubSetting
     broker: 'pubsub',
     runtime: 'external' as const,
     versions: { pubsub: base.emulatorHost ? 'external emulator' : 'Google Cloud Pub/Sub', '@google-cloud/pubsub': clientVersion(), toxiproxy: TOXIPROXY_VERSION },
+    // A managed service reports no version: the endpoint's host (and project) say what was tested.
+    cluster: { endpoint: base.emulatorHost ?? 'pubsub.googleapis.com', projectId: base.projectId },
     nodes: [],
     logFiles: [] as string[],
     startupMs: 0,

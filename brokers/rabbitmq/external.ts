@@ -54,7 +54,8 @@ export async function deployExternal(ctx: DeployContext, settings: RabbitSetting
     memory: () => undefined,
   };
   if (ext.proxy === false) {
-    return { ...common, endpoint: base as unknown as Record<string, unknown>, links: [], stop: async () => {} };
+    const cluster = await serverFacts(base, raw);
+    return { ...common, versions: { ...common.versions, ...serverVersions(cluster) }, cluster, endpoint: base as unknown as Record<string, unknown>, links: [], stop: async () => {} };
   }
   const dir = join(ctx.workDir, 'rabbitmq');
   mkdirSync(dir, { recursive: true });
@@ -76,14 +77,11 @@ export async function deployExternal(ctx: DeployContext, settings: RabbitSetting
       url: proxied.toString(),
       ...(hasTls ? { tls: { servername: url.hostname, ...tls } } : {}),
     };
-    try {
-      const conn = await openConnection(endpoint, { name: 'convoy-check', heartbeatSeconds: 30 });
-      await conn.close().catch(() => {});
-    } catch (err) {
-      throw new InfraError(`cannot open an AMQP session with ${redact(raw)} through the proxy: ${(err as Error).message}`, [], { cause: err });
-    }
+    const cluster = await serverFacts(endpoint, raw, ' through the proxy');
     return {
       ...common,
+      versions: { ...common.versions, ...serverVersions(cluster) },
+      cluster,
       logFiles: [join(dir, 'toxiproxy.log')],
       endpoint: endpoint as unknown as Record<string, unknown>,
       links: [{ name: 'clients', proxies: [PROXY_NAME], toxiproxyUrl: toxi.api.url }],
@@ -93,4 +91,27 @@ export async function deployExternal(ctx: DeployContext, settings: RabbitSetting
     await stop().catch(() => {});
     throw err;
   }
+}
+
+/**
+ * What the broker says about itself on connect (AMQP's server properties: product, version,
+ * platform, cluster name), for the result's versions.cluster; opening the session also checks
+ * the URL and credentials before the run.
+ */
+async function serverFacts(endpoint: RabbitEndpoint, raw: string, how = ''): Promise<Record<string, unknown>> {
+  let props: Record<string, unknown>;
+  try {
+    const conn = await openConnection(endpoint, { name: 'convoy-check', heartbeatSeconds: 30 });
+    props = ((conn as unknown as { connection: { serverProperties?: Record<string, unknown> } }).connection.serverProperties ?? {}) as Record<string, unknown>;
+    await conn.close().catch(() => {});
+  } catch (err) {
+    throw new InfraError(`cannot open an AMQP session with ${redact(raw)}${how}: ${(err as Error).message}`, [], { cause: err });
+  }
+  const serverProperties = Object.fromEntries(['product', 'version', 'platform', 'cluster_name'].filter((k) => typeof props[k] === 'string').map((k) => [k, props[k]]));
+  return { serverProperties, endpoint: new URL(raw).host };
+}
+
+function serverVersions(cluster: Record<string, unknown>): Record<string, string> {
+  const p = cluster.serverProperties as Record<string, string>;
+  return { ...(p.version ? { server: `${p.product ?? 'RabbitMQ'} ${p.version}` } : {}), ...(p.cluster_name ? { cluster_name: p.cluster_name } : {}) };
 }

@@ -45,8 +45,11 @@ async function deployConnected(ctx: DeployContext, s: ServiceBusSettings): Promi
     throw new InputError('servicebus on the containers runtime: start docker-compose.yml\'s servicebus-emulator, then pass --external connectionString=<its connection string>');
   }
   if (!connectionString) throw new InputError('servicebus on the external runtime needs --external connectionString=Endpoint=sb://...');
+  // A managed service reports no version: the namespace's host (never the key) says what was tested.
+  const host = /Endpoint=sb:\/\/([^/;]+)/i.exec(connectionString)?.[1];
   return {
     broker: 'servicebus', runtime: ctx.runtime, endpoint: { connectionString }, versions: { servicebus: 'external' },
+    ...(host ? { cluster: { endpoint: host } } : {}),
     emulator: ctx.runtime === 'containers' ? { name: 'Microsoft Service Bus emulator', version: 'latest' } : undefined,
     links: [], nodes: [], logFiles: [], stop: async () => {},
   };

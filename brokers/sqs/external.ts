@@ -53,6 +53,8 @@ export async function deployExternal(ctx: DeployContext, settings: SqsSettings):
     broker: 'sqs',
     runtime: 'external' as const,
     versions: { sqs: 'external', '@aws-sdk/client-sqs': sdkVersion(), toxiproxy: TOXIPROXY_VERSION },
+    // A managed service reports no version: the endpoint's host says what was tested.
+    cluster: { endpoint: base.url ? new URL(base.url).host : `sqs.${base.region}.amazonaws.com` },
     nodes: [],
     logFiles: [] as string[],
     startupMs: 0,

@@ -62,6 +62,12 @@ export interface Deployment {
   endpoint: Endpoint;
   /** Versions for the result: broker build, emulator name, ... */
   versions: Record<string, string>;
+  /**
+   * External runtime: what the cluster said about itself (Kafka: cluster id, broker count, API
+   * version ranges, finalized features; RabbitMQ: server properties; a managed service: its
+   * endpoint's host), recorded as the result's versions.cluster. Never a credential.
+   */
+  cluster?: Record<string, unknown>;
   /** Set when the broker is an emulator, named in the result's environment section. */
   emulator?: { name: string; version: string; notes?: string };
   links: NetworkLink[];
@@ -100,6 +106,8 @@ export interface DeployContext {
 /** Optional capabilities are methods a module may leave out; faults check for them. */
 export interface BrokerAdmin {
   createDestinations(): Promise<void>;
+  /** What createDestinations makes ("topic convoy-…", "group convoy-…-group"): the external runs' ledger and `convoy clean --external` name them. */
+  created?(): string[];
   deleteDestinations(): Promise<void>;
   close(): Promise<void>;
   /** Raise the partition (lane) count of the run's topic. */
@@ -156,6 +164,12 @@ export interface RemainingReport {
 export interface OutgoingMessage {
   key: string;
   payload: Buffer;
+  /**
+   * convoy's own fields beside the payload (a consumer under test reads them:
+   * docs/consumer-under-test.md), as the broker's message headers, attributes or properties.
+   * Absent in runs of convoy's own consumers.
+   */
+  headers?: Record<string, string>;
 }
 
 /** What the broker said about a write that succeeded. */
@@ -293,6 +307,8 @@ export interface ExternalSetting {
   aliasOf?: string;
   /** The scenario's `broker.<key>` stands in for it on the external runtime (ignored, with a warning, on the local one). */
   scenarioField?: boolean;
+  /** Any key under it (`librdkafka.socket.keepalive.enable`) is taken and handed to the broker as is; none is read from the environment. */
+  passThrough?: boolean;
 }
 
 export interface BrokerModule {
@@ -312,6 +328,11 @@ export interface BrokerModule {
   runtimes?: RuntimeKind[];
   /** The settings its external runtime reads (DeployContext.external); absent: it has no external runtime. */
   externalSettings?: readonly ExternalSetting[];
+  /**
+   * Bad external settings as InputError (one line, exit 2) before anything runs: a value the
+   * broker cannot take, or, given a scenario's (resolved) settings, what its client cannot do.
+   */
+  checkExternal?(external: Record<string, unknown>, settings?: BrokerSettings): void;
   /** What the broker can do with these (resolved) settings on this runtime (see BrokerCapabilities). */
   capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
   /** A JSON Schema (draft 2020-12 subset) for the broker section of a scenario. */
@@ -346,6 +367,8 @@ export interface BrokerModule {
    * the result names it, and benchmark figures carry its version. Absent: the first of `clients`.
    */
   clientInUse?(settings: BrokerSettings): string;
+  /** A consumer under test (consumers.service) on this broker; absent: it cannot run one yet. */
+  service?: ServiceLink;
   producer(
     endpoint: Endpoint,
     settings: BrokerSettings,
@@ -358,6 +381,20 @@ export interface BrokerModule {
     names: RunNames,
     options: ConsumerOptions,
   ): Promise<ConsumerClient>;
+}
+
+/**
+ * What a consumer under test (a team's own service, docs/consumer-under-test.md) needs of the
+ * broker: the environment that connects it to the run's destination, and the run's name for a
+ * lane it reports (a Kafka partition number).
+ */
+export interface ServiceLink {
+  /** Environment variables for the service's processes (and its build), e.g. KAFKA_BOOTSTRAP_SERVERS. */
+  env(endpoint: Endpoint, settings: BrokerSettings, names: RunNames, log: (line: string) => void): Record<string, string>;
+  /** The lane a report's `lane` names, as acks name it. */
+  lane(reported: string): string;
+  /** Why these settings cannot run one (producers that cannot put convoy's fields in headers); undefined when they can. */
+  refused?(settings: BrokerSettings): string | undefined;
 }
 
 /** What a broker folder's index.ts default-exports; the registry adds `clients` from its package.json. */

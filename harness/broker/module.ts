@@ -8,6 +8,7 @@ import type { Need } from '../runtime/requirements.ts';
 import { InputError } from '../errors.ts';
 import { RUNTIME_KINDS } from './contract.ts';
 import type {
+  ServiceLink,
   BrokerAdmin, BrokerCapabilities, BrokerDefinition, CachedItem, BrokerSettings, ConsumerClient, ConsumerOptions, ContainerService, DeployContext, Deployment,
   Endpoint, ExternalSetting, ProducerClient, ProducerOptions, RunNames, RuntimeKind,
 } from './contract.ts';
@@ -19,6 +20,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   settingsSchema: Record<string, unknown>;
   /** See BrokerModule.externalSettings. */
   externalSettings?: readonly ExternalSetting[];
+  /** See BrokerModule.checkExternal (the settings as the broker's own type). */
+  checkExternal?(external: Record<string, unknown>, settings?: S): void;
   /** Resolves raw settings (defaults filled in); must accept resolved ones too. */
   settings(raw: BrokerSettings): S;
   /** What the result records as the resolved settings (default: `settings`). */
@@ -43,6 +46,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   redeliveryHorizonSetting?(settings: S): string;
   /** See BrokerModule.processClientVersions. */
   processClientVersions?(settings: S): Record<string, string>;
+  /** See BrokerModule.service (raw settings and endpoint: it is passed through as it is). */
+  service?: ServiceLink;
   /** See BrokerModule.clientInUse. */
   clientInUse?(settings: S): string;
 }
@@ -62,6 +67,7 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     testDouble: parts.testDouble,
     settingsSchema: parts.settingsSchema,
     externalSettings: parts.externalSettings,
+    ...(parts.checkExternal ? { checkExternal: (external: Record<string, unknown>, raw?: BrokerSettings) => parts.checkExternal!(external, raw ? settings(raw) : undefined) } : {}),
     requirements: parts.requirements,
     provision: parts.provision,
     cached: parts.cached,
@@ -81,5 +87,6 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     redeliveryHorizonSetting: parts.redeliveryHorizonSetting ? (raw) => parts.redeliveryHorizonSetting!(settings(raw)) : undefined,
     processClientVersions: parts.processClientVersions ? (raw) => parts.processClientVersions!(settings(raw)) : undefined,
     clientInUse: parts.clientInUse ? (raw) => parts.clientInUse!(settings(raw)) : undefined,
+    service: parts.service,
   };
 }

@@ -103,6 +103,12 @@ const VersionsDef = Type.Object({
   brokers: Type.Record(Type.String(), Type.String()),
   clients: Type.Record(Type.String(), Type.String()),
   client: Type.Optional(Type.Object({ name: Type.String(), version: Type.String() }, { description: "The client the run's consumers and producers used (v1.5)." })),
+  cluster: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        "External runtime: what the cluster said about itself (v1.6). Kafka: clusterId, brokers (the count), apiVersions ({api key: [min, max]}, the lowest max over the brokers) and features (finalized levels, metadata.version among them); RabbitMQ: serverProperties (product, version, cluster_name, ...); SQS, Service Bus and Pub/Sub report no version: endpoint (the host, never a credential).",
+    }),
+  ),
 });
 
 const VerdictDef = Type.Object(
@@ -420,6 +426,17 @@ export const ConsumersSection = Type.Object(
       ),
     ),
     holVictims: Type.Optional(Type.Unknown({ description: 'Runs with poison messages: messages of other keys delayed behind a failing one (harness/metrics/hol-victims.ts).' })),
+    redeliveries: Type.Optional(
+      Type.Object(
+        {
+          byCount: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Messages by the highest delivery count the broker reported ("1": never redelivered).' }),
+          redelivered: Type.Integer({ minimum: 0, description: 'Messages delivered more than once.' }),
+          neverApplied: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Messages handled only with errors, by the delivery count of their last delivery: at the broker\'s delivery-count limit, ones it gave up on (a share group archives them).' }),
+          neverAppliedKeys: Type.Integer({ minimum: 0 }),
+        },
+        { description: 'Runs whose client reports delivery counts (harness/metrics/redeliveries.ts).' },
+      ),
+    ),
   },
   { description: 'How the consumers handled the load: their mode and strategy, what it cost, the busiest key, head-of-line victims.' },
 );
@@ -471,7 +488,7 @@ export const resultSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: schemaId('result', 1),
   title: 'convoy result, version 1',
-  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source. Added in v1.3: consumers. Added in v1.4: gateway (order-service runs).",
+  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source. Added in v1.3: consumers. Added in v1.4: gateway (order-service runs). Added in v1.6: versions.cluster (external runtime).",
   ...ResultSchema,
 };
 

@@ -61,6 +61,7 @@ export function buildResult(input: ResultInput): ConvoyResult {
       brokers: run.versions?.brokers ?? {},
       clients: run.versions?.clients ?? {},
       ...(run.versions?.client ? { client: run.versions.client } : {}),
+      ...(run.versions?.cluster ? { cluster: run.versions.cluster } : {}),
     },
     started: run.started ?? null,
     finished: run.finished ?? null,

@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import type { ExternalSetting, RuntimeKind } from '../broker/contract.ts';
+import type { BrokerSettings, ExternalSetting, RuntimeKind } from '../broker/contract.ts';
 import { loadBroker } from '../broker/registry.ts';
 import { registerSecret } from '../checker/redact.ts';
 import { InputError } from '../errors.ts';
@@ -187,6 +187,14 @@ function typed(v: Value): Value {
   return v === 'true' ? true : v === 'false' ? false : v;
 }
 
+/** A pass-through key whose name says it holds a secret (its value is redacted like a declared secret's). */
+const SECRET_KEY = /pass(word|phrase)?|secret|token|credential|jaas|\.key$/i;
+
+/** The pass-through setting a key falls under (`librdkafka.socket.keepalive.enable` → `librdkafka`). */
+function passThroughOf(settings: readonly ExternalSetting[], key: string): ExternalSetting | undefined {
+  return settings.find((s) => s.passThrough && key.startsWith(`${s.key}.`));
+}
+
 export interface ResolveInput {
   kind: string;
   /** The broker kind's settings (BrokerModule.externalSettings). */
@@ -207,14 +215,14 @@ export function resolveExternal(input: ResolveInput): Record<string, unknown> {
   const merged = new Map<string, Given>();
   for (const s of settings) {
     const name = envName(s.key);
-    if (!s.aliasOf && env[name] !== undefined) merged.set(s.key, { value: env[name]!, from: name });
+    if (!s.aliasOf && !s.passThrough && env[name] !== undefined) merged.set(s.key, { value: env[name]!, from: name });
   }
   for (const [key, value] of connection?.settings ?? []) merged.set(key, { value, from: connection!.name });
   for (const [key, given] of parsePairs(input.pairs)) merged.set(key, given);
 
   const out: [string, Value][] = [];
   for (const [key, { value, from }] of merged) {
-    const spec = byKey.get(key);
+    const spec = byKey.get(key) ?? passThroughOf(settings, key);
     if (!spec) {
       const known = settings.filter((s) => !s.aliasOf).map((s) => s.key).join(', ');
       throw new InputError(`${from}: ${kind} takes no external setting "${key}" (it takes: ${known})`);
@@ -225,7 +233,7 @@ export function resolveExternal(input: ResolveInput): Record<string, unknown> {
     }
     const where = from === '--external' ? `--external ${key}` : `${from}: ${key}`;
     const { value: text, resolved } = resolveReferences(value, where, env);
-    if (spec.secret) {
+    if (spec.secret || (spec.passThrough && SECRET_KEY.test(key))) {
       const literal = resolved.length === 0 ? secretParts(text) : [];
       for (const part of [...resolved, ...literal]) registerSecret(part);
       if (from === '--external' && literal.length) {
@@ -242,7 +250,11 @@ export function resolveExternal(input: ResolveInput): Record<string, unknown> {
  * environment; undefined off the external runtime. Each kind is resolved once per command
  * (a suite's scenarios share it), so a warning is said once.
  */
-export function externalSource(runtime: RuntimeKind, flags: ExternalFlags, env: NodeJS.ProcessEnv = process.env): ((kind: string) => Promise<Record<string, unknown>>) | undefined {
+export function externalSource(
+  runtime: RuntimeKind,
+  flags: ExternalFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): ((kind: string, settings?: BrokerSettings) => Promise<Record<string, unknown>>) | undefined {
   if (runtime !== 'external') {
     if (flags.connection) throw new InputError(`--connection: only with --runtime external (got --runtime ${runtime})`);
     return undefined;
@@ -250,15 +262,20 @@ export function externalSource(runtime: RuntimeKind, flags: ExternalFlags, env: 
   const connection = flags.connection ? loadConnection(flags.connection, env) : undefined;
   const warn = (line: string) => process.stderr.write(`convoy: warning: ${line}\n`);
   const cache = new Map<string, Promise<Record<string, unknown>>>();
-  return (kind) => {
+  return async (kind, settings) => {
     let found = cache.get(kind);
     if (!found) {
       found = loadBroker(kind).then((broker) => {
         if (!broker.externalSettings) throw new InputError(`the ${kind} broker has no external runtime`);
-        return resolveExternal({ kind, settings: broker.externalSettings, pairs: flags.external ?? [], connection, env, warn });
+        const resolved = resolveExternal({ kind, settings: broker.externalSettings, pairs: flags.external ?? [], connection, env, warn });
+        broker.checkExternal?.(resolved);
+        return resolved;
       });
       cache.set(kind, found);
     }
-    return found;
+    const resolved = await found;
+    // What the scenario's client cannot do with this connection (its settings differ per scenario).
+    if (settings) (await loadBroker(kind)).checkExternal?.(resolved, settings);
+    return resolved;
   };
 }

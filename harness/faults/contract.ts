@@ -53,6 +53,12 @@ export interface FaultKind {
   destructive: boolean;
   /** Acts on the entities' owner service: the run starts one when a scenario has such a fault. */
   usesOwner?: boolean;
+  /**
+   * Its consumer hook (`worker.consumer`) works on a consumer under test too (consumers.service,
+   * docs/consumer-under-test.md): it acts on the process, not inside convoy's handling. A kind
+   * with a consumer hook and without this is refused in such a scenario.
+   */
+  underTest?: boolean;
   start(spec: FaultSpec, ctx: FaultContext): Promise<StartedFault>;
 }
 
@@ -187,6 +193,12 @@ export interface ConsumerSide {
    * a crash or a freeze). Afterwards this process holds no lock on the run's shared store.
    */
   flushHistory(): void;
+  /**
+   * A consumer under test (consumers.service): kill -9 the service's process, read what it
+   * reported up to its death into the history, then end this process the same way. Absent in
+   * convoy's own consumers, which are killed whole.
+   */
+  crash?(): void;
 }
 
 /** A producer process, as its faults see it. */
@@ -245,11 +257,11 @@ export function endInWorker(w: WorkerHandle, kind: string): void {
  * worker hook (selfKill), with a kill from outside if that does not come within 10 s. Marks it
  * killed by a fault and waits for its exit; returns the evidence of the kill.
  */
-export async function killWorker(w: WorkerHandle, kind: string, byItself: boolean): Promise<{ pid: number | undefined; state: string }> {
+export async function killWorker(w: WorkerHandle, kind: string, byItself: boolean, args: Record<string, unknown> = {}): Promise<{ pid: number | undefined; state: string }> {
   const pid = w.pid;
   w.killedByFault = true;
   if (byItself) {
-    startInWorker(w, kind);
+    startInWorker(w, kind, args);
     if (!(await w.waitExit(10_000))) w.signal('SIGKILL');
   } else {
     w.signal('SIGKILL');
@@ -272,9 +284,13 @@ export function restartAtEnd(ctx: FaultContext, spec: FaultSpec, id: string): ()
   };
 }
 
-/** A worker hook that kills its own process with -9, its history written to its file first. */
-export function selfKill(side: { flushHistory(): void }): () => void {
+/**
+ * A worker hook that kills its own process with -9, its history written to its file first (a
+ * consumer under test: its service first, and what it reported read, ConsumerSide.crash).
+ */
+export function selfKill(side: { flushHistory(): void; crash?(): void }): () => void {
   return () => {
+    if (side.crash) return side.crash();
     side.flushHistory();
     signalOwnGroup('SIGKILL'); // and its client process, if it has one
   };

@@ -54,10 +54,12 @@ export function storeLock(file: string, pid: number): string {
  */
 const freeze: FaultKind = {
   kind: 'freeze',
+  underTest: true,
   destructive: false,
   schema: { type: 'object', properties: { consumer: CONSUMER_FIELD }, required: ['consumer'] },
   doc: {
     summary: 'SIGSTOP one consumer process (and its client process) for the window, SIGCONT at its end: no handling and no heartbeats, as a long GC pause or a suspended VM. The process stops itself where it holds no lock on the shared state store.',
+    notes: 'With a consumer under test (consumers.service) it acts on the service\'s process and everything it runs (docs/consumer-under-test.md).',
     example: '{ name: freeze-c1, kind: freeze, consumer: c1, atMs: 3s, durationMs: 5s }',
   },
   check: (spec, scope) => checkConsumerName(`${scope.path}.consumer`, spec.consumer, scope),

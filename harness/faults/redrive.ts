@@ -10,7 +10,7 @@ const redrive: FaultKind = {
   schema: { type: 'object', properties: {} },
   doc: {
     summary: 'Moves the dead-lettered messages back into the main destination at the window\'s start: old changes land on top of newer ones. The evidence counts the messages moved.',
-    needs: 'A dead-letter queue: RabbitMQ, SQS, Pub/Sub with `broker.deadLetter.enabled: true`, Service Bus, the memory broker in `mode: queue` with `maxDeliveries` above 0. Kafka has none.',
+    needs: 'A dead-letter queue: RabbitMQ, SQS, Pub/Sub with `broker.deadLetter.enabled: true`, Service Bus, the memory broker in `mode: queue` with `maxDeliveries` above 0, a Kafka share group with `broker.consumer.share.deadLetterTopic: true` (Kafka 4.4 on). A Kafka consumer group has none.',
     example: '{ name: redrive, kind: redrive, atMs: 7s, durationMs: 1s }',
     exampleIn: 'broker: { kind: rabbitmq, deadLetter: { enabled: true } }',
   },

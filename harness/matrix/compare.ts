@@ -75,6 +75,8 @@ export interface CellComparison {
   expectations: { label: string; held: number; of: number }[];
   /** Consumer groups (the runs' consumers.group): handovers, and lane time without a live owner; null when no run has them. */
   group: GroupComparison | null;
+  /** Deliveries per consumer process (c1, c2, ...), per run: who did the work (a classic group's idle members show 0). */
+  delivered: Record<string, Spread | null>;
 }
 
 export interface GroupComparison {
@@ -141,6 +143,18 @@ function mergeLatency(runs: ReportResult[], which: string): MergedLatency | null
 
 function sentOf(r: ReportResult): number {
   return r.workload?.sent ?? 0;
+}
+
+/** Each consumer process's deliveries in a run (its worker's phase counts). */
+function deliveredBy(r: ReportResult): Record<string, number> {
+  const consumers = ((r.harness as { consumers?: unknown } | undefined)?.consumers ?? {}) as Record<string, { phases?: { deliveries?: number } }>;
+  return Object.fromEntries(Object.entries(consumers).map(([id, c]) => [id, c.phases?.deliveries ?? 0]));
+}
+
+function compareDelivered(known: ReportResult[]): Record<string, Spread | null> {
+  const per = known.map(deliveredBy);
+  const ids = [...new Set(per.flatMap((d) => Object.keys(d)))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  return Object.fromEntries(ids.map((id) => [id, spread(per.map((d) => d[id] ?? 0))]));
 }
 
 function harnessCpu(r: ReportResult): number | undefined {
@@ -220,6 +234,7 @@ function compareCell(cell: PlannedCell, plan: MatrixPlan, loaded: Loaded[]): Cel
     wrongState,
     expectations: [...expectations].map(([label, x]) => ({ label, ...x })),
     group: compareGroup(known),
+    delivered: compareDelivered(known),
   };
 }
 

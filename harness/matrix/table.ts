@@ -59,10 +59,16 @@ function groupColumns(cell: CellComparison): string[] {
   return [`${rangeText(g.handovers, String)}${away ? `; taken while away: ${away}` : ''}`, `${rangeText(g.unownedMs, seconds)} · longest ${rangeText(g.longestUnownedMs, seconds)}`];
 }
 
+/** Each consumer's deliveries, median (range) per run. */
+function deliveredText(cell: CellComparison): string {
+  const parts = Object.entries(cell.delivered ?? {}).map(([id, s]) => `${id} ${rangeText(s, formatCount)}`);
+  return parts.length ? parts.join(' · ') : DASH;
+}
+
 export function comparisonTable(c: MatrixComparison): Table {
   const types = anomalyColumns(c);
   const grouped = c.cells.some((cell) => cell.group);
-  const head = ['cell', 'runs', ...types, ...(grouped ? ['lane handovers', 'lane time unowned'] : []), 'rate (msg/s)', 'publish p50 / p99', 'end-to-end p50 / p99', 'CPU host / harness', 'wrong state (runs)', 'expectations'];
+  const head = ['cell', 'runs', ...types, ...(grouped ? ['lane handovers', 'lane time unowned'] : []), 'delivered per consumer', 'rate (msg/s)', 'publish p50 / p99', 'end-to-end p50 / p99', 'CPU host / harness', 'wrong state (runs)', 'expectations'];
   const rows = c.cells.map((cell) => {
     const runs = `${cell.known}${cell.unknown ? ` + ${cell.unknown} unknown` : ''}${cell.runs.length < cell.planned ? ` of ${cell.planned}` : ''}`;
     if (cell.allUnknown) return [cell.label, runs, ...Array(head.length - 2).fill('unknown')];
@@ -71,7 +77,7 @@ export function comparisonTable(c: MatrixComparison): Table {
       return l ? `${formatDuration(l.p50)} / ${formatDuration(l.p99)}` : DASH;
     };
     return [
-      cell.label, runs, ...types.map((t) => shareText(cell, t)), ...(grouped ? groupColumns(cell) : []),
+      cell.label, runs, ...types.map((t) => shareText(cell, t)), ...(grouped ? groupColumns(cell) : []), deliveredText(cell),
       rangeText(cell.achievedRate, formatCount), lat('publish'), lat('endToEnd'),
       `${rangeText(cell.cpu.hostPercent, percent)} / ${rangeText(cell.cpu.harnessPercent, percent)}`, wrongText(cell), expectationsText(cell),
     ];

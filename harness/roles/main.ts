@@ -76,7 +76,9 @@ async function runOne(init: WorkerInit, reusable: boolean): Promise<boolean> {
   // The runner resolved and checked every broker setting it hands over (init.settings).
   settingsCheckedByRunner();
   try {
-    await (await ROLES[init.role]())(init, inbox, send);
+    // A consumer under test (consumers.service) in place of convoy's own: this process runs the team's service.
+    const role = init.role === 'consumer' && init.scenario.consumers.service ? (await import('./service/run.ts')).runService : await ROLES[init.role]();
+    await role(init, inbox, send);
   } catch (err) {
     fatal(init, err);
     return false;

@@ -10,6 +10,7 @@ import { eventAt } from '../workload/entity.ts';
 import { loopLagMeter } from '../workers/loop-lag.ts';
 import { WorkerFaults } from '../faults/worker-hooks.ts';
 import { ResendPolicy } from './resend.ts';
+import { DEFAULT_PAYLOAD, serviceHeaders, servicePayload } from '../service/message.ts';
 
 /**
  * A producer process: walks its share of the seeded message plan and sends each message at
@@ -56,6 +57,8 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   while (startUs === undefined && !stopping) await new Promise<void>((r) => (wake = r));
 
   const scenario = init.scenario;
+  // On a destination runs share (a topic made beforehand), every payload names its run.
+  const run = init.endpoint.runTagged === true ? init.names.runId : undefined;
   const plan = new MessagePlan({ seed: scenario.seed, workload: scenario.workload, poison: scenario.consumers.poison });
   const unlimited = scenario.workload.rate.kind === 'unlimited';
   const t0 = startUs ?? nowMicros();
@@ -72,9 +75,13 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   };
   // The producer's own re-sends (workload.producers[].resend), when the scenario asks for them.
   const resends = new ResendPolicy(scenario.workload.producers.find((p) => p.name === me.name)?.resend);
+  // A consumer under test (consumers.service) reads the body its team expects, and convoy's fields in headers.
+  const service = scenario.consumers.service;
+  const template = service?.payload ?? DEFAULT_PAYLOAD;
+  const runId = init.names.runId;
   /** Sends m (its `attempt`-th re-send; 0: the first send, with the payload made then). */
   const sendOne = (m: PlannedMessage, intended: number, attempt = 0, made?: Buffer) => {
-    const payload = made ?? encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.entity, m.version), stampMs: wallAt(intended) }, m.size);
+    const payload = made ?? (service ? servicePayload(template, { run: runId, producer: m.producer, key: m.key, seq: m.seq }) : undefined) ?? encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.entity, m.version), stampMs: wallAt(intended), run }, m.size);
     const at = nowMicros();
     // The two hot events go as prepared JSON text (the same lines JSON.stringify would write).
     history.writeLine(sendLine(m.key, m.producer, m.seq, at, intended, init.id, payload.length, m.entity === m.key ? undefined : m.entity, attempt > 0 ? attempt : undefined));
@@ -84,7 +91,8 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
     }
     stats.inFlight++;
     const watch = resends.watch(attempt, () => sendOne(m, intended, attempt + 1, payload));
-    client.send({ key: m.key, payload }).then(
+    const headers = service ? serviceHeaders({ run: runId, producer: m.producer, key: m.key, seq: m.seq }) : undefined;
+    client.send(headers ? { key: m.key, payload, headers } : { key: m.key, payload }).then(
       (ack) => {
         stats.acked++;
         history.writeLine(ackLine(m.key, m.producer, m.seq, nowMicros(), ack.lane, ack.offset, at));

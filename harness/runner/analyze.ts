@@ -10,12 +10,16 @@ import type { Window } from '../metrics/collector.ts';
 import { MessagePlan } from '../workload/schedule.ts';
 import { plannedSendingMs } from '../scenario/suite-rules.ts';
 import { measureHistory } from './measure.ts';
-import { scoreStrategies, type StrategyScore } from '../consumer/replay.ts';
+import { emptyCounts, scoreStrategies, type StrategyScore } from '../consumer/replay.ts';
+import { compareVersions, readState } from '../service/state.ts';
+import type { VersionedState } from '../workload/entity.ts';
+
 import { strategyOptions } from '../consumer/strategies/registry.ts';
 import { laneMoves } from '../metrics/lane-moves.ts';
 import { groupOwnership } from '../metrics/group-ownership.ts';
 import { keyBacklog } from '../metrics/oldest-unprocessed.ts';
 import { hotKeyFigures } from '../metrics/hot-key.ts';
+import { redeliveries } from '../metrics/redeliveries.ts';
 import { holVictims } from '../metrics/hol-victims.ts';
 import { resendFigures } from '../metrics/resends.ts';
 import { DUPLICATE_VERSIONS_EXPECTATION, FINAL_STATE_EXPECTATION } from '../spec/sections.ts';
@@ -29,6 +33,9 @@ import { deepMerge } from '../scenario/deep-merge.ts';
 import type { BrokerSettings } from '../broker/contract.ts';
 import { gatewayFigures, judgeDuplicateVersions } from '../gateway/analysis.ts';
 import { evaluateThreshold, isThresholdName, parseThreshold, thresholdReason, type ThresholdFigures } from '../checker/thresholds.ts';
+
+/** The name a consumer under test's final state is scored under (the report's and wrong-state's). */
+const SERVICE_SCORE = 'service';
 
 /** Beyond these the harness did not keep its own schedule: the verdict is `unknown`. */
 const MAX_PUBLISH_DELAY_P99_US = 1_000_000;
@@ -79,7 +86,7 @@ async function runClientVersions(scenario: RunRecord['scenario']): Promise<Recor
 }
 
 /** The broker's and clients' versions, and the client the scenario's settings chose. */
-async function runVersions(record: RunRecord, scenario: RunRecord['scenario']): Promise<{ brokers: Record<string, string>; clients: Record<string, string>; client?: { name: string; version: string } }> {
+async function runVersions(record: RunRecord, scenario: RunRecord['scenario']): Promise<{ brokers: Record<string, string>; clients: Record<string, string>; client?: { name: string; version: string }; cluster?: Record<string, unknown> }> {
   const clients = await runClientVersions(scenario);
   const broker = await loadBroker(scenario.broker.kind);
   let name: string | undefined;
@@ -89,7 +96,8 @@ async function runVersions(record: RunRecord, scenario: RunRecord['scenario']): 
     name = broker.clients[0];
   }
   const version = name === undefined ? undefined : clients[name];
-  return { brokers: record.deployment?.versions ?? {}, clients, ...(name && version ? { client: { name, version } } : {}) };
+  const cluster = record.deployment?.cluster;
+  return { brokers: record.deployment?.versions ?? {}, clients, ...(name && version ? { client: { name, version } } : {}), ...(cluster ? { cluster } : {}) };
 }
 
 /**
@@ -129,7 +137,9 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   for (const o of outcome.occurrences.list()) if ((o.type === 'lost' || o.type === 'unseen' || o.type === 'abandoned') && o.key !== null) unreachable.add(o.key);
   // Order-service runs: the service's store at the end is the truth of the final state.
   const gateway = scenario.workload.gateway ? await gatewayFigures(record, m.marks, incomplete) : null;
-  const finalState = await scoreStrategies({
+  // A consumer under test keeps its own state: convoy's strategies never ran (their store is
+  // empty); the service's own state, when it says how to ask, is scored by version.
+  const finalState = scenario.consumers.service ? serviceScore(record.runDir, gateway?.truth ?? m.truth, unreachable) : await scoreStrategies({
     entity: scenario.workload.entity,
     live: scenario.consumers.strategy,
     storeFile: record.storeFile,
@@ -179,7 +189,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
     parseExpectations(anomalySpecs),
     { incomplete },
   );
-  judgeFinalState(stateSpec, finalState, strategyOptions(scenario.consumers.strategy).kind, expectations, verdict);
+  judgeFinalState(stateSpec, finalState, scenario.consumers.service ? SERVICE_SCORE : strategyOptions(scenario.consumers.strategy).kind, expectations, verdict);
   judgeDuplicateVersions(duplicateSpec, gateway?.section.duplicateVersions ?? null, expectations, verdict);
   const host = record.cpu?.host;
   const saturated = host && host.samples >= MIN_CPU_SAMPLES && host.meanPercent >= MAX_HOST_CPU_PERCENT
@@ -237,6 +247,8 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         hotKey,
         ...(group ? { group } : {}),
         // Every run with poison messages: who waited behind them.
+        // The broker's delivery counts, where the client reports them.
+        ...(await redeliveries(record.historyFile).then((r) => (r ? { redeliveries: r } : {}))),
         ...(scenario.consumers.poison ? { holVictims: { policy: scenario.consumers.poison.policy, ...(await holVictims(record.historyFile)) } } : {}),
       },
       ...(gateway ? { gateway: gateway.section } : {}),
@@ -267,6 +279,21 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   }) as Result;
   if (write) writeFileSync(join(record.runDir, 'result.json'), JSON.stringify(result, null, 2));
   return result;
+}
+
+/** The final state of a consumer under test, under the name `wrong-state` judges: the service's, by version. */
+function serviceScore(runDir: string, truth: Map<string, VersionedState>, unreachable: Set<string>): Record<string, StrategyScore> | null {
+  const state = readState(runDir);
+  if (!state || 'error' in state) return null;
+  const c = compareVersions(state.versions, truth, unreachable);
+  const version = (v: number | null) => (v === null ? null : { version: v, state: {} });
+  return {
+    [SERVICE_SCORE]: {
+      strategy: SERVICE_SCORE, primary: true, mode: 'live', effects: emptyCounts(),
+      keys: c.keys, right: c.right, wrong: c.wrong, unreachable: c.unreachable, wrongFields: c.wrong ? { version: c.wrong } : {},
+      wrongKeys: c.examples.map((w) => ({ key: w.key, expected: version(w.expected), actual: version(w.actual), fields: ['version'] })),
+    },
+  };
 }
 
 /**

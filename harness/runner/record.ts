@@ -39,7 +39,7 @@ export interface RunRecord {
   historyFile: string;
   storeFile: string;
   scenario: Scenario;
-  deployment?: Pick<Deployment, 'broker' | 'runtime' | 'versions' | 'emulator' | 'endpoint'>;
+  deployment?: Pick<Deployment, 'broker' | 'runtime' | 'versions' | 'emulator' | 'endpoint' | 'cluster'>;
   /** Start of the producers' schedule and of the measured phase (after warm-up), run clock. */
   startUs: number;
   measureStartUs: number;

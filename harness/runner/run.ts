@@ -21,6 +21,7 @@ import { faults } from './stages/faults.ts';
 import { produce } from './stages/produce.ts';
 import { faultWindows } from './stages/fault-windows.ts';
 import { drain } from './stages/drain.ts';
+import { serviceState } from './stages/service-state.ts';
 
 export type { RunOptions, RunRecord, RunStage };
 
@@ -38,6 +39,7 @@ export const STAGES: readonly Stage[] = [
   produce, // until the plan is sent
   faultWindows, // the windows close; every fault undone
   drain, // until every acked message is processed, or the broker has nothing more
+  serviceState, // a consumer under test's final state, when it says how to ask
 ];
 
 export async function executeRun(scenario: Scenario, opts: RunOptions): Promise<RunRecord> {

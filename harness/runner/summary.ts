@@ -66,6 +66,12 @@ export function printSummary(result: Result, runDir: string, resultsAsGiven?: st
     out.push(`  final state: ${parts.join(', ')}${Object.values(w.finalState)[0]?.unreachable ? ` (${Object.values(w.finalState)[0].unreachable} keys unreachable)` : ''}`);
     for (const f of Object.values(w.finalState)) if (f.costs) out.push(`  costs (${f.strategy}): ${costsLine(f.costs)}`);
   }
+  const redelivered = result.consumers?.redeliveries;
+  if (redelivered && (redelivered.redelivered || Object.keys(redelivered.neverApplied).length)) {
+    const byCount = (m: Record<string, number>) => Object.entries(m).map(([count, n]) => `${n} at ${count}`).join(', ');
+    const never = Object.keys(redelivered.neverApplied).length ? `; never applied, by their last delivery count: ${byCount(redelivered.neverApplied)}` : '';
+    out.push(`  broker delivery counts: ${redelivered.redelivered} redelivered (${byCount(redelivered.byCount)})${never}`);
+  }
   const cpu = result.harness?.cpu;
   if (cpu && cpu.host.samples > 0) {
     const busiest = Object.entries(cpu.workers).sort((a, b) => b[1].meanPercent - a[1].meanPercent)[0];

@@ -6,7 +6,7 @@
  * the CLI the real ones. Each plug-in contributes its schema fragment here.
  */
 import type { Scenario } from '../spec/types.ts';
-import type { BrokerCapabilities, BrokerSettings, ExternalSetting, RuntimeKind } from '../broker/contract.ts';
+import type { BrokerCapabilities, BrokerSettings, ExternalSetting, RuntimeKind, ServiceLink } from '../broker/contract.ts';
 import type { FaultKind } from '../faults/contract.ts';
 import type { SchemaObject } from './values.ts';
 
@@ -24,6 +24,8 @@ export interface BrokerSchemaModule {
   /** See BrokerModule.redeliveryHorizonMs: the default drain's length. */
   redeliveryHorizonMs?(settings: BrokerSettings): number;
   redeliveryHorizonSetting?(settings: BrokerSettings): string;
+  /** See BrokerModule.service: a consumer under test is refused on a broker without it. */
+  service?: Pick<ServiceLink, 'refused'>;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface BrokerSchemaModule {
  * atMs, durationMs; a field may use durationSchema from schema.ts and is then converted to ms),
  * and optionally the checks and warnings against the scenario and the broker (static-check.ts).
  */
-export type CatalogueFaultKind = Pick<FaultKind, 'schema'> & Partial<Pick<FaultKind, 'destructive' | 'check' | 'warn'>>;
+export type CatalogueFaultKind = Pick<FaultKind, 'schema'> & Partial<Pick<FaultKind, 'destructive' | 'check' | 'warn' | 'worker' | 'underTest'>>;
 
 /**
  * A consumer strategy or concurrency mode: its name is a value of `consumers.strategy` /

@@ -19,6 +19,7 @@ import { crossChecks, producerSettingsProblems } from './cross-checks.ts';
 import { faultProblems, faultWarnings, type Target } from './static-check.ts';
 import { resendProblems } from './resend-check.ts';
 import { gatewayBrokerProblems, gatewayProblems } from './gateway-checks.ts';
+import { resolveServiceCwd, serviceProblems } from './service-checks.ts';
 import { durationWarnings, windowsInsideRun, plainlySeconds, runEndMs } from './suite-rules.ts';
 import { scenarioSchema } from './schema.ts';
 import type { Scenario } from '../spec/types.ts';
@@ -128,7 +129,8 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
   });
   resolved.expect = resolveExpectations(resolved.expect ?? {});
   const scenario = resolved as Scenario;
-  errors.push(...crossChecks(scenario, raw, warnings, catalogue.strategies), ...gatewayProblems(scenario, raw, catalogue.gatewayModes));
+  errors.push(...crossChecks(scenario, raw, warnings, catalogue.strategies), ...gatewayProblems(scenario, raw, catalogue.gatewayModes), ...serviceProblems(scenario, raw, brokerModule, kinds));
+  resolveServiceCwd(scenario, source.origin);
   if (errors.length) throw fail(errors);
 
   // The broker's own defaults; a producer's overrides must make valid settings too.

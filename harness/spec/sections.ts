@@ -278,6 +278,35 @@ const Poison = object(
   { description: 'Messages that fail every time: a seeded share, or every message of the given keys (or both).', additionalProperties: false },
 );
 
+/**
+ * A team's own consumer under test (docs/consumer-under-test.md): convoy starts N processes of it
+ * in place of its own consumer workers, and the service reports each message it handles.
+ */
+const Service = object(
+  {
+    command: list(str({ minLength: 1 }), { minItems: 1, description: "The service's program and its arguments, one process per consumer (c1..cN), run in `cwd` with the broker's connection and the report channel in its environment." }),
+    build: optional(list(str({ minLength: 1 }), { minItems: 1, description: 'Run once before the processes start (compile the service), in `cwd` with the same environment. Default none.' })),
+    cwd: optional(str({ minLength: 1, description: "The service's folder, relative to the scenario file. Default the scenario file's folder." })),
+    env: optional(map(str(), { description: 'More environment for the service (and its build).' })),
+    report: filled(values(['socket', 'file'] as const, { default: 'socket', description: 'How the service reports what it handled: newline-delimited JSON to the Unix socket named in CONVOY_REPORT_SOCKET (default), or appended to the file named in CONVOY_REPORT_FILE.' })),
+    payload: optional(
+      str({
+        minLength: 1,
+        description:
+          'The message body the service reads, a template: {{key}}, {{seq}}, {{producer}} and {{run}} are replaced (JSON-escaped). Default {"key":"{{key}}","seq":{{seq}},"producer":"{{producer}}"}. convoy\'s own fields travel in headers (docs/consumer-under-test.md).',
+      }),
+    ),
+    readyTimeoutMs: durOr('How long a process may take to report `ready` (its consumer joined). Default 60 s.', 60_000),
+    state: optional(
+      object(
+        { command: list(str({ minLength: 1 }), { minItems: 1, description: 'Run once after the drain, in `cwd` with the service\'s environment: prints its entities\' state as JSON, { "<key>": <version> } (or { "<key>": { "version": n } }).' }) },
+        { additionalProperties: false, description: "The service's final state, compared with the truth by version (wrong-state judges it). Default: not compared." },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const Consumers = object(
   {
     processes: intOr(1, 'Consumer processes in the group, named c1..cN. Default 1.', { default: 1 }),
@@ -298,6 +327,7 @@ const Consumers = object(
     // One branch per file in harness/consumer/strategies/.
     strategy: filled(plugin<string | StrategyOptions>('strategy')),
     poison: optional(ref('poison', Poison)),
+    service: optional(ref('service', Service, { description: "A team's own consumer in place of convoy's (docs/consumer-under-test.md): its processes, how they report. The strategy, handler and concurrency then do not apply." })),
     overrides: optional(
       map(object({ handler: optional(ref('time', Time)) }, { additionalProperties: false }), {
         description: 'Per-consumer settings by name (c1, c2...).',
@@ -429,7 +459,7 @@ export const ScenarioFile = Type.Object(
 );
 
 /** The sections, for types.ts. */
-export const Sections = { Distribution, Rate, Size, Time, Resend, Producer, Workload, Poison, Consumers, Fault, Expectation, StateExpectation, Run, Broker };
+export const Sections = { Distribution, Rate, Size, Time, Resend, Producer, Workload, Poison, Service, Consumers, Fault, Expectation, StateExpectation, Run, Broker };
 
 /** The scenario schema with its plug-in parts still placeholders (harness/scenario/schema.ts fills them). */
 export const specSchema = {
@@ -443,6 +473,7 @@ export const specSchema = {
     producer: Producer,
     workload: Workload,
     poison: Poison,
+    service: Service,
     consumers: Consumers,
     fault: Fault,
     expectation: Expectation,

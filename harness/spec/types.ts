@@ -24,6 +24,8 @@ export type ProducerSpec = Resolved<S['Producer']>;
 export type ResendSpec = Resolved<S['Resend']>;
 export type PoisonSpec = Resolved<S['Poison']>;
 export type ConsumerSpec = Resolved<S['Consumers']>;
+/** A team's own consumer under test (consumers.service). */
+export type ServiceSpec = Resolved<S['Service']>;
 /** A fault: name, kind, atMs, durationMs, and its kind's own fields (target consumer, link...). */
 export type FaultSpec = Resolved<S['Fault']>;
 

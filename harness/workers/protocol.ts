@@ -88,6 +88,11 @@ export interface WorkerStats {
   storeWrites?: number;
   /** Consumers: where the handling time went (see phases.ts). */
   phases?: ConsumerPhases;
+  /**
+   * A consumer under test (consumers.service), at its stop: the handling attempts it reported,
+   * and what makes the run incomplete (malformed or foreign reports, no handling at all), one line each.
+   */
+  service?: { started: number; problems: string[] };
 }
 
 /** Every counter at zero. */

@@ -17,6 +17,8 @@
  *   ...    8    with flag bit 2: the service's wall-clock stamp, ms since the epoch (float64 LE),
  *               as the producing service would write it (its own clock, which a clock-skew
  *               fault may shift; never the run clock the harness measures with)
+ *   ...    1+R  with flag bit 3: the run id (length R, then R bytes), on destinations that runs
+ *               share (a topic made beforehand), where consumers pass over other runs' messages
  *   ...         padding (a fixed pseudo-random pattern, so compression cannot shrink it)
  *
  * A message never gets smaller than its header; `encodedSize` says how large it will be.
@@ -42,6 +44,8 @@ export interface MessageFields {
   poison: boolean;
   /** The service's wall-clock stamp (ms since the epoch); absent when the sender gave none. */
   stampMs?: number | null;
+  /** The run that sent it, on a destination runs share; absent otherwise. */
+  run?: string;
 }
 
 export interface DecodedMessage extends MessageFields {
@@ -67,10 +71,14 @@ const PAD = (() => {
 
 const STAMP_BYTES = 8;
 
-export function encodedSize(fields: Pick<MessageFields, 'producer' | 'key' | 'seq' | 'entity' | 'event' | 'stampMs'>, size: number): number {
+export function encodedSize(fields: Pick<MessageFields, 'producer' | 'key' | 'seq' | 'entity' | 'event' | 'stampMs' | 'run'>, size: number): number {
   const names =
     Buffer.byteLength(fields.producer) + Buffer.byteLength(fields.key) + (fields.event ?? entityEvent(fields.entity, fields.seq)).length;
-  return Math.max(size, HEADER_BYTES + names + (fields.stampMs != null ? STAMP_BYTES : 0));
+  return Math.max(size, HEADER_BYTES + names + (fields.stampMs != null ? STAMP_BYTES : 0) + runBytes(fields.run));
+}
+
+function runBytes(run: string | undefined): number {
+  return run === undefined ? 0 : 1 + Buffer.byteLength(run);
 }
 
 export function encode(fields: MessageFields, size: number): Buffer {
@@ -83,13 +91,14 @@ export function encode(fields: MessageFields, size: number): Buffer {
   const kind = ENTITY_KINDS.indexOf(fields.entity);
   if (kind < 0) throw new RangeError(`unknown entity kind ${fields.entity}`);
   const stamped = fields.stampMs != null;
-  const body = HEADER_BYTES + p + k + e + (stamped ? STAMP_BYTES : 0);
+  if (fields.run !== undefined && Buffer.byteLength(fields.run) > 255) throw new RangeError('run id too long for the payload');
+  const body = HEADER_BYTES + p + k + e + (stamped ? STAMP_BYTES : 0) + runBytes(fields.run);
   const total = Math.max(size, body);
   const buf = Buffer.allocUnsafe(total);
   buf[0] = MAGIC0;
   buf[1] = MAGIC1;
   buf[2] = FORMAT;
-  buf[3] = (fields.poison ? 1 : 0) | (fields.intendedUs != null ? 2 : 0) | (stamped ? 4 : 0);
+  buf[3] = (fields.poison ? 1 : 0) | (fields.intendedUs != null ? 2 : 0) | (stamped ? 4 : 0) | (fields.run !== undefined ? 8 : 0);
   buf[4] = kind;
   buf[5] = p;
   buf.writeUInt16LE(k, 6);
@@ -102,7 +111,14 @@ export function encode(fields: MessageFields, size: number): Buffer {
   o += buf.write(fields.producer, o, 'utf8');
   o += buf.write(fields.key, o, 'utf8');
   o += buf.write(event, o, 'latin1');
-  if (stamped) buf.writeDoubleLE(fields.stampMs!, o);
+  if (stamped) {
+    buf.writeDoubleLE(fields.stampMs!, o);
+    o += STAMP_BYTES;
+  }
+  if (fields.run !== undefined) {
+    buf[o] = Buffer.byteLength(fields.run);
+    buf.write(fields.run, o + 1, 'utf8');
+  }
   buf.writeUInt32LE(fnv(buf, 0, body), 24);
   for (let at = body; at < total; at += PAD.length) PAD.copy(buf, at, 0, Math.min(PAD.length, total - at));
   return buf;
@@ -113,14 +129,16 @@ export function decode(buf: Uint8Array | null | undefined): DecodedMessage | nul
   const b = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   if (b[0] !== MAGIC0 || b[1] !== MAGIC1 || b[2] !== FORMAT) return null;
   const flags = b[3];
-  if (flags & ~7) return null;
+  if (flags & ~15) return null;
   const entity = ENTITY_KINDS[b[4]];
   if (!entity) return null;
   const p = b[5];
   const k = b.readUInt16LE(6);
   const e = b[8];
   const names = HEADER_BYTES + p + k + e;
-  const body = names + (flags & 4 ? STAMP_BYTES : 0);
+  const stampEnd = names + (flags & 4 ? STAMP_BYTES : 0);
+  if (flags & 8 && stampEnd >= b.length) return null;
+  const body = stampEnd + (flags & 8 ? 1 + b[stampEnd] : 0);
   if (body > b.length || b[9] !== 0 || b[10] !== 0 || b[11] !== 0) return null;
   const stored = b.readUInt32LE(24);
   if (fnv(b, 0, body) !== stored) return null;
@@ -131,6 +149,10 @@ export function decode(buf: Uint8Array | null | undefined): DecodedMessage | nul
   const event = b.toString('latin1', HEADER_BYTES + p + k, names);
   const intendedUs = flags & 2 ? intended : undefined;
   const poison = (flags & 1) === 1;
+  if (flags & 8) {
+    const run = b.toString('utf8', stampEnd + 1, body);
+    return { producer, key, seq, entity, event, intendedUs, ...(flags & 4 ? { stampMs: b.readDoubleLE(names) } : {}), poison, run, size: b.length };
+  }
   // Two literals rather than a spread of an optional part: one object per message, same key order.
   if (flags & 4) return { producer, key, seq, entity, event, intendedUs, stampMs: b.readDoubleLE(names), poison, size: b.length };
   return { producer, key, seq, entity, event, intendedUs, poison, size: b.length };

@@ -8,10 +8,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envName, loadConnection, resolveExternal, secretParts, type ResolveInput } from '../../harness/cli/connection.ts';
+import { envName, externalSource, loadConnection, resolveExternal, secretParts, type ResolveInput } from '../../harness/cli/connection.ts';
 import { clearRegisteredSecrets, redactSecrets, redactString } from '../../harness/checker/redact.ts';
 import { loadBroker, brokerNames } from '../../harness/broker/registry.ts';
-import { EXTERNAL_SETTINGS as KAFKA } from '../../brokers/kafka/endpoint.ts';
+import { EXTERNAL_SETTINGS as KAFKA, endpointFromExternal, javaConnection, rdkafkaConnection } from '../../brokers/kafka/endpoint.ts';
+import { unsecuredJwt } from '../../brokers/kafka/client-config.ts';
+import { connectionAddress } from '../../harness/broker/connection-address.ts';
+import { externalRuns, forgetExternalRun, recordExternalRun } from '../../harness/runtime/external-ledger.ts';
+import { cleanExternal } from '../../harness/cli/commands/clean.ts';
 import { EXTERNAL_SETTINGS as RABBIT } from '../../brokers/rabbitmq/external.ts';
 import { validateFiles } from '../../harness/cli/commands/validate.ts';
 import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
@@ -135,4 +139,88 @@ test('validate --print hides a URL\'s password; a connection field on the local 
   const errExternal: string[] = [];
   await validateFiles([file], () => {}, { catalogue: await scenarioCatalogue(), target: { runtime: 'external', allowDestructive: true } }, false, (l) => errExternal.push(l));
   assert.deepEqual(errExternal, []);
+});
+
+test('Kafka pass-through settings reach each client in its own form; a setting convoy sets itself is refused in one line naming it and why', () => {
+  const file = join(dir, 'pass-through.yaml');
+  writeFileSync(file, 'kind: kafka\nbootstrapServers: k:9092\nlibrdkafka:\n  socket.keepalive.enable: true\njava:\n  client.dns.lookup: use_all_dns_ips\nkafkajs:\n  connectionTimeout: 9000\n  consumer:\n    maxBytes: 1048576\n');
+  const { settings } = kafka({ connection: loadConnection(file, {}), pairs: ['librdkafka.sasl.oauthbearer.client.secret=pass-through-s3cret'] });
+  const e = endpointFromExternal(settings);
+  assert.deepEqual(e.clientConfig, {
+    kafkajs: { connectionTimeout: 9000, consumer: { maxBytes: 1048576 } },
+    librdkafka: { 'socket.keepalive.enable': true, 'sasl.oauthbearer.client.secret': 'pass-through-s3cret' },
+    java: { 'client.dns.lookup': 'use_all_dns_ips' },
+  });
+  assert.equal(rdkafkaConnection(e)['socket.keepalive.enable'], true);
+  assert.equal(javaConnection(e)['client.dns.lookup'], 'use_all_dns_ips');
+  assert.equal(redactString('secret is pass-through-s3cret'), 'secret is ***', 'a pass-through key named like a secret is redacted');
+  clearRegisteredSecrets();
+  for (const [pair, why] of [
+    ['librdkafka.enable.auto.commit=true', /librdkafka\.enable\.auto\.commit cannot be passed through: convoy's delivery tracking relies on it/],
+    ['java.acks=1', /java\.acks cannot be passed through: the scenario sets it \(broker\.producer\.acks\)/],
+    ['kafkajs.producer.idempotent=true', /kafkajs\.producer\.idempotent cannot be passed through: the scenario sets it/],
+    ['java.sasl.jaas.config=x', /java\.sasl\.jaas\.config cannot be passed through: set from the connection/],
+  ] as const) {
+    assert.match(inputError(() => endpointFromExternal(kafka({ pairs: ['bootstrapServers=k:9092', pair] }).settings)), why);
+  }
+});
+
+test('Kafka logins: SCRAM and OAUTHBEARER in each client\'s form; an unknown mechanism, or what a client lacks, is one line', () => {
+  const scram = endpointFromExternal({ bootstrapServers: 'k:9093', ssl: { ca: '-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----', cert: '-----BEGIN CERTIFICATE-----\nC\n-----END CERTIFICATE-----', key: '-----BEGIN PRIVATE KEY-----\nK\n-----END PRIVATE KEY-----' }, sasl: { mechanism: 'SCRAM-SHA-512', username: 'convoy', password: 'p"w\\x' } });
+  const java = javaConnection(scram);
+  assert.equal(java['security.protocol'], 'SASL_SSL');
+  assert.equal(java['sasl.mechanism'], 'SCRAM-SHA-512');
+  assert.equal(java['sasl.jaas.config'], 'org.apache.kafka.common.security.scram.ScramLoginModule required username="convoy" password="p\\"w\\\\x";');
+  assert.equal(java['ssl.truststore.type'], 'PEM');
+  assert.equal(java['ssl.keystore.type'], 'PEM');
+  assert.match(java['ssl.keystore.key']!, /BEGIN PRIVATE KEY/);
+  const oauth = endpointFromExternal({ bootstrapServers: 'k:9092', sasl: { mechanism: 'oauthbearer', principal: 'convoy' } });
+  assert.equal(rdkafkaConnection(oauth)['enable.sasl.oauthbearer.unsecure.jwt'], true);
+  assert.equal(rdkafkaConnection(oauth)['sasl.oauthbearer.config'], 'principal=convoy');
+  assert.match(javaConnection(oauth)['sasl.jaas.config']!, /OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="convoy";/);
+  const [header, claims, signature] = unsecuredJwt('convoy', 60, 1_000).split('.');
+  assert.deepEqual(JSON.parse(Buffer.from(header!, 'base64url').toString()), { alg: 'none' });
+  assert.deepEqual(JSON.parse(Buffer.from(claims!, 'base64url').toString()), { sub: 'convoy', iat: 1_000, exp: 1_060 });
+  assert.equal(signature, '');
+  assert.match(inputError(() => endpointFromExternal({ bootstrapServers: 'k:9092', sasl: { mechanism: 'gssapi', username: 'u', password: 'p' } })), /sasl\.mechanism must be plain, scram-sha-256, scram-sha-512, oauthbearer \(got "gssapi"\)/);
+  assert.match(inputError(() => endpointFromExternal({ bootstrapServers: 'k:9092', sasl: { mechanism: 'oauthbearer' } })), /oauthbearer needs sasl\.principal/);
+  assert.match(inputError(() => javaConnection(endpointFromExternal({ bootstrapServers: 'k:9093', ssl: { rejectUnauthorized: false } }))), /the Java client \(client java\) cannot skip certificate verification/);
+  assert.match(inputError(() => endpointFromExternal({ bootstrapServers: 'k:9092', topic: { name: 'bad topic' } })), /topic\.name must be a topic name/);
+});
+
+test('the ledger of external runs records a connection by its address only: no user, password or key', () => {
+  assert.equal(connectionAddress({ url: 'amqps://convoy:pw-in-url@mq.staging:5671/orders', tls: { passphrase: 'x' } }), '{"url":"amqps://mq.staging:5671/orders"}');
+  assert.equal(connectionAddress({ bootstrapServers: 'k1:9093,k2:9093', sasl: { password: 'p' } }), '{"bootstrapServers":"k1:9093,k2:9093"}');
+  assert.equal(connectionAddress({ connectionString: 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=abc=' }), '{"connectionString":"Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=***"}');
+});
+
+test('clean --external leaves runs of another cluster, and names that are not convoy-<run-id>, alone and says so', async () => {
+  const before = process.env.XDG_STATE_HOME;
+  process.env.XDG_STATE_HOME = join(dir, 'state');
+  try {
+    const createdAt = new Date().toISOString();
+    recordExternalRun({ runId: 'r-other', prefix: 'convoy-r-other', broker: 'kafka', where: '{"bootstrapServers":"other:9092"}', what: ['topic convoy-r-other'], createdAt });
+    recordExternalRun({ runId: 'r-odd', prefix: 'orders', broker: 'kafka', where: '{"bootstrapServers":"k:9092"}', what: ['topic orders'], createdAt });
+    const out: string[] = [];
+    assert.equal(await cleanExternal({ external: ['bootstrapServers=k:9092'] }, (l) => out.push(l)), 0);
+    assert.deepEqual(out.sort(), [
+      'left alone: r-odd: its names do not start convoy-<run-id> (orders)',
+      'left alone: r-other (kafka at {"bootstrapServers":"other:9092"}): another cluster than this connection\'s',
+    ]);
+    assert.deepEqual(externalRuns().map((e) => e.runId).sort(), ['r-odd', 'r-other'], 'their entries stay');
+    for (const e of externalRuns()) forgetExternalRun(e.runId);
+    const none: string[] = [];
+    await cleanExternal({ external: [] }, (l) => none.push(l));
+    assert.match(none[0]!, /^no external run left anything behind/);
+  } finally {
+    if (before === undefined) delete process.env.XDG_STATE_HOME;
+    else process.env.XDG_STATE_HOME = before;
+  }
+});
+
+test('bad external Kafka settings are refused when the command starts (exit 2), the client\'s limits with the scenario\'s settings', async () => {
+  const source = externalSource('external', { external: ['bootstrapServers=k:9092', 'ssl.rejectUnauthorized=false'] }, {})!;
+  await source('kafka', { kind: 'kafka', client: 'kafkajs' });
+  await assert.rejects(source('kafka', { kind: 'kafka', client: 'java' }), (e: Error) => e instanceof InputError && /client java\) cannot skip certificate verification/.test(e.message));
+  await assert.rejects(externalSource('external', { external: ['bootstrapServers=k:9092', 'java.group.id=g'] }, {})!('kafka'), (e: Error) => e instanceof InputError && /java\.group\.id cannot be passed through/.test(e.message));
 });

@@ -39,6 +39,8 @@ test('comparison: shares with Wilson intervals, per-1000 rates, merged (not aver
   assert.ok(e2e.max < 200_000);
   assert.deepEqual(u.wrongState.naive, { perRun: { median: 1, min: 0, max: 2, n: 2 }, runsWrong: 1, of: 2, primary: true });
   assert.deepEqual(u.cpu.harnessPercent, { median: 15, min: 15, max: 15, n: 2 });
+  // Each consumer's deliveries per run: c1 did the work, c2 stayed idle.
+  assert.deepEqual(u.delivered, { c1: { median: 1500, min: 1000, max: 2000, n: 2 }, c2: { median: 0, min: 0, max: 0, n: 2 } });
   const part = c.cells.find((x) => x.id === 'partition')!;
   assert.equal(part.allUnknown, true);
   assert.equal(part.latency.endToEnd, null);
@@ -53,6 +55,7 @@ test('comparison: shares with Wilson intervals, per-1000 rates, merged (not aver
   const md = comparisonMarkdown(c);
   assert.match(md, /\| mode=unordered \| 2 \+ 1 unknown \| 1\/2 50% \[9%–91%\] · 1\.00\/1k \(0–2\.00\)/);
   assert.match(md, /\| mode=partition \| 0 \+ 1 unknown of 2 \| unknown/);
+  assert.match(md, /\| c1 1,500 \(1,000–2,000\) · c2 0 \|/);
   const html = matrixPage(c, (d) => `${d}/report.html`);
   assert.match(html, /data-cell="unordered" data-type="reorder" data-share="0.5"/);
   assert.match(html, /href="runs\/run-0\/report.html"/);

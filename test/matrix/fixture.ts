@@ -42,7 +42,7 @@ export function write(dir: string, runs: Fake[]): DoneRun[] {
       workload: { sent: f.sent, achievedRate: 100 + slot, finalState: { naive: { strategy: 'naive', primary: true, wrong: f.reorders > 0 ? 2 : 0 }, versioned: { strategy: 'versioned', primary: false, wrong: 0 } } },
       latency: { encoded: { endToEnd: encoded(f.e2e), publish: encoded([100, 200]) } },
       ...(f.group ? { consumers: { group: { lanes: 6, assignments: 4, revocations: 2, handoversFrom: {}, list: [], ...f.group } } } : {}),
-      harness: { cpu: { host: { meanPercent: 40 }, workers: { c1: { meanPercent: 10 }, p1: { meanPercent: 5 } } } },
+      harness: { cpu: { host: { meanPercent: 40 }, workers: { c1: { meanPercent: 10 }, p1: { meanPercent: 5 } } }, consumers: { c1: { phases: { deliveries: f.sent } }, c2: { phases: { deliveries: 0 } } } },
     };
     writeFileSync(join(dir, 'runs', runId, 'result.json'), JSON.stringify(result));
     return { slot, cell: f.cell, repeat: slot, seed: 1, runId, dir: `runs/${runId}`, verdict: f.verdict };

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { holVictims } from '../../harness/metrics/hol-victims.ts';
+import { redeliveries } from '../../harness/metrics/redeliveries.ts';
 
 const ms = 1000;
 const ack = (key: string, seq: number, at: number) => ({ type: 'ack', key, producer: 'p', seq, at, ok: true });
@@ -71,4 +72,17 @@ test('HOL victims in key mode: a message of another lane that waited for a worke
   // Per lane alone (before), k2 (another lane) was not counted, and k4 (written before the block
   // ended, started after it, on its lane) was, with 200 ms.
   assert.deepEqual(await holVictims(file), { blockers: 1, blockedMs: 250, victims: 2, victimKeys: 2, addedMsMean: 220, addedMsMax: 240, addedMsTotal: 440 });
+});
+
+// The broker's delivery counts (harness/metrics/redeliveries.ts), from the same process events.
+test('redeliveries: messages by their highest broker delivery count, and the never-applied ones by their last', async () => {
+  const counted = (key: string, seq: number, deliveryCount: number, outcome: 'ok' | 'error') => ({ ...proc(key, seq, 'p0', 0, 1, outcome), deliveryCount });
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-redeliveries-'));
+  const file = join(dir, 'history.jsonl');
+  // k1 1: applied first time; k1 2: released once, applied at 2; k2 1: released until archived at 3.
+  const ev = [counted('k1', 1, 1, 'ok'), counted('k1', 2, 1, 'error'), counted('k1', 2, 2, 'ok'), counted('k2', 1, 1, 'error'), counted('k2', 1, 2, 'error'), counted('k2', 1, 3, 'error')];
+  writeFileSync(file, ev.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  assert.deepEqual(await redeliveries(file), { byCount: { '1': 1, '2': 1, '3': 1 }, redelivered: 2, neverApplied: { '3': 1 }, neverAppliedKeys: 1 });
+  writeFileSync(file, JSON.stringify(proc('k1', 1, 'p0', 0, 1, 'ok')) + '\n');
+  assert.equal(await redeliveries(file), null, 'no count reported: no section');
 });

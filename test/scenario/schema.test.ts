@@ -43,6 +43,7 @@ test('every object is closed except the broker section and a fault (checked by t
     '#/$defs/producer/properties/broker',
     '#/$defs/producer/properties/processBroker/items',
     '#/$defs/rate',
+    '#/$defs/service/properties/env', // the service's environment: any variable names, string values
     '#/$defs/size',
     '#/$defs/time',
     '#/properties/broker',

@@ -80,3 +80,16 @@ test('a service stamp rides after the names, is checksummed, and is absent when 
   flipped[buf.length - 1] ^= 1;
   assert.equal(decode(flipped), null, 'a changed stamp fails the checksum');
 });
+
+test('a run id rides after the stamp (a destination runs share), is checksummed, and counts in the size', () => {
+  const run = 'orders-20261205-101500-ab12';
+  const fields = { ...base, stampMs: 1_700_000_000_123, run };
+  const buf = encode(fields, 0);
+  assert.equal(buf.length, encodedSize(fields, 0));
+  assert.deepEqual(decode(buf), { ...fields, event: 'SHIPPED', size: buf.length });
+  assert.equal(decode(encode({ ...base, run }, 200))?.run, run);
+  assert.equal(decode(encode(base, 200))?.run, undefined);
+  const flipped = Buffer.from(buf);
+  flipped[buf.length - 1] ^= 1; // the run id's last byte
+  assert.equal(decode(flipped), null);
+});

@@ -52,7 +52,7 @@ test('SIGKILL a node and restart it: acks=all loses no acked message', async () 
     topic: { partitions: 3 },
     producer: { acks: 'all', idempotent: true, deliveryTimeoutMs: 60_000 },
   });
-  assert.deepEqual(s.topic, { partitions: 3, replicationFactor: 3, minInsyncReplicas: 2 });
+  assert.deepEqual(s.topic, { partitions: 3, replicationFactor: 3, minInsyncReplicas: 2, clusterDefaults: true });
   const run = await new Run(dep, s, runNames('kill')).init();
   try {
     const p = await run.producer();

@@ -26,13 +26,16 @@ test('defaults are filled in and recorded', () => {
   const s = resolveSettings({ kind: 'kafka' });
   assert.equal(s.nodes, 1);
   assert.equal(s.client, 'kafkajs');
-  assert.deepEqual(s.topic, { partitions: 3, replicationFactor: 1, minInsyncReplicas: 1 });
+  assert.deepEqual(s.topic, { partitions: 3, replicationFactor: 1, minInsyncReplicas: 1, clusterDefaults: true });
+  // A scenario that sets either replication setting gets them on an external cluster too; resolving twice keeps the mark.
+  assert.equal(resolveSettings({ kind: 'kafka', topic: { replicationFactor: 1 } }).topic.clusterDefaults, false);
+  assert.equal(resolveSettings(s).topic.clusterDefaults, true);
   assert.equal(s.producer.acks, -1);
   assert.equal(s.producer.partitioner, 'murmur2');
   assert.equal(s.producer.lingerMs, 0);
   assert.equal(s.consumer.maxPollIntervalMs, undefined, 'kafkajs has no max.poll.interval.ms');
   const three = resolveSettings({ kind: 'kafka', nodes: 3, client: 'confluent' });
-  assert.deepEqual(three.topic, { partitions: 3, replicationFactor: 3, minInsyncReplicas: 2 });
+  assert.deepEqual(three.topic, { partitions: 3, replicationFactor: 3, minInsyncReplicas: 2, clusterDefaults: true });
   assert.equal(three.producer.lingerMs, 5);
   assert.equal(three.consumer.maxPollIntervalMs, 300_000);
   assert.equal(three.consumer.api, 'native', "the confluent consumer runs on the library's KafkaConsumer unless told otherwise");
@@ -42,7 +45,7 @@ test('defaults are filled in and recorded', () => {
 
 test('typos and unknown keys are rejected at every level, naming the path', () => {
   rejects({ partitons: 3 }, /broker\.partitons: unknown setting/);
-  rejects({ topic: { partitons: 3 } }, /broker\.topic\.partitons: unknown setting \(allowed: partitions, replicationFactor, minInsyncReplicas\)/);
+  rejects({ topic: { partitons: 3 } }, /broker\.topic\.partitons: unknown setting \(allowed: partitions, replicationFactor, minInsyncReplicas, clusterDefaults\)/);
   rejects({ producer: { ack: 1 } }, /broker\.producer\.ack: unknown setting/);
   rejects({ consumer: { sessionTimeout: 1000 } }, /broker\.consumer\.sessionTimeout: unknown setting/);
   rejects({ nodes: 2 }, /broker\.nodes: 2 is not one of 1, 3/);
@@ -232,4 +235,19 @@ test('settings resolved for one client resolve again for another; a setting writ
   assert.equal(forConfluent.consumer.api, 'native');
   rejects({ client: 'java', consumer: { api: 'kafkajs-layer' } }, /consumer\.api: chooses between/);
   rejects({ client: 'confluent', consumer: { groupProtocol: 'consumer' } }, /consumer\.groupProtocol/);
+});
+
+test('share groups: Java client, Kafka 4.2 on, no classic-only settings; settings go where the version keeps them', () => {
+  const s = resolveSettings({ kind: 'kafka', client: 'java', consumer: { groupProtocol: 'share', share: { lockDurationMs: 5000 } } });
+  assert.deepEqual(s.consumer.share?.groupConfigs, { 'share.auto.offset.reset': 'earliest', 'share.record.lock.duration.ms': '5000', 'share.delivery.count.limit': '5' });
+  assert.deepEqual(resolveSettings({ ...s }).consumer.share, s.consumer.share, 'resolved settings resolve again unchanged');
+  const old = resolveSettings({ kind: 'kafka', client: 'java', version: '4.2.2', consumer: { groupProtocol: 'share', share: { deliveryCountLimit: 3 } } });
+  assert.equal(old.brokerConfig['group.share.delivery.count.limit'], 3, "4.2 has the delivery-count limit as a broker config only");
+  assert.equal(old.consumer.share?.groupConfigs['share.delivery.count.limit'], undefined);
+  rejects({ client: 'java', version: '4.1.2', consumer: { groupProtocol: 'share' } }, /broker\.consumer\.groupProtocol share: Kafka 4\.1\.2 .* set broker\.version to 4\.2\.0 or later/);
+  rejects({ client: 'kafkajs', consumer: { groupProtocol: 'share' } }, /set broker\.client: java/);
+  rejects({ client: 'java', consumer: { groupProtocol: 'share', assignor: 'range' } }, /broker\.consumer\.assignor: not a share group setting/);
+  rejects({ client: 'java', consumer: { groupProtocol: 'share', sessionTimeoutMs: 10_000 } }, /broker\.consumer\.sessionTimeoutMs: not a share group setting/);
+  rejects({ client: 'java', consumer: { share: { lockDurationMs: 5000 } } }, /broker\.consumer\.share: share group settings need broker\.consumer\.groupProtocol: share/);
+  rejects({ client: 'java', version: '4.3.1', consumer: { groupProtocol: 'share', share: { deadLetterTopic: true } } }, /dead-letter topics from Kafka 4\.4/);
 });

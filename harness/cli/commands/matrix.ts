@@ -145,8 +145,8 @@ async function matrixCommand(file: string | undefined, o: MatrixFlags, json: Jso
   }
   log(`matrix ${plan.name}: ${plan.cells.length} cells x ${plan.repeats} repeats = ${plan.runs.length} runs in ${dir}`);
   const external = externalSource(runtime, o);
-  // Checked before the first run: bad connection settings are bad input, not a broken run.
-  for (const kind of new Set(plan.cells.map((c) => c.scenario.broker.kind))) await external?.(kind);
+  // Checked before the first run: bad connection settings (the broker kind's, each cell's client's) are bad input, not a broken run.
+  for (const c of plan.cells) await external?.(c.scenario.broker.kind, c.scenario.broker);
   const brokers = runtime === 'local' && o.reuseBrokers ? new SuiteBrokers(log, true) : undefined;
   let stopped = false;
   const offInterrupt = onInterrupt(() => {

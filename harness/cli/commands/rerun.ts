@@ -32,7 +32,7 @@ export function register(program: Command): void {
     // Checked again: the schema may have moved on since the run.
     const runtime = checkRuntime(o.runtime);
     const { scenario } = await parseScenario(stringify(result.scenario), { file, catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
-    const external = await externalSource(runtime, o)?.(scenario.broker.kind);
+    const external = await externalSource(runtime, o)?.(scenario.broker.kind, scenario.broker);
     if (result.versions?.node && result.versions.node !== process.version) {
       process.stderr.write(`convoy: note: the run used node ${result.versions.node}; this is ${process.version}\n`);
     }

@@ -53,7 +53,7 @@ export function register(program: Command): void {
       if (!Number.isInteger(repeat) || repeat < 1) throw new InputError(`--repeat: expected an integer ≥ 1, got "${o.repeat}"`);
       // The same checks as `convoy validate --runtime <kind>`, before anything starts.
       const scenario = await loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) } });
-      const external = await externalSource(runtime, o)?.(scenario.broker.kind);
+      const external = await externalSource(runtime, o)?.(scenario.broker.kind, scenario.broker);
       const { code, runs } = await runRepeated(scenario, {
         runtime, resultsDir: resolve(o.results), resultsAsGiven: o.results, keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
         external, repeat, quiet: Boolean(o.quiet), scenarioFile: resolve(file), reuseBrokers: o.reuseBrokers,

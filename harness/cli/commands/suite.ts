@@ -69,7 +69,7 @@ export async function runSuiteCommand(folder: string, o: SuiteFlags, json?: Json
         load: async (file) => {
           const scenario = await loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) }, onWarning: (w) => warnings.warn(w) });
           // Its connection settings checked with the scenario: bad ones are bad input, before any run.
-          await external?.(scenario.broker.kind);
+          await external?.(scenario.broker.kind, scenario.broker);
           return scenario;
         },
         run: async (scenario, opts) => runOnce(scenario, { ...opts, external: await external?.(scenario.broker.kind) }),

@@ -21,6 +21,7 @@ export async function receive(
 ): Promise<void> {
   const { stats, phases } = ctx;
   const { scheduler, task } = schedule;
+  const runId = ctx.init.names.runId;
   const accepted = () => {
     stats.inFlight = scheduler.inFlight;
     holding.poke();
@@ -30,6 +31,8 @@ export async function receive(
     const received = nowMicros();
     if (phases.firstUs === 0) phases.firstUs = received;
     const msg = decodeMessage(d.payload);
+    // Another run's message on a destination runs share: settled unseen, never this run's history.
+    if (msg?.run !== undefined && msg.run !== runId) return d.settle('ack').catch((e: Error) => ctx.log(`settling another run's message failed: ${e.message}`));
     stats.inFlight = scheduler.inFlight + 1;
     return scheduler.accept(msg?.key ?? null, task({ d, msg, received }, () => handle(d, msg, received))).then(accepted);
   });

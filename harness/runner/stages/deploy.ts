@@ -27,6 +27,6 @@ export const deploy: Stage = {
     ctx.deployment = deployment;
     // A broker inside this process (an emulator) stands still whenever the runner does.
     if (deployment.host) ctx.inRunner.push('broker');
-    record.deployment = { broker: deployment.broker, runtime: deployment.runtime, versions: deployment.versions, emulator: deployment.emulator, endpoint: deployment.endpoint };
+    record.deployment = { broker: deployment.broker, runtime: deployment.runtime, versions: deployment.versions, emulator: deployment.emulator, endpoint: deployment.endpoint, ...(deployment.cluster ? { cluster: deployment.cluster } : {}) };
   },
 };

@@ -2,6 +2,9 @@ import type { BrokerAdmin } from '../../broker/contract.ts';
 import { nowMicros } from '../../clock.ts';
 import type { RemainingEvent } from '../../history/events.ts';
 import type { Stage } from '../context.ts';
+import { connectionAddress } from '../../broker/connection-address.ts';
+import { redactSecrets } from '../../checker/redact.ts';
+import { forgetExternalRun, recordExternalRun } from '../../runtime/external-ledger.ts';
 
 /**
  * The run's destinations (named convoy-<run-id>), created before any worker starts. At the end,
@@ -11,17 +14,35 @@ import type { Stage } from '../context.ts';
 export const provision: Stage = {
   name: 'provision',
   async run(ctx) {
+    const external = ctx.opts.runtime === 'external';
     ctx.defer('deleting destinations', async () => {
       if (ctx.record.startUs > 0) ctx.history.write(await askRemaining(ctx.admin, ctx.log));
       const admin = ctx.admin;
       if (!admin) return;
       try {
-        if (!ctx.opts.keep) await admin.deleteDestinations();
+        if (!ctx.opts.keep) {
+          await admin.deleteDestinations();
+          if (external) forgetExternalRun(ctx.names.runId);
+        }
       } finally {
         await admin.close().catch(() => {});
       }
     });
     ctx.admin = await ctx.broker.admin(ctx.deployment!.endpoint, ctx.settings, ctx.names);
+    // On a cluster convoy does not own, what the run creates is written down first: a run killed
+    // mid-way leaves the entry, and `convoy clean --external` deletes what it names.
+    if (external) {
+      recordExternalRun({
+        runId: ctx.names.runId,
+        prefix: ctx.names.prefix,
+        broker: ctx.scenario.broker.kind,
+        where: connectionAddress(ctx.opts.external),
+        what: ctx.admin.created?.() ?? [`destinations named ${ctx.names.prefix}*`],
+        // No credential in the ledger: a scenario's broker section may carry a URL with a password.
+        settings: redactSecrets(ctx.settings) as Record<string, unknown>,
+        createdAt: new Date().toISOString(),
+      });
+    }
     await ctx.admin.createDestinations();
     ctx.mark('destinations-created');
   },

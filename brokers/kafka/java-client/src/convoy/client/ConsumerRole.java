@@ -15,16 +15,11 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.ConfigResource;
 
 /**
  * The consumer side, on one thread that owns the KafkaConsumer (it is not thread-safe); the
@@ -39,7 +34,7 @@ import org.apache.kafka.common.config.ConfigResource;
  * it handled durable (capability commits-later: before-commit, commit-ok). requeue and release
  * seek back to the offset; dead-letter commits past it (Kafka has no dead-letter queue).
  */
-final class ConsumerRole implements ConsumerRebalanceListener {
+final class ConsumerRole implements ConsumerRebalanceListener, PollRole {
   private static final Duration POLL = Duration.ofMillis(50);
   /**
    * Bounds on a commit: the worker's commit-ok, then the broker's answer. While closing they are
@@ -63,14 +58,13 @@ final class ConsumerRole implements ConsumerRebalanceListener {
   private final boolean autoCommit;
   private final long autoCommitIntervalMs;
   private long nextDelivery = 1;
-  private long nextCommitRequest = 1;
   private long nextAutoCommit;
   private boolean assignedOnce;
   private boolean closing;
   private boolean committing;
   private boolean committedOnClose;
   private boolean commitWanted;
-  private Long commitOk;
+  private final CommitRequests commits;
 
   private static final class Held {
     final int partition;
@@ -89,6 +83,7 @@ final class ConsumerRole implements ConsumerRebalanceListener {
   ConsumerRole(Settings settings, Wire wire, ClientLog log) throws Exception {
     this.settings = settings;
     this.wire = wire;
+    this.commits = new CommitRequests(wire);
     this.log = log;
     this.limit = Math.max(settings.maxInFlight, settings.consumer.path("partitionsConsumedConcurrently").asInt(1));
     this.autoCommit = settings.consumer.path("autoCommit").asBoolean(true);
@@ -99,28 +94,23 @@ final class ConsumerRole implements ConsumerRebalanceListener {
 
   /** The consumer protocol keeps the session timeout and heartbeat interval in the group's config. */
   private void setGroupTimeouts() throws Exception {
-    Map<String, Object> conf = new HashMap<>();
-    conf.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap);
-    conf.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.clientId + "-admin");
-    try (Admin admin = Admin.create(conf)) {
-      List<AlterConfigOp> ops = new ArrayList<>();
-      JsonNode session = settings.consumer.path("sessionTimeoutMs");
-      JsonNode heartbeat = settings.consumer.path("heartbeatIntervalMs");
-      if (session.isNumber()) ops.add(new AlterConfigOp(new ConfigEntry("consumer.session.timeout.ms", session.asText()), AlterConfigOp.OpType.SET));
-      if (heartbeat.isNumber()) ops.add(new AlterConfigOp(new ConfigEntry("consumer.heartbeat.interval.ms", heartbeat.asText()), AlterConfigOp.OpType.SET));
-      if (ops.isEmpty()) return;
-      ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, settings.group);
-      admin.incrementalAlterConfigs(Collections.singletonMap(group, ops)).all().get(30, TimeUnit.SECONDS);
-    }
+    Map<String, String> configs = new HashMap<>();
+    JsonNode session = settings.consumer.path("sessionTimeoutMs");
+    JsonNode heartbeat = settings.consumer.path("heartbeatIntervalMs");
+    if (session.isNumber()) configs.put("consumer.session.timeout.ms", session.asText());
+    if (heartbeat.isNumber()) configs.put("consumer.heartbeat.interval.ms", heartbeat.asText());
+    GroupConfigs.set(settings, configs);
   }
 
   /** From the socket's reader thread. */
-  void command(JsonNode m) {
+  @Override
+  public void command(JsonNode m) {
     commands.add(m);
   }
 
   /** Subscribes and polls until the group assigned this member its partitions (possibly none). */
-  void join(long timeoutMs) {
+  @Override
+  public void join(long timeoutMs) {
     consumer.subscribe(Collections.singletonList(settings.topic), this);
     long deadline = System.currentTimeMillis() + timeoutMs;
     while (!assignedOnce) {
@@ -130,7 +120,8 @@ final class ConsumerRole implements ConsumerRebalanceListener {
   }
 
   /** The poll loop, until the worker says close. */
-  void run() throws InterruptedException {
+  @Override
+  public void run() throws InterruptedException {
     nextAutoCommit = System.currentTimeMillis() + autoCommitIntervalMs;
     while (!closing) {
       JsonNode m;
@@ -185,23 +176,9 @@ final class ConsumerRole implements ConsumerRebalanceListener {
   }
 
   private void handle(JsonNode m) {
-    switch (m.path("type").asText()) {
-      case "settle":
-        settle(m.path("id").asLong(), m.path("how").asText());
-        break;
-      case "commit-ok":
-        commitOk = m.path("id").asLong();
-        break;
-      case "request":
-        Main.reply(wire, m, log.errorsSeen());
-        break;
-      case "close":
-        closing = true;
-        break;
-      default:
-        break;
-    }
+    PollRole.dispatch(m, wire, commits, log::errorsSeen, this::settle, () -> closing = true);
   }
+
 
   private void settle(long id, String how) {
     Held h = held.remove(id);
@@ -278,27 +255,9 @@ final class ConsumerRole implements ConsumerRebalanceListener {
 
   /** before-commit, then the worker's commit-ok; the worker's other lines are handled meanwhile. */
   private boolean beforeCommit() {
-    long id = nextCommitRequest++;
-    ObjectNode ask = Wire.message("before-commit");
-    ask.put("id", id);
-    wire.write(ask);
-    long deadline = System.currentTimeMillis() + commitOkWaitMs;
-    try {
-      while (commitOk == null || commitOk != id) {
-        long left = deadline - System.currentTimeMillis();
-        if (left <= 0) {
-          wire.log("no commit-ok from the worker within " + commitOkWaitMs + " ms; not committing");
-          return false;
-        }
-        JsonNode m = commands.poll(left, TimeUnit.MILLISECONDS);
-        if (m != null) handle(m);
-      }
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    return commits.ask(commitOkWaitMs, commands, this::handle, "not committing");
   }
+
 
   private static String describe(Map<TopicPartition, OffsetAndMetadata> targets) {
     StringBuilder s = new StringBuilder();

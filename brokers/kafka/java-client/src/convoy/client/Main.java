@@ -138,7 +138,7 @@ public final class Main {
   }
 
   private void serveConsumer(Wire wire, ClientLog log, Settings settings) throws Exception {
-    ConsumerRole consumer = new ConsumerRole(settings, wire, log);
+    PollRole consumer = settings.shareGroup() ? new ShareConsumerRole(settings, wire) : new ConsumerRole(settings, wire, log);
     // The poll thread owns the consumer and ends the process once it closed; this thread reads
     // the socket and hands lines over, during the close too (its last commit waits for commit-ok).
     Thread poller = new Thread(() -> {

@@ -20,12 +20,20 @@ final class Settings {
   final JsonNode producer;
   final JsonNode consumer;
   final String bootstrap;
+  /**
+   * The connection's own properties (security.protocol, sasl.*, ssl.*) and the user's
+   * pass-through ones, as brokers/kafka/client-config.ts made them: every client gets them.
+   */
+  final Properties connection = new Properties();
 
   Settings(JsonNode configure) {
     role = configure.path("role").asText();
     id = configure.path("id").asText();
     String prefix = configure.path("names").path("prefix").asText();
-    topic = prefix;
+    // A pre-created topic (the external runtime's topic.name), else the run's own.
+    JsonNode named = configure.path("endpoint").path("topic");
+    topic = named.isTextual() ? named.asText() : prefix;
+    configure.path("endpoint").path("javaProperties").fields().forEachRemaining(e -> connection.put(e.getKey(), e.getValue().asText()));
     group = prefix + "-group";
     clientId = prefix + "-" + id;
     maxInFlight = configure.path("maxInFlight").asInt(1);
@@ -44,6 +52,7 @@ final class Settings {
 
   Properties producerProperties() {
     Properties p = new Properties();
+    p.putAll(connection);
     p.put("bootstrap.servers", bootstrap);
     p.put("client.id", clientId);
     p.put("key.serializer", "org.apache.kafka.common.serialization.StringSerializer");
@@ -68,6 +77,39 @@ final class Settings {
     return p;
   }
 
+  boolean shareGroup() {
+    return "share".equals(consumer.path("groupProtocol").asText("classic"));
+  }
+
+  JsonNode share() {
+    return consumer.path("share");
+  }
+
+  /** What every group member's properties start with: where, who, which group, how records decode. */
+  private Properties memberProperties() {
+    Properties p = new Properties();
+    p.putAll(connection);
+    p.put("bootstrap.servers", bootstrap);
+    p.put("client.id", clientId);
+    p.put("group.id", group);
+    p.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+    p.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+    return p;
+  }
+
+  /** A share group's KafkaShareConsumer: its group settings are group configs (set by the admin API). */
+  Properties shareConsumerProperties() {
+    Properties p = memberProperties();
+    p.put("share.acknowledgement.mode", share().path("acknowledgement").asText("explicit"));
+    JsonNode max = consumer.path("maxPollRecords");
+    if (max.isNumber()) {
+      p.put("max.poll.records", max.asText());
+      // max.poll.records as a limit on what one poll acquires, not a hint (KIP-1206).
+      p.put("share.acquire.mode", "record_limit");
+    }
+    return p;
+  }
+
   boolean consumerProtocol() {
     return "consumer".equals(consumer.path("groupProtocol").asText("classic"));
   }
@@ -83,12 +125,7 @@ final class Settings {
   }
 
   Properties consumerProperties() {
-    Properties p = new Properties();
-    p.put("bootstrap.servers", bootstrap);
-    p.put("client.id", clientId);
-    p.put("group.id", group);
-    p.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
-    p.put("value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer");
+    Properties p = memberProperties();
     // Offsets are committed by settlement (the settled prefix), never by the fetch position.
     p.put("enable.auto.commit", "false");
     p.put("auto.offset.reset", consumer.path("fromBeginning").asBoolean(true) ? "earliest" : "latest");
