@@ -82,7 +82,7 @@ export class RabbitProducer implements ProducerClient {
     names: RunNames,
     private readonly options: ProducerOptions,
   ) {
-    this.dest = destinations(settings, names);
+    this.dest = destinations(settings, names, endpoint.queue);
   }
 
   /** Connects once (within timeoutMs) so a broker that is not there fails the worker early. */
@@ -298,7 +298,7 @@ export class RabbitConsumer implements ConsumerClient {
     names: RunNames,
     private readonly options: ConsumerOptions,
   ) {
-    this.dest = destinations(settings, names);
+    this.dest = destinations(settings, names, endpoint.queue);
     this.mainQueues = new Set(this.dest.queues);
   }
 

@@ -9,7 +9,7 @@ import { RabbitAdmin } from './admin.ts';
 import { RabbitConsumer, RabbitProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
 import { containerServices, deployContainers } from './containers.ts';
-import { deployExternal, EXTERNAL_SETTINGS } from './external.ts';
+import { checkExternal, deployExternal, EXTERNAL_SETTINGS } from './external.ts';
 import { deployLocal } from './local.ts';
 import { RABBITMQ_SERVER } from './requirements.ts';
 import { resolveSettings, settingsSchema, type RabbitSettings } from './settings.ts';
@@ -25,6 +25,7 @@ const rabbitmq = brokerModule({
   ],
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
   externalSettings: EXTERNAL_SETTINGS,
+  checkExternal,
   containerServices,
   capabilities,
   endpoint: asEndpoint,
