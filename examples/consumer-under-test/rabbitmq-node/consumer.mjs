@@ -1,6 +1,6 @@
 // A team's Node consumer (amqplib) on RabbitMQ, under test by convoy
 // (docs/consumer-under-test.md): it consumes every queue in RABBITMQ_QUEUES with a prefetch of
-// 20 and acks each message once handled. With competing consumers on one queue (buggy.yaml) a
+// 20, handles each queue's messages one after another, and acks each once handled. With competing consumers on one queue (buggy.yaml) a
 // frozen process's prefetched messages are handled after newer ones; with a single active
 // consumer (fixed.yaml) one process at a time reads the queue, in order.
 import amqp from 'amqplib';
@@ -14,12 +14,17 @@ await channel.prefetch(20);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 for (const queue of env.RABBITMQ_QUEUES.split(',')) {
-  await channel.consume(queue, async (msg) => {
+  // amqplib calls back for each prefetched message without waiting for the last: one chain per
+  // queue handles them in the order they came.
+  let previous = Promise.resolve();
+  await channel.consume(queue, (msg) => {
     if (!msg) return;
-    report.start(msg.properties.headers, { lane: queue });
-    await sleep(1 + Math.random() * 2); // the order's database write
-    report.end(msg.properties.headers);
-    channel.ack(msg);
+    previous = previous.then(async () => {
+      report.start(msg.properties.headers, { lane: queue });
+      await sleep(1 + Math.random() * 2); // the order's database write
+      report.end(msg.properties.headers);
+      channel.ack(msg);
+    });
   });
 }
 report.ready();
