@@ -31,7 +31,7 @@ const BAD: [string, Partial<Target>, string][] = [
   ['network-unknown-link', {}, 'faults[0].link: no link "node-2" in this deployment; expected one of clients'],
   ['kafka-add-partitions-fewer', {}, 'faults[0].to: expected more than the 6 partitions the topic starts with, got 4'],
   ['redrive-without-dead-letters', {}, 'faults[0]: rabbitmq cannot redrive dead letters on the local runtime: this scenario has no dead-letter queue (set broker.deadLetter.enabled: true)'],
-  ['kafka-redrive', {}, 'faults[0]: kafka cannot redrive dead letters on the local runtime: Kafka has no dead-letter queue of its own (poison messages are parked by the consumer strategy)'],
+  ['kafka-redrive', {}, 'faults[0]: kafka cannot redrive dead letters on the local runtime: Kafka has a dead-letter topic only for a share group (broker.consumer.groupProtocol: share, consumer.share.deadLetterTopic: true, Kafka 4.4 on); a consumer group parks poison messages by its strategy'],
   ['sqs-add-partitions', {}, 'faults[0]: sqs cannot add partitions on the local runtime: SQS queues have no partitions to add'],
   ['fault-after-max-duration', {}, 'expect.duplicate.after: fault "late" starts at 400 s, which cannot happen inside the run: run.maxDurationMs 300 s ends the run before it (warm-up 2 s + 400 s)'],
   ['late-fault-in-list', {}, 'expect.reorder[1].before: fault "late" starts at 20 s, which cannot happen inside the run: the run is over by then (sending 5 s + drain 15 s = 20 s into the measured phase)'],
