@@ -218,7 +218,7 @@ export class RabbitProducer implements ProducerClient {
           this.dest.publishExchange,
           this.dest.routingKey(message.key),
           message.payload,
-          { persistent: this.settings.persistent, mandatory: true, messageId: id, headers: { [KEY_HEADER]: message.key } },
+          { persistent: this.settings.persistent, mandatory: true, messageId: id, headers: { ...message.headers, [KEY_HEADER]: message.key } },
           confirm,
         );
         if (!ok && !this.drained) {
