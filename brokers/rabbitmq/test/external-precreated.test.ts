@@ -9,18 +9,17 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openConnection } from '../connection.ts';
 import type { RabbitDeployment } from '../local.ts';
 import { encodeMessage } from '../../../harness/workload/codec.ts';
 import { startNode } from './helpers.ts';
+import { runConvoy, said, type Ran } from '../../../test/helpers/convoy-cli.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const VHOST = 'convoy-precreated-test';
 const USER = 'convoy-limited';
 const PASSWORD = 'Lq4-limited-user-pw';
@@ -95,30 +94,7 @@ function connection(name: string, extra = ''): string {
   return file;
 }
 
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-  ms: number;
-}
-
-function run(file: string, conn: string): Promise<Ran> {
-  const t = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/convoy.js'), 'run', file, '--runtime', 'external', '--connection', conn, '--results', results], {
-      cwd: ROOT,
-      env: { ...process.env, MQ_PASSWORD: PASSWORD, XDG_STATE_HOME: join(dir, 'state') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => resolve({ code, out, err, ms: Date.now() - t }));
-  });
-}
-
-const said = (r: Ran) => `exit ${r.code}\n${r.out}\n${r.err}`;
+const run = (file: string, conn: string) => runConvoy(['run', file, '--runtime', 'external', '--connection', conn, '--results', results], { MQ_PASSWORD: PASSWORD, XDG_STATE_HOME: join(dir, 'state') });
 
 function resultOf(name: string, r: Ran): Record<string, any> {
   const folder = existsSync(results) ? readdirSync(results).find((n) => n.startsWith(`${name}-`) && existsSync(join(results, n, 'result.json'))) : undefined;
