@@ -14,7 +14,7 @@ export const rabbitServiceLink: ServiceLink = {
   env(endpoint: Endpoint, settings: BrokerSettings, names: RunNames): Record<string, string> {
     const e = asEndpoint(endpoint);
     if (e.tls) throw new InputError('consumers.service: TLS connections are not handed to a consumer under test yet');
-    return { RABBITMQ_URL: e.url, RABBITMQ_QUEUES: destinations(resolveSettings(settings), names).queues.join(',') };
+    return { RABBITMQ_URL: e.url, RABBITMQ_QUEUES: destinations(resolveSettings(settings), names, e.queue).queues.join(',') };
   },
   lane: (reported: string) => reported,
 };
