@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type * as amqp from 'amqplib';
 import type { BrokerAdmin, RemainingReport, RunNames } from '../../harness/broker/contract.ts';
+import { InfraError, InputError } from '../../harness/errors.ts';
 import { closeConnection, openConnection, type RabbitEndpoint } from './connection.ts';
 import { destinations, REDRIVE_HEADER, type Destinations } from './names.ts';
 import type { RabbitSettings } from './settings.ts';
@@ -35,6 +36,24 @@ export async function syncNodeMetadata(endpoint: RabbitEndpoint): Promise<void> 
   if (!/^\{ok,\s*\[(ok,?\s*)*\]\}$/.test(stdout.trim())) throw new Error(`rabbitmqctl eval said: ${stdout.trim().slice(0, 200)}`);
 }
 
+/**
+ * A queue made beforehand (queue.name): a passive check only. It must exist, and nobody may be
+ * consuming it: one run at a time per queue. RabbitMQ's consumers compete, so two runs on one
+ * queue would take each other's messages (a single-active queue hands them all to one run's
+ * consumer), and requeueing another run's message would send a finished run's leftovers round
+ * forever; so another run's message is acked unseen (a leftover of a run that is over), and a
+ * queue someone consumes already is refused: when the command starts (checkExternal) and again
+ * when the run begins. Two runs started at the same instant can still both pass the check.
+ */
+export async function checkPrecreatedQueue(ch: amqp.Channel, queue: string): Promise<void> {
+  const r = await ch.checkQueue(queue).catch((err: { code?: number }) => {
+    if (err?.code === 404) throw new InputError(`external RabbitMQ: queue.name ${queue}: no such queue in this vhost (make it beforehand, or leave queue.name out)`);
+    if (err?.code === 403) throw new InputError(`external RabbitMQ: queue.name ${queue}: this user may not use it (ACCESS_REFUSED); grant read and write on it (docs/external.md)`);
+    throw err;
+  });
+  if (r.consumerCount > 0) throw new InputError(`external RabbitMQ: queue.name ${queue} has ${r.consumerCount} consumer(s) already (another run, or another application): one run at a time per queue made beforehand`);
+}
+
 export class RabbitAdmin implements BrokerAdmin {
   readonly dest: Destinations;
   private conn?: amqp.ChannelModel;
@@ -46,7 +65,7 @@ export class RabbitAdmin implements BrokerAdmin {
     private readonly settings: RabbitSettings,
     private readonly names: RunNames,
   ) {
-    this.dest = destinations(settings, names);
+    this.dest = destinations(settings, names, endpoint.queue);
   }
 
   private async connection(): Promise<amqp.ChannelModel> {
@@ -82,6 +101,7 @@ export class RabbitAdmin implements BrokerAdmin {
   }
 
   async createDestinations(): Promise<void> {
+    if (this.endpoint.queue) return this.withChannel((ch) => checkPrecreatedQueue(ch, this.endpoint.queue!));
     const { settings: s, dest: d } = this;
     const durable = s.durable;
     await this.withChannel(async (ch) => {
@@ -110,6 +130,9 @@ export class RabbitAdmin implements BrokerAdmin {
         // Binding key of a consistent hash exchange is the queue's weight on the ring.
         if (d.hashExchange) await ch.bindQueue(q, d.hashExchange, '1');
       }
+    }).catch((err: { code?: number; message?: string }) => {
+      if (err?.code !== 403) throw err;
+      throw new InfraError(`declaring ${d.queues[0]} and the run's other queues: not authorized (ACCESS_REFUSED): this user may not declare queues or exchanges (no configure permission); give a queue made beforehand with queue.name (docs/external.md)`, [], { cause: err });
     });
     if (this.endpoint.node) {
       if (!s.syncMetadata) this.metadataSync = 'off';
@@ -125,6 +148,7 @@ export class RabbitAdmin implements BrokerAdmin {
   }
 
   async deleteDestinations(): Promise<void> {
+    if (this.endpoint.queue) return; // made beforehand: not the run's to delete
     const d = this.dest;
     const queues = [...d.queues, d.retryQueue, d.deadLetterQueue].filter((q): q is string => !!q);
     const exchanges = [d.hashExchange, d.retryExchange, d.deadLetterExchange].filter((x): x is string => !!x);

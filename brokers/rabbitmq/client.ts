@@ -82,7 +82,7 @@ export class RabbitProducer implements ProducerClient {
     names: RunNames,
     private readonly options: ProducerOptions,
   ) {
-    this.dest = destinations(settings, names);
+    this.dest = destinations(settings, names, endpoint.queue);
   }
 
   /** Connects once (within timeoutMs) so a broker that is not there fails the worker early. */
@@ -218,7 +218,7 @@ export class RabbitProducer implements ProducerClient {
           this.dest.publishExchange,
           this.dest.routingKey(message.key),
           message.payload,
-          { persistent: this.settings.persistent, mandatory: true, messageId: id, headers: { [KEY_HEADER]: message.key } },
+          { persistent: this.settings.persistent, mandatory: true, messageId: id, headers: { ...message.headers, [KEY_HEADER]: message.key } },
           confirm,
         );
         if (!ok && !this.drained) {
@@ -298,7 +298,7 @@ export class RabbitConsumer implements ConsumerClient {
     names: RunNames,
     private readonly options: ConsumerOptions,
   ) {
-    this.dest = destinations(settings, names);
+    this.dest = destinations(settings, names, endpoint.queue);
     this.mainQueues = new Set(this.dest.queues);
   }
 

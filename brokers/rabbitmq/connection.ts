@@ -15,6 +15,10 @@ export interface RabbitEndpoint {
   /** Local runtime: the Erlang node name and its rabbitmqctl, for control the AMQP API lacks. */
   node?: string;
   rabbitmqctl?: string;
+  /** A queue made beforehand (the external runtime's queue.name): convoy declares and deletes nothing, and tells runs apart by the run id in each payload. */
+  queue?: string;
+  /** Set with `queue`: producers put the run id in every payload, consumers pass over other runs' messages. */
+  runTagged?: boolean;
 }
 
 export function asEndpoint(e: Endpoint): RabbitEndpoint {

@@ -12,6 +12,7 @@ import { InfraError, InputError } from '../../harness/errors.ts';
 import { onCleanup } from '../../harness/runtime/cleanup.ts';
 import { freePort } from '../../harness/runtime/ports.ts';
 import { startToxiproxy, TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
+import { checkPrecreatedQueue } from './admin.ts';
 import { openConnection, redact, type RabbitEndpoint } from './connection.ts';
 import { PROXY_NAME, type RabbitDeployment } from './local.ts';
 import type { RabbitSettings } from './settings.ts';
@@ -27,7 +28,49 @@ export const EXTERNAL_SETTINGS: readonly ExternalSetting[] = [
   { key: 'tls.servername', help: 'TLS server name (default the URL\'s host)' },
   { key: 'tls.rejectUnauthorized', help: 'false: accept any server certificate' },
   { key: 'proxy', help: 'false: no Toxiproxy in front (no network faults)' },
+  { key: 'queue.name', help: 'a queue made beforehand: convoy declares and deletes nothing (one run at a time per queue)' },
 ];
+
+/**
+ * The queue made beforehand (`queue.name`), or undefined. Given the scenario's settings, refuses
+ * what such a queue cannot serve: lanes and dead letters need exchanges and queues convoy
+ * declares and binds itself, which a user without configure rights may not do.
+ */
+export function precreatedQueue(ext: Record<string, unknown> | undefined, settings?: RabbitSettings): string | undefined {
+  if (ext?.queue === undefined) return undefined;
+  const name = (ext.queue as Record<string, unknown> | undefined)?.name;
+  if (typeof name !== 'string' || name === '' || name.length > 255 || name.startsWith('amq.')) {
+    throw new InputError(`external RabbitMQ: queue.name must be a queue's name (not amq.*, at most 255 characters), got ${JSON.stringify(name)}`);
+  }
+  if (settings?.topology === 'hash-lanes') throw new InputError(`external RabbitMQ: queue.name ${name} with topology hash-lanes: the lanes need a consistent hash exchange convoy declares and binds itself; use topology single-active or competing, or leave queue.name out (and grant configure on ^convoy-.*)`);
+  if (settings?.deadLetter.enabled) throw new InputError(`external RabbitMQ: queue.name ${name} with broker.deadLetter: dead letters need exchanges and queues convoy declares itself; leave broker.deadLetter out, or leave queue.name out (and grant configure on ^convoy-.*)`);
+  return name;
+}
+
+/**
+ * checkExternal: the queue.name given, and, with a scenario's settings, what the queue can serve
+ * and whether it is there and free (asked of the broker, so a missing queue is bad input before
+ * the run). A broker that cannot be reached is left to the run, which says so as it deploys.
+ */
+export async function checkExternal(ext: Record<string, unknown>, settings?: RabbitSettings): Promise<void> {
+  const queue = precreatedQueue(ext, settings);
+  const url = (ext.url ?? ext.amqpUrl ?? settings?.url) as string | undefined;
+  if (!queue || !settings || !url) return;
+  const tls = { ...settings.tls, ...(ext.tls as RabbitSettings['tls'] | undefined) };
+  let conn: Awaited<ReturnType<typeof openConnection>>;
+  try {
+    conn = await openConnection({ url, ...(Object.keys(tls).length ? { tls } : {}) }, { name: 'convoy-check', heartbeatSeconds: 30 });
+  } catch {
+    return;
+  }
+  try {
+    const ch = await conn.createChannel();
+    ch.on('error', () => {});
+    await checkPrecreatedQueue(ch, queue);
+  } finally {
+    await conn.close().catch(() => {});
+  }
+}
 
 export async function deployExternal(ctx: DeployContext, settings: RabbitSettings): Promise<RabbitDeployment> {
   const ext = ctx.external ?? {};
@@ -42,7 +85,8 @@ export async function deployExternal(ctx: DeployContext, settings: RabbitSetting
   if (url.protocol !== 'amqp:' && url.protocol !== 'amqps:') throw new InputError(`not an AMQP URL (amqp:// or amqps://): ${redact(raw)}`);
   const tls = { ...settings.tls, ...(ext.tls as RabbitSettings['tls'] | undefined) };
   const hasTls = url.protocol === 'amqps:' || Object.keys(tls).length > 0;
-  const base: RabbitEndpoint = { url: raw, adminUrl: raw, ...(hasTls ? { tls } : {}) };
+  const queue = precreatedQueue(ext, settings);
+  const base: RabbitEndpoint = { url: raw, adminUrl: raw, ...(hasTls ? { tls } : {}), ...(queue ? { queue, runTagged: true } : {}) };
   const common = {
     broker: 'rabbitmq',
     runtime: 'external' as const,

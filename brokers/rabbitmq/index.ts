@@ -9,10 +9,11 @@ import { RabbitAdmin } from './admin.ts';
 import { RabbitConsumer, RabbitProducer } from './client.ts';
 import { asEndpoint } from './connection.ts';
 import { containerServices, deployContainers } from './containers.ts';
-import { deployExternal, EXTERNAL_SETTINGS } from './external.ts';
+import { checkExternal, deployExternal, EXTERNAL_SETTINGS } from './external.ts';
 import { deployLocal } from './local.ts';
 import { RABBITMQ_SERVER } from './requirements.ts';
 import { resolveSettings, settingsSchema, type RabbitSettings } from './settings.ts';
+import { rabbitServiceLink } from './service-link.ts';
 
 const rabbitmq = brokerModule({
   name: 'rabbitmq',
@@ -25,10 +26,12 @@ const rabbitmq = brokerModule({
   ],
   deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
   externalSettings: EXTERNAL_SETTINGS,
+  checkExternal,
   containerServices,
   capabilities,
   endpoint: asEndpoint,
   admin: (endpoint, settings, names) => new RabbitAdmin(endpoint, settings, names),
+  service: rabbitServiceLink,
   // An unacked delivery comes back when its channel closes: at once for a clean close, after
   // about two heartbeats for a silent connection; a retry queue holds messages for its TTL.
   redeliveryHorizonMs: (s) => Math.max(2 * s.heartbeatSeconds * 1000, s.deadLetter.retryQueue?.ttlMs ?? 0),

@@ -34,7 +34,9 @@ export const KEY_HEADER = 'convoy-key';
 /** Header counting how often an admin redrive moved the message back. */
 export const REDRIVE_HEADER = 'convoy-redriven';
 
-export function destinations(settings: RabbitSettings, names: RunNames): Destinations {
+/** `queue`: a queue made beforehand (queue.name), published to through the default exchange; nothing else. */
+export function destinations(settings: RabbitSettings, names: RunNames, queue?: string): Destinations {
+  if (queue) return { publishExchange: '', queues: [queue], routingKey: () => queue };
   const p = names.prefix;
   const dl = settings.deadLetter.enabled;
   const retry = dl && settings.deadLetter.retryQueue !== undefined;

@@ -330,9 +330,10 @@ export interface BrokerModule {
   externalSettings?: readonly ExternalSetting[];
   /**
    * Bad external settings as InputError (one line, exit 2) before anything runs: a value the
-   * broker cannot take, or, given a scenario's (resolved) settings, what its client cannot do.
+   * broker cannot take, or, given a scenario's (resolved) settings, what its client cannot do
+   * (a broker may ask the cluster then: RabbitMQ checks a queue made beforehand).
    */
-  checkExternal?(external: Record<string, unknown>, settings?: BrokerSettings): void;
+  checkExternal?(external: Record<string, unknown>, settings?: BrokerSettings): void | Promise<void>;
   /** What the broker can do with these (resolved) settings on this runtime (see BrokerCapabilities). */
   capabilities?(settings: BrokerSettings, runtime: RuntimeKind): BrokerCapabilities;
   /** A JSON Schema (draft 2020-12 subset) for the broker section of a scenario. */

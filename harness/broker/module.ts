@@ -21,7 +21,7 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   /** See BrokerModule.externalSettings. */
   externalSettings?: readonly ExternalSetting[];
   /** See BrokerModule.checkExternal (the settings as the broker's own type). */
-  checkExternal?(external: Record<string, unknown>, settings?: S): void;
+  checkExternal?(external: Record<string, unknown>, settings?: S): void | Promise<void>;
   /** Resolves raw settings (defaults filled in); must accept resolved ones too. */
   settings(raw: BrokerSettings): S;
   /** What the result records as the resolved settings (default: `settings`). */

@@ -265,17 +265,17 @@ export function externalSource(
   return async (kind, settings) => {
     let found = cache.get(kind);
     if (!found) {
-      found = loadBroker(kind).then((broker) => {
+      found = loadBroker(kind).then(async (broker) => {
         if (!broker.externalSettings) throw new InputError(`the ${kind} broker has no external runtime`);
         const resolved = resolveExternal({ kind, settings: broker.externalSettings, pairs: flags.external ?? [], connection, env, warn });
-        broker.checkExternal?.(resolved);
+        await broker.checkExternal?.(resolved);
         return resolved;
       });
       cache.set(kind, found);
     }
     const resolved = await found;
     // What the scenario's client cannot do with this connection (its settings differ per scenario).
-    if (settings) (await loadBroker(kind)).checkExternal?.(resolved, settings);
+    if (settings) await (await loadBroker(kind)).checkExternal?.(resolved, settings);
     return resolved;
   };
 }

@@ -25,7 +25,7 @@ export function resolveServiceCwd(s: Scenario, origin: Origin | undefined): void
 export function serviceProblems(s: Scenario, raw: Record<string, any>, broker: BrokerSchemaModule | undefined, kinds: ReadonlyMap<string, CatalogueFaultKind>): string[] {
   if (!s.consumers.service) return [];
   const errors: string[] = [];
-  if (broker && !broker.service) errors.push(`consumers.service: a consumer under test runs on kafka for now, not on ${s.broker.kind}`);
+  if (broker && !broker.service) errors.push(`consumers.service: a consumer under test runs on kafka and rabbitmq for now, not on ${s.broker.kind}`);
   const refused = broker?.service?.refused?.(s.broker);
   if (refused) errors.push(`consumers.service: ${refused}`);
   s.faults.forEach((f, i) => {

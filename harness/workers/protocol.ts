@@ -90,9 +90,10 @@ export interface WorkerStats {
   phases?: ConsumerPhases;
   /**
    * A consumer under test (consumers.service), at its stop: the handling attempts it reported,
-   * and what makes the run incomplete (malformed or foreign reports, no handling at all), one line each.
+   * what makes the run incomplete (malformed or foreign reports), one line each, and the
+   * service's last log lines.
    */
-  service?: { started: number; problems: string[] };
+  service?: { started: number; problems: string[]; lastLog: string[] };
 }
 
 /** Every counter at zero. */

@@ -14,17 +14,15 @@
 // @needs own kafka
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createAcls, createTopic, listTopics, startSecuredCluster, type SecuredCluster } from './secured-cluster.ts';
 import { kafkaAdmin } from '../admin.ts';
 import { resolveSettings } from '../settings.ts';
 import { InputError } from '../../../harness/errors.ts';
+import { runConvoy, said, type Ran } from '../../../test/helpers/convoy-cli.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PASSWORD = 'Sx9-convoy-staging-pw';
 const LIMITED_PASSWORD = 'Lq4-limited-user-pw';
 const SHARED = 'orders-shared';
@@ -77,30 +75,8 @@ function connection(name: string, lines: string): string {
   return file;
 }
 
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-  ms: number;
-}
-
 /** `convoy <args>` as a user runs it; the passwords only in the environment. */
-function convoy(args: string[], onStart?: (pid: number) => void): Promise<Ran> {
-  const t = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/convoy.js'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, KAFKA_PASSWORD: PASSWORD, LIMITED_PASSWORD, XDG_STATE_HOME: state },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    onStart?.(child.pid!);
-    child.on('exit', (code) => resolve({ code, out, err, ms: Date.now() - t }));
-  });
-}
+const convoy = (args: string[], onStart?: (pid: number) => void) => runConvoy(args, { KAFKA_PASSWORD: PASSWORD, LIMITED_PASSWORD, XDG_STATE_HOME: state }, onStart);
 
 const run = (file: string, conn: string, onStart?: (pid: number) => void) => convoy(['run', file, '--runtime', 'external', '--connection', conn, '--results', results], onStart);
 
@@ -115,7 +91,6 @@ function resultOf(name: string, r: Ran): Record<string, any> {
   return { ...JSON.parse(readFileSync(join(results, folder, 'result.json'), 'utf8')), runDir: join(results, folder) };
 }
 
-const said = (r: Ran) => `exit ${r.code}\n${r.out}\n${r.err}`;
 
 test('SCRAM-SHA-512 from a connection file, the password by reference, and at the same time OAUTHBEARER (unsecured JWT) on the Java client: both pass; the result records the cluster; no password written or said', async () => {
   const conn = connection('scram', 'sasl:\n  mechanism: scram-sha-512\n  username: convoy\n  password: ${env:KAFKA_PASSWORD}');

@@ -151,10 +151,9 @@ export async function runService(init: WorkerInit, inbox: Inbox, send: (m: FromW
   history.close();
   logFile.end();
   rmSync(dir, { recursive: true, force: true });
-  const problems = reportProblems(init.id, ingest.counts);
-  if (ingest.counts.started === 0) problems.push(`no handling reported by ${init.id}; its last log lines: ${lastLog().map((l) => l.trim()).join(' / ')}`);
   stats.inFlight = 0;
-  send({ type: 'stopped', stats: { ...stats, service: { started: ingest.counts.started, problems } } });
+  const service = { started: ingest.counts.started, problems: reportProblems(init.id, ingest.counts), lastLog: lastLog().map((l) => l.trim()) };
+  send({ type: 'stopped', stats: { ...stats, service } });
 }
 
 /** SIGTERM, then SIGKILL after the grace; a stopped (frozen) process is resumed first. */
