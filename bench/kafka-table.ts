@@ -46,11 +46,30 @@ const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SIZE = 256;
 const KEYS = 10_000;
 const MAX_IN_FLIGHT = 10_000;
-const ROUNDS = Math.max(1, Number(process.env.CONVOY_BENCH_ROUNDS ?? 3));
-const RECORDS = Number(process.env.CONVOY_BENCH_MESSAGES ?? 200_000);
-const CONSUMED = Number(process.env.CONVOY_BENCH_CONSUME_MESSAGES ?? 100_000);
 const CONSUMER_PARTITIONS = 6;
-const CLIENTS = KAFKA_CLIENTS.filter((c) => !process.env.CONVOY_BENCH_CLIENTS || process.env.CONVOY_BENCH_CLIENTS.split(',').includes(c));
+
+/** What one bench measures: the environment's settings unless given (the CI smoke gives its own). */
+export interface TableOptions {
+  rounds: number;
+  /** Messages per producer row. */
+  records: number;
+  /** Messages preloaded and read per consumer row. */
+  consumed: number;
+  clients: readonly string[];
+  /** Where the JSON goes. */
+  jsonDir: string;
+}
+
+export function tableOptions(env: NodeJS.ProcessEnv = process.env): TableOptions {
+  const wanted = env.CONVOY_BENCH_CLIENTS?.split(',');
+  return {
+    rounds: Math.max(1, Number(env.CONVOY_BENCH_ROUNDS ?? 3)),
+    records: Number(env.CONVOY_BENCH_MESSAGES ?? 200_000),
+    consumed: Number(env.CONVOY_BENCH_CONSUME_MESSAGES ?? 100_000),
+    clients: KAFKA_CLIENTS.filter((c) => !wanted || wanted.includes(c)),
+    jsonDir: resolve(env.CONVOY_BENCH_JSON ?? join('results', 'bench')),
+  };
+}
 
 type Role = 'producer' | 'consumer';
 type Kind = 'tool' | 'bare' | 'convoy';
@@ -89,7 +108,8 @@ function bare(file: string, bootstrap: string, topic: string, group: string, mes
 const beyond = (run: Cpu, base: Cpu, messages: number) => (Math.max(0, run.client - base.client) * 1e6) / Math.max(1, messages - 1);
 
 /** The producer rows: the perf tool with each partitioner, then each client's bare producer and convoy's. */
-async function producerRows(d: Deployment, resultsDir: string, bootstrap: string, topic: string): Promise<Row[]> {
+async function producerRows(o: TableOptions, d: Deployment, resultsDir: string, bootstrap: string, topic: string): Promise<Row[]> {
+  const RECORDS = o.records;
   const inst = provision(undefined, { tools: true });
   const javaTool = (records: number, props: readonly string[]): Measure => {
     const cmd = toolCommand(inst, PRODUCER_PERFORMANCE, [
@@ -111,7 +131,7 @@ async function producerRows(d: Deployment, resultsDir: string, bootstrap: string
       },
     });
   }
-  for (const client of CLIENTS) {
+  for (const client of o.clients as typeof KAFKA_CLIENTS) {
     const file = BARE_CLIENTS[client]?.producer;
     if (file) rows.push({ role: 'producer', kind: 'bare', client, label: `bare ${client}`, readings: [], measure: async () => bare(file, bootstrap, topic, '', RECORDS) });
     const base = await withCpu(() => convoyRun(d, resultsDir, scenario(`bench-${client}-base`, client, { kind: 'unlimited' }, { messages: 1 })));
@@ -130,7 +150,8 @@ async function producerRows(d: Deployment, resultsDir: string, bootstrap: string
 }
 
 /** The consumer rows: the perf tool, then each client's bare consumer and convoy's consumer worker. */
-function consumerRows(d: Deployment, resultsDir: string, bootstrap: string, admin: KafkaAdmin, names: { runId: string; prefix: string }): Row[] {
+function consumerRows(o: TableOptions, d: Deployment, resultsDir: string, bootstrap: string, admin: KafkaAdmin, names: { runId: string; prefix: string }): Row[] {
+  const CONSUMED = o.consumed;
   const inst = provision(undefined, { tools: true });
   const javaBase = javaConsumer(inst, bootstrap, names.prefix, 'bench-java-base', 1);
   let groups = 0;
@@ -145,7 +166,7 @@ function consumerRows(d: Deployment, resultsDir: string, bootstrap: string, admi
     },
   ];
   const tree = trees(resultsDir).pop()!; // this checkout
-  for (const client of CLIENTS) {
+  for (const client of o.clients as typeof KAFKA_CLIENTS) {
     const file = BARE_CLIENTS[client]?.consumer;
     if (file) rows.push({ role: 'consumer', kind: 'bare', client, label: `bare ${client}`, readings: [], measure: async () => bare(file, bootstrap, names.prefix, `bench-bare-${++groups}`, CONSUMED) });
     rows.push({
@@ -164,14 +185,14 @@ const ratios = (a: Row, b: Row | undefined, key: keyof Omit<Measure, 'note'>) =>
   b ? a.readings.flatMap((r, i) => (r[key] > 0 && (b.readings[i]?.[key] ?? 0) > 0 ? [r[key] / b.readings[i]![key]] : [])) : [];
 
 /** The summary: a table per role, then the targets. */
-function table(rows: Row[]): { lines: string[]; points: { rate: BenchmarkPoint[]; cost: BenchmarkPoint[] } } {
+function table(o: TableOptions, rows: Row[]): { lines: string[]; points: { rate: BenchmarkPoint[]; cost: BenchmarkPoint[] } } {
   const lines: string[] = [];
   const points = { rate: [] as BenchmarkPoint[], cost: [] as BenchmarkPoint[] };
-  const extra = `median of ${ROUNDS} interleaved rounds; ${SIZE} B, acks=all, ${KEYS} keys`;
+  const extra = `median of ${o.rounds} interleaved rounds; ${SIZE} B, acks=all, ${KEYS} keys`;
   for (const role of ['producer', 'consumer'] as const) {
     const mine = rows.filter((r) => r.role === role);
     const tools = mine.filter((r) => r.kind === 'tool');
-    lines.push('', `${role} (${role === 'producer' ? `${RECORDS} messages` : `${CONSUMED} messages, ${CONSUMER_PARTITIONS} partitions`}), median (range) over ${ROUNDS} rounds:`);
+    lines.push('', `${role} (${role === 'producer' ? `${o.records} messages` : `${o.consumed} messages, ${CONSUMER_PARTITIONS} partitions`}), median (range) over ${o.rounds} rounds:`);
     lines.push(
       `  ${'row'.padEnd(42)} ${'msg/s'.padEnd(24)} ${'client CPU ms/1k msgs'.padEnd(22)} ${tools.map((t) => `rate / ${t.label.replace('kafka-', '').replace('-perf-test', '-perf')}`.padEnd(30)).join(' ')} rate, CPU / bare`,
     );
@@ -224,8 +245,9 @@ function targets(rows: Row[]): string[] {
   return out;
 }
 
-export async function kafkaTable(opts: { resultsDir: string; deployment?: Deployment }): Promise<string[]> {
-  const lines: string[] = [`clients: ${CLIENTS.join(', ')}; ${ROUNDS} rounds; at start: ${load()}`];
+export async function kafkaTable(opts: { resultsDir: string; deployment?: Deployment; options?: TableOptions }): Promise<string[]> {
+  const o = opts.options ?? tableOptions();
+  const lines: string[] = [`clients: ${o.clients.join(', ')}; ${o.rounds} rounds; at start: ${load()}`];
   const body = async (d: Deployment) => {
     const bootstrap = (d.endpoint as { bootstrapServers: string[] }).bootstrapServers.join(',');
     const kafka = await loadBroker('kafka');
@@ -238,20 +260,20 @@ export async function kafkaTable(opts: { resultsDir: string; deployment?: Deploy
         await a.deleteDestinations().catch(() => {});
         await a.createDestinations();
       }
-      const preloadS = await preload(d, consumed, CONSUMED);
-      lines.push(`consumer topic preloaded with ${CONSUMED} messages in ${preloadS.toFixed(1)} s`);
-      const rows = [...(await producerRows(d, opts.resultsDir, bootstrap, produced.prefix)), ...consumerRows(d, opts.resultsDir, bootstrap, cAdmin, consumed)];
-      for (let round = 1; round <= ROUNDS; round++) {
-        lines.push(`round ${round} of ${ROUNDS} (${load()})`);
+      const preloadS = await preload(d, consumed, o.consumed);
+      lines.push(`consumer topic preloaded with ${o.consumed} messages in ${preloadS.toFixed(1)} s`);
+      const rows = [...(await producerRows(o, d, opts.resultsDir, bootstrap, produced.prefix)), ...consumerRows(o, d, opts.resultsDir, bootstrap, cAdmin, consumed)];
+      for (let round = 1; round <= o.rounds; round++) {
+        lines.push(`round ${round} of ${o.rounds} (${load()})`);
         for (const r of round % 2 === 1 ? rows : [...rows].reverse()) {
           const m = await r.measure();
           r.readings.push(m);
           lines.push(`  ${r.role} ${r.label.padEnd(42)} ${String(Math.round(m.rate)).padStart(7)} msg/s, client CPU ${m.cpuPer1k.toFixed(1)} ms per 1k msgs${m.note ? ` (${m.note})` : ''}`);
         }
       }
-      const t = table(rows);
+      const t = table(o, rows);
       lines.push(...t.lines);
-      const dir = resolve(process.env.CONVOY_BENCH_JSON ?? join('results', 'bench'));
+      const dir = o.jsonDir;
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, 'kafka-rate.json'), JSON.stringify(t.points.rate, null, 2) + '\n');
       writeFileSync(join(dir, 'kafka-cost.json'), JSON.stringify(t.points.cost, null, 2) + '\n');
