@@ -6,7 +6,8 @@
  * lane of its own. A lane is its messages in publish order: a delivered prefix (outstanding or
  * acked, the acked head trimmed away) and a ready suffix (`next` points at the first ready one).
  * A lane hands out its ready messages in order, several at once (up to `outstandingPerKey`, 0 =
- * no limit but flow control), all to the stream that holds its outstanding ones.
+ * no limit but flow control), all to the stream that holds its outstanding ones (and, when none
+ * are outstanding, preferably to the stream that had it last: the service's key affinity).
  *
  * The cascade: when a message of a key is redelivered (nack, or its deadline expired), every
  * later message of that key that was already delivered is made ready again too, acked or not,
@@ -73,6 +74,8 @@ interface Lane {
   next: number;
   outstanding: number;
   holder?: Holder;
+  /** The stream that had the key last: it gets the key again while it is open and has room. */
+  last?: Holder;
 }
 
 export interface SubscriptionStats {
@@ -282,7 +285,7 @@ export class SubscriptionState {
       }
       const first = l.entries[l.next]!;
       if (first.availableAt > now) continue;
-      const holder = l.outstanding > 0 ? l.holder! : this.pickHolder(first);
+      const holder = l.outstanding > 0 ? l.holder! : l.last && this.fits(l.last, first) ? l.last : this.pickHolder(first);
       if (!holder) continue;
       while (l.next < l.entries.length && l.outstanding < perKey) {
         const e = l.entries[l.next]!;
@@ -306,6 +309,7 @@ export class SubscriptionState {
     holder.bytes += e.size;
     l.outstanding++;
     l.holder = holder;
+    l.last = holder;
     this.stats.delivered++;
     let batch = batches.get(holder);
     if (!batch) batches.set(holder, (batch = []));
