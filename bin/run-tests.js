@@ -61,7 +61,7 @@ if (args.includes('--list')) {
       const { alone, lanes } = lanesOf(p.segments, brokerLanes);
       if (alone) console.log(`## holding nothing\n${alone.files.join('\n')}`);
       for (const [l, lane] of lanes.entries()) {
-        for (const seg of lane) console.log(`## ${lanes.length > 1 ? `lane ${l + 1}, ` : ''}holding ${seg.hold.join(', ')}\n${seg.files.join('\n')}`);
+        for (const seg of lane) console.log(`## ${lanes.length > 1 ? `lane ${l + 1}, ` : ''}holding ${seg.hold.join(', ') || 'nothing, beside the others'}\n${seg.files.join('\n')}`);
       }
     }
   }
