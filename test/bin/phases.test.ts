@@ -104,6 +104,19 @@ test('lanes never share a broker: segments linked by a broker go in one lane', (
   assert.deepEqual(two.lanes.map((l: { hold: string[] }[]) => l.map((s) => s.hold.join('+') || 'beside')), [['kafka', 'kafka+rabbitmq', 'rabbitmq'], ['pubsub', 'sqs', 'beside']]);
 });
 
+test('one broker\'s files that outweigh the other lanes are split: the slowest go to a segment of their own in the shortest lane, holding another instance', () => {
+  const seg = (hold: string[], files: string[]) => ({ hold, files });
+  // Unknown files weigh 10 s each; a second Kafka costs the lane 20 s to start.
+  const kafka = seg(['kafka'], ['k1', 'k2', 'k3', 'k4', 'k5', 'k6']);
+  const { lanes } = lanesOf([kafka, seg(['pubsub'], ['p'])], 2);
+  assert.deepEqual(lanes, [[seg(['kafka'], ['k2', 'k3', 'k4', 'k5', 'k6'])], [seg(['pubsub'], ['p']), seg(['kafka'], ['k1'])]]);
+  // Balanced lanes, or one file to the broker: nothing moves.
+  const even = lanesOf([seg(['kafka'], ['k1', 'k2']), seg(['pubsub'], ['p1', 'p2'])], 2).lanes;
+  assert.deepEqual(even.map((l: { files: string[] }[]) => l.map((s) => s.files.length)), [[2], [2]]);
+  const one = lanesOf([seg(['kafka'], ['k1']), seg(['pubsub'], ['p'])], 2).lanes;
+  assert.deepEqual(one.map((l: { files: string[] }[]) => l.map((s) => s.files)), [[['k1']], [['p']]]);
+});
+
 test('a shared broker is held from the first segment that needs it to the last', () => {
   const files = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
   const needs = new Map([
