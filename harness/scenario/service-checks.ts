@@ -25,9 +25,8 @@ export function resolveServiceCwd(s: Scenario, origin: Origin | undefined): void
 export function serviceProblems(s: Scenario, raw: Record<string, any>, broker: BrokerSchemaModule | undefined, kinds: ReadonlyMap<string, CatalogueFaultKind>): string[] {
   if (!s.consumers.service) return [];
   const errors: string[] = [];
-  if (broker && !broker.service) errors.push(`consumers.service: a consumer under test runs on kafka and rabbitmq for now, not on ${s.broker.kind}`);
-  const refused = broker?.service?.refused?.(s.broker);
-  if (refused) errors.push(`consumers.service: ${refused}`);
+  // Which brokers can run one is each broker module's own `service` link: no list here.
+  if (broker && !broker.service) errors.push(`consumers.service: the ${s.broker.kind} broker cannot run a consumer under test (it has no connection to hand a service)`);
   s.faults.forEach((f, i) => {
     const kind = kinds.get(f.kind);
     if (kind?.worker?.consumer && !kind.underTest) errors.push(`faults[${i}].kind: ${f.kind} acts inside convoy's own consumer; a consumer under test takes ${[...kinds].filter(([, k]) => k.underTest).map(([n]) => n).sort().join(', ')} and the faults outside the consumers`);

@@ -109,6 +109,9 @@ test('scenario checks: a typo in the service section and a fault that acts insid
   await assert.rejects(parseScenario(typo, { catalogue, file: 's.yaml' }), (e: any) => /s\.yaml:7:\d+: consumers\.service\.readyTimeoutMS: unknown property \(did you mean readyTimeoutMs\?\)/.test(e.detail.join('\n')));
   const stall = badService('exits', 'faults: [{ name: s, kind: stall, consumer: c1, atMs: 0, durationMs: 1s }]');
   await assert.rejects(parseScenario(stall, { catalogue, file: 's.yaml' }), (e: any) => /faults\[0\]\.kind: stall acts inside convoy's own consumer; a consumer under test takes freeze, kill-consumer/.test(e.detail.join('\n')));
+  // A broker without a service link (the in-memory one) cannot hand a service its connection.
+  const memory = badService('exits').replace('{ kind: kafka, topic: { partitions: 2 } }', '{ kind: memory }');
+  await assert.rejects(parseScenario(memory, { catalogue, file: 's.yaml' }), (e: any) => /consumers\.service: the memory broker cannot run a consumer under test/.test(e.detail.join('\n')));
 });
 
 test('the reports become handling events: a start and its end are one attempt; an end without a start, a bad line, another run\'s message are counted', () => {
