@@ -36,6 +36,8 @@ export function serviceProblems(s: Scenario, raw: Record<string, any>, broker: B
   }
   const unknown = unknownPlaceholders(s.consumers.service.payload ?? '');
   if (unknown.length) errors.push(`consumers.service.payload: no field ${unknown.map((u) => `{{${u}}}`).join(', ')}; a template takes {{key}}, {{seq}}, {{producer}}, {{run}}`);
+  const asked = s.consumers.service.state;
+  if (asked && (asked.command === undefined) === (asked.url === undefined)) errors.push('consumers.service.state: give a `command` or a `url`, one of them');
   const state = s.expect['wrong-state'];
   const judged = (Array.isArray(state) ? state : state === undefined ? [] : [state]).some((e) => String(typeof e === 'object' ? e.expect : e) !== 'any');
   if (judged && !s.consumers.service.state) errors.push("expect.wrong-state: the service's final state is compared only when consumers.service.state says how to ask for it");
