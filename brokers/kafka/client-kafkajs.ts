@@ -34,7 +34,7 @@ import type { KafkaSettings } from './settings.ts';
 const { Kafka, logLevel, Partitioners } = kafkajs;
 
 /** Broker error types that guarantee nothing was written, whatever earlier attempts did. */
-const DEFINITE_TYPES = new Set([
+export const DEFINITE_TYPES = new Set([
   'MESSAGE_TOO_LARGE',
   'RECORD_LIST_TOO_LARGE',
   'INVALID_RECORD',

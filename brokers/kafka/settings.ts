@@ -7,7 +7,7 @@
 import type { BrokerSettings } from '../../harness/broker/contract.ts';
 import { InputError } from '../../harness/errors.ts';
 import { resolveShare, shareSchema, type ShareSettings } from './share-group.ts';
-import { CLIENT_PRODUCER_DEFAULTS, CLIENT_SETTINGS, CONVOY_PRODUCER_DEFAULTS, type KafkaClientKind, type ProducerDefaults } from './client-defaults.ts';
+import { CLIENT_PRODUCER_DEFAULTS, CLIENT_SETTINGS, clientHas, CONVOY_PRODUCER_DEFAULTS, KAFKA_CLIENTS, type KafkaClientKind, type ProducerDefaults } from './client-defaults.ts';
 export type { KafkaClientKind } from './client-defaults.ts';
 
 export type GroupProtocol = 'classic' | 'consumer' | 'share';
@@ -86,6 +86,12 @@ export interface KafkaSettings extends BrokerSettings {
   requestProxy: boolean;
 }
 
+/** The clients whose idempotent producer has one request in flight, and why. */
+const ONE_IN_FLIGHT_WHEN_IDEMPOTENT: Partial<Record<KafkaClientKind, string>> = {
+  kafkajs: 'kafkajs holds a lock per broker around every idempotent produce request',
+  platformatic: '@platformatic/kafka sets its connections to one request at a time when idempotent (maxInflights 1)',
+};
+
 const int = (minimum: number, description: string, maximum?: number) => ({ type: 'integer', minimum, ...(maximum !== undefined ? { maximum } : {}), description });
 
 export const settingsSchema: Record<string, unknown> = {
@@ -99,8 +105,8 @@ export const settingsSchema: Record<string, unknown> = {
     version: { type: 'string', pattern: '^(latest|4\\.[0-9]+\\.[0-9]+)$', description: 'Apache Kafka 4.x version, or "latest" (default): the newest 4.x that resolves' },
     nodes: { enum: [1, 3], description: '1: one combined KRaft node (default); 3: a 3-node cluster on this host' },
     client: {
-      enum: ['kafkajs', 'confluent', 'java'],
-      description: "kafkajs (default), @confluentinc/kafka-javascript (librdkafka), or java: Apache Kafka's Java client (kafka-clients) in a process of its own behind the client protocol (needs a JDK)",
+      enum: [...KAFKA_CLIENTS],
+      description: "kafkajs (default), confluent: @confluentinc/kafka-javascript (librdkafka), java: Apache Kafka's Java client (kafka-clients) in a process of its own behind the client protocol (needs a JDK), or platformatic: @platformatic/kafka (pure JavaScript)",
     },
     javaClient: {
       type: 'object',
@@ -288,8 +294,10 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
   const defaultsFrom = (p.defaults ?? 'convoy') as ProducerSettings['defaults'];
   const d = (defaultsFrom === 'client' ? CLIENT_PRODUCER_DEFAULTS : CONVOY_PRODUCER_DEFAULTS)[client];
   const idempotent = p.idempotent ?? d.idempotent;
-  // kafkajs holds a lock per broker around every idempotent produce request: 1 in flight.
-  const maxInFlight = p.maxInFlight ?? (idempotent && client === 'kafkajs' ? 1 : d.maxInFlight);
+  // kafkajs holds a lock per broker around every idempotent produce request, and
+  // @platformatic/kafka sets its connections to one request at a time: 1 in flight.
+  const oneInFlight = ONE_IN_FLIGHT_WHEN_IDEMPOTENT[client];
+  const maxInFlight = p.maxInFlight ?? (idempotent && oneInFlight ? 1 : d.maxInFlight);
   const producer: ProducerSettings = {
     acks,
     idempotent,
@@ -324,7 +332,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     fromBeginning: c.fromBeginning ?? true,
     metadataMaxAgeMs: c.metadataMaxAgeMs ?? 300_000,
   };
-  if (client !== 'kafkajs' && !share) consumer.maxPollIntervalMs = c.maxPollIntervalMs ?? 300_000;
+  if (clientHas(client, 'consumer.maxPollIntervalMs') && !share) consumer.maxPollIntervalMs = c.maxPollIntervalMs ?? 300_000;
   if (client === 'confluent') consumer.api = c.api ?? 'native';
   if (client === 'java') {
     consumer.groupProtocol = c.groupProtocol ?? 'classic';
@@ -360,13 +368,13 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     errors.push(`broker.${only.path}: ${only.why[client] ?? `not a setting of the ${client} client`}; use client: ${has}`);
   }
   if (p.partitioner === 'crc32' && client !== 'confluent') {
-    errors.push(`broker.producer.partitioner crc32: ${client === 'java' ? 'the Java client' : 'kafkajs'} has only the murmur2 partitioner for keyed records; use client: confluent (librdkafka consistent_random)`);
+    errors.push(`broker.producer.partitioner crc32: ${({ java: 'the Java client', kafkajs: 'kafkajs', platformatic: '@platformatic/kafka' } as Record<string, string>)[client]} has only the murmur2 partitioner for keyed records; use client: confluent (librdkafka consistent_random)`);
   }
   if (client === 'java' && r.clientProcess) {
     errors.push('broker.clientProcess: client java always runs in a process of its own (convoy\'s Java client); leave clientProcess out, or name your own client there with client kafkajs or confluent');
   }
-  if (idempotent && maxInFlight > 1 && client === 'kafkajs') {
-    errors.push('broker.producer.idempotent with kafkajs: kafkajs holds a lock per broker around every idempotent produce request, so at most 1 is in flight; set maxInFlight 1 or use client: confluent or java (up to 5)');
+  if (idempotent && maxInFlight > 1 && oneInFlight) {
+    errors.push(`broker.producer.idempotent with ${client}: ${oneInFlight}, so at most 1 is in flight; set maxInFlight 1 or use client: confluent or java (up to 5)`);
   }
   if (errors.length) throw new InputError('invalid Kafka broker settings', errors);
 
