@@ -172,6 +172,8 @@ export async function platformaticConsumer(endpoint: KafkaEndpoint, settings: Ka
   let stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
   let running = false;
   let closing = false;
+  /** Ends the loop's wait for messages. */
+  let wake: (() => void) | undefined;
   const key = (partition: number) => `${topic}:${partition}`;
 
   consumer.on('consumer:group:rebalance', () => void core.flush());
@@ -211,6 +213,10 @@ export async function platformaticConsumer(endpoint: KafkaEndpoint, settings: Ka
       }
     });
     s.on('error', (err: Error) => out(`platformatic stream failed: ${err.message}`));
+    // A 'readable' listener for the stream's life: the stream fetches only while someone reads
+    // (a stream with none, flowing null, stops fetching), and it wakes the loop's read.
+    s.on('readable', () => wake?.());
+    s.on('close', () => wake?.());
     for (const p of current) {
       const at = s.offsetsToFetch.get(key(p));
       if (at !== undefined) sought.set(p, Number(at));
@@ -219,31 +225,25 @@ export async function platformaticConsumer(endpoint: KafkaEndpoint, settings: Ka
   };
 
   /** What the stream holds now, or what arrives within READ_WAIT_MS. */
-  const readBatch = (s: MessagesStream<Buffer, Buffer, Buffer, Buffer>): Promise<Message<Buffer, Buffer, Buffer, Buffer>[]> =>
-    new Promise((resolve) => {
-      const take = () => {
-        const got: Message<Buffer, Buffer, Buffer, Buffer>[] = [];
-        for (let m = s.read() as Message<Buffer, Buffer, Buffer, Buffer> | null; m !== null; m = s.read() as typeof m) got.push(m);
-        return got;
-      };
-      const now = take();
-      if (now.length || s.destroyed) return resolve(now);
-      const done = (got: Message<Buffer, Buffer, Buffer, Buffer>[]) => {
+  const readBatch = async (s: MessagesStream<Buffer, Buffer, Buffer, Buffer>): Promise<Message<Buffer, Buffer, Buffer, Buffer>[]> => {
+    const take = () => {
+      const got: Message<Buffer, Buffer, Buffer, Buffer>[] = [];
+      for (let m = s.read() as Message<Buffer, Buffer, Buffer, Buffer> | null; m !== null; m = s.read() as typeof m) got.push(m);
+      return got;
+    };
+    const now = take();
+    if (now.length || s.destroyed) return now;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => done(), READ_WAIT_MS);
+      const done = () => {
         clearTimeout(timer);
-        s.off('readable', onReadable);
-        s.off('close', onClose);
-        resolve(got);
+        wake = undefined;
+        resolve();
       };
-      const onReadable = () => {
-        const got = take();
-        if (got.length) done(got);
-      };
-      const onClose = () => done([]);
-      const timer = setTimeout(() => done([]), READ_WAIT_MS);
-      s.on('readable', onReadable);
-      s.once('close', onClose);
+      wake = done;
     });
-
+    return take();
+  };
   const drain = async (partition: number, messages: Message<Buffer, Buffer, Buffer, Buffer>[]): Promise<void> => {
     const epoch = epochs.get(partition);
     const stale = () => closing || epochs.get(partition) !== epoch;
