@@ -61,7 +61,7 @@ if (args.includes('--list')) {
       const { alone, lanes } = lanesOf(p.segments, brokerLanes);
       if (alone) console.log(`## holding nothing\n${alone.files.join('\n')}`);
       for (const [l, lane] of lanes.entries()) {
-        for (const seg of lane) console.log(`## ${lanes.length > 1 ? `lane ${l + 1}, ` : ''}holding ${seg.hold.join(', ')}\n${seg.files.join('\n')}`);
+        for (const seg of lane) console.log(`## ${lanes.length > 1 ? `lane ${l + 1}, ` : ''}holding ${seg.hold.join(', ') || 'nothing, beside the others'}\n${seg.files.join('\n')}`);
       }
     }
   }
@@ -154,15 +154,21 @@ async function runNodeTests(list, concurrency, { extraEnv = {}, buffered = false
   return code === 0;
 }
 
-/** A lane of the second phase: its segments one after another, each with its brokers held. */
-async function runLane(segments, buffered) {
+/**
+ * A lane of the second phase: its segments one after another, each with its brokers held. A lane
+ * keeps its brokers' records in a folder of its own (CONVOY_INSTANCES), so two lanes may each
+ * hold a broker of one kind (bin/test-plan.js splits a broker's files so when they are many).
+ */
+async function runLane(segments, buffered, lane = 0) {
   const steps = holdSteps(segments);
+  const laneEnv = lane ? { CONVOY_INSTANCES: join(testTmp, 'instances', `lane-${lane}`) } : {};
+  const id = (name) => (lane ? `${name} (lane ${lane})` : name);
   let ok = true;
   for (const [j, seg] of segments.entries()) {
-    for (const name of steps[j].start) held.set(name, await hold(name));
-    for (const name of seg.hold) held.get(name).files += seg.files.length;
-    if (!(await runNodeTests(seg.files, 1, { buffered }))) ok = false;
-    for (const name of steps[j].stop) await stopHeld(name);
+    for (const name of steps[j].start) held.set(id(name), await hold(name, laneEnv, id(name)));
+    for (const name of seg.hold) held.get(id(name)).files += seg.files.length;
+    if (!(await runNodeTests(seg.files, 1, { buffered, extraEnv: laneEnv }))) ok = false;
+    for (const name of steps[j].stop) await stopHeld(id(name));
   }
   return ok;
 }
@@ -174,9 +180,9 @@ async function runLane(segments, buffered) {
  * need it still run (each starting brokers of its own, and failing with the broker's reason).
  */
 const HOLD_START_MS = 300_000;
-async function hold(name) {
+async function hold(name, extraEnv = {}, label = name) {
   const t = performance.now();
-  const child = spawn(process.execPath, [join(root, 'bin', 'convoy.js'), 'brokers', 'hold', name], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [join(root, 'bin', 'convoy.js'), 'brokers', 'hold', name], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env: { ...env, ...extraEnv } });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -194,10 +200,10 @@ async function hold(name) {
     out += `\nno broker held after ${HOLD_START_MS / 1000} s`;
   }
   const startS = (performance.now() - t) / 1000;
-  if (!up) console.log(`# could not hold ${name} for the tests that share it (they start their own): ${out.trim().split('\n').at(-1)}`);
-  else console.log(`# holding ${name} (up in ${startS.toFixed(1)} s)`);
+  if (!up) console.log(`# could not hold ${label} for the tests that share it (they start their own): ${out.trim().split('\n').at(-1)}`);
+  else console.log(`# holding ${label} (up in ${startS.toFixed(1)} s)`);
   return {
-    name,
+    name: label,
     startS,
     files: 0,
     upSince: performance.now(),
@@ -241,7 +247,7 @@ try {
       const { alone, lanes } = lanesOf(phase.segments, brokerLanes);
       if (alone && !(await runLane([alone], false))) failed = true;
       if (lanes.length > 1) console.log(`# ${lanes.length} lanes at once, each printed when its broker's files are done: ${lanes.map((l) => l.flatMap((seg) => seg.hold).join(' + ')).join('; ')}`);
-      const results = await Promise.all(lanes.map((lane) => runLane(lane, lanes.length > 1)));
+      const results = await Promise.all(lanes.map((lane, l) => runLane(lane, lanes.length > 1, lanes.length > 1 ? l + 1 : 0)));
       if (results.includes(false)) failed = true;
     }
     measured.push({ kind: phase.kind, files: phase.files.length, ...clock() });

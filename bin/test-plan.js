@@ -7,7 +7,11 @@
 //                              its runs and clients find it and reuse it, as runs reuse `brokers up`
 //   // @needs kafka rabbitmq   on several of them
 //   // @needs own kafka        it starts brokers of its own (kills, restarts, start failures,
-//                              versions, settings no other file shares)
+//                              versions, settings no other file shares); such files run first,
+//                              alone, while nothing else runs (clusters, kills and restarts are
+//                              timed, and two cores are few)
+//   // @needs own servicebus beside   the same, but light enough to run in a lane beside the
+//                              files that share brokers (a broker of its own on ports of its own)
 //   // @needs chromium         a program `convoy test` installs (chromium, toxiproxy, go), but no broker;
 //                             `root`: it changes the machine (users, Debian packages) and cleans up
 // A file with no such line needs nothing: it runs in the first phase, several processes at once
@@ -35,16 +39,17 @@ export class NeedsError extends Error {}
 export function needsOf(file) {
   const head = readFileSync(join(ROOT, file), 'utf8').split('\n', 40).join('\n');
   const m = NEEDS.exec(head);
-  const need = { shared: [], own: false, tools: [], ownBrokers: [] };
+  const need = { shared: [], own: false, tools: [], ownBrokers: [], beside: false };
   if (!m) return need;
   const words = m[1].trim().split(/\s+/);
   for (const [i, w] of words.entries()) {
     if (w === 'own' && i === 0) need.own = true;
+    else if (w === 'beside' && need.own && i === words.length - 1) need.beside = true;
     else if (BROKERS.includes(w)) (need.own ? need.ownBrokers : need.shared).push(w);
     else if (TOOLS.includes(w) && !need.own) need.tools.push(w);
     else {
       const line = head.slice(0, m.index).split('\n').length;
-      throw new NeedsError(`${file}:${line}: @needs: unknown need "${w}"; expected broker names (${BROKERS.join(', ')}), "own" and then broker names, or tools (${TOOLS.join(', ')})`);
+      throw new NeedsError(`${file}:${line}: @needs: unknown need "${w}"; expected broker names (${BROKERS.join(', ')}), "own" and then broker names (and "beside" last), or tools (${TOOLS.join(', ')})`);
     }
   }
   if (need.own && need.ownBrokers.length === 0) throw new NeedsError(`${file}: @needs own: name the brokers it starts (${BROKERS.join(', ')})`);
@@ -85,13 +90,17 @@ export function phases(files, { unitOnly, unitConcurrency, isolated }) {
 
 /**
  * The second phase in segments: consecutive files that need the same brokers held. Files that
- * start their own brokers or need only a program come first, while nothing is held; then the files that share brokers,
+ * start their own brokers come first, alone, while nothing is held; then the files that share brokers,
  * ordered by the first broker they need and then by how many, so that each broker is held from
- * its first file to its last and at most two are up at once when no file needs more.
+ * its first file to its last and at most two are up at once when no file needs more; last, a
+ * segment `beside` that holds nothing but may run in a lane beside the others: files that need
+ * only a program, and those whose own brokers are light (`@needs own <broker> beside`).
  */
 export function segmentsOf(files, needs) {
-  const own = files.filter((f) => needs.get(f).own);
-  const shared = files.filter((f) => !needs.get(f).own);
+  const isBeside = (n) => (n.own ? n.beside : n.shared.length === 0);
+  const own = files.filter((f) => needs.get(f).own && !isBeside(needs.get(f)));
+  const beside = files.filter((f) => isBeside(needs.get(f)));
+  const shared = files.filter((f) => !needs.get(f).own && !isBeside(needs.get(f)));
   const rank = (f) => {
     const s = needs.get(f).shared;
     return [BROKERS.indexOf(s[0]), s.length, ...s.map((b) => BROKERS.indexOf(b))];
@@ -107,9 +116,10 @@ export function segmentsOf(files, needs) {
   for (const f of [...shared].sort(cmp)) {
     const hold = needs.get(f).shared;
     const last = segments.at(-1);
-    if (last && last.hold.join() === hold.join()) last.files.push(f);
+    if (last && last.hold.length > 0 && last.hold.join() === hold.join()) last.files.push(f);
     else segments.push({ hold, files: [f] });
   }
+  if (beside.length) segments.push({ hold: [], files: beside, beside: true });
   return segments;
 }
 
@@ -131,15 +141,16 @@ export function holdSteps(segments) {
 
 /**
  * The second phase's segments in lanes that run at once: the segment that holds nothing first,
- * alone (its files start brokers of their own, a 3-node cluster among them); then the others,
+ * alone (its files start brokers of their own, a 3-node cluster among them); then the others
+ * (the `beside` segment too, which holds nothing and shares no broker),
  * each lane one file at a time, so that no two files share a broker at once (a file may cut its
  * broker's link) and at most one broker per lane is up. Segments linked by a broker they share
  * stay in one lane; lanes are filled longest first (by the remembered times, 10 s a file when
  * none is known).
  */
 export function lanesOf(segments, lanes) {
-  const alone = segments.find((s) => s.hold.length === 0);
-  const held = segments.filter((s) => s.hold.length > 0);
+  const alone = segments.find((s) => s.hold.length === 0 && !s.beside);
+  const held = segments.filter((s) => s.hold.length > 0 || s.beside);
   // Segments that share a broker, transitively, form one component.
   const components = [];
   for (const seg of held) {
@@ -157,7 +168,44 @@ export function lanesOf(segments, lanes) {
     lane.segments = [...lane.segments, ...c].sort((x, y) => held.indexOf(x) - held.indexOf(y));
     lane.ms += weight(c);
   }
+  splitLongest(out, known);
   return { alone, lanes: out.map((l) => l.segments).filter((l) => l.length > 0) };
+}
+
+/** What holding a broker of its own costs a lane: a Kafka node starts in about 15 s here. */
+const HOLD_COST_MS = 20_000;
+
+/**
+ * One broker's files can outweigh every other lane together (Kafka's did: 612 s against 489 s).
+ * Then the longest lane's heaviest segment gives files, the slowest first, to a segment of its
+ * own in the shortest lane, which holds another instance of the same brokers (each lane keeps
+ * its brokers in a folder of its own), as long as each move shortens the longer of the two,
+ * counting the broker's start.
+ */
+function splitLongest(out, known) {
+  if (out.length < 2) return;
+  const w = (f) => known[f] ?? 10_000;
+  const long = out.reduce((max, l) => (l.ms > max.ms ? l : max));
+  const short = out.reduce((min, l) => (l.ms < min.ms ? l : min));
+  const segWeight = (seg) => seg.files.reduce((t, f) => t + w(f), 0);
+  const seg = long.segments.filter((s) => s.hold.length > 0).sort((a, b) => segWeight(b) - segWeight(a))[0];
+  if (!seg || seg.files.length < 2) return;
+  let longMs = long.ms;
+  let shortMs = short.ms + HOLD_COST_MS;
+  const moved = new Set();
+  for (const f of [...seg.files].sort((a, b) => w(b) - w(a))) {
+    if (moved.size === seg.files.length - 1) break;
+    if (shortMs + w(f) >= longMs) continue; // the shortest lane would become the longest
+    moved.add(f);
+    longMs -= w(f);
+    shortMs += w(f);
+  }
+  if (moved.size === 0) return;
+  const twin = { hold: seg.hold, files: seg.files.filter((f) => moved.has(f)) };
+  seg.files = seg.files.filter((f) => !moved.has(f));
+  long.ms = longMs;
+  short.segments = [...short.segments, twin];
+  short.ms = shortMs;
 }
 
 /**

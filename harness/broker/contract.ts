@@ -205,6 +205,12 @@ export interface ProducerClient {
   refreshMetadata?(): Promise<void>;
   /** Errors the client met on requests and retried, by its own name for them, so far (where it can tell); a client in a process of its own answers when asked. */
   errorsSeen?(): Record<string, number> | Promise<Record<string, number>>;
+  /**
+   * Lets a key publish again after a failed send paused it (Pub/Sub's resumePublishing for an
+   * ordering key). A publisher that sends the key's failed messages again, in order, calls it
+   * first (the outbox relay); clients whose keys never pause have none.
+   */
+  resumeKey?(key: string): void;
   close(): Promise<void>;
 }
 

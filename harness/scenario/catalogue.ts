@@ -52,8 +52,8 @@ export interface CatalogueChoice {
 export interface CatalogueGatewayMode {
   /** The instances only write an outbox; relay processes, one per lane, publish it. */
   relay?: boolean;
-  /** Why the broker cannot serve this mode with its capabilities, or undefined. */
-  unservable?(capabilities: BrokerCapabilities | undefined, broker: string): string | undefined;
+  /** Why the broker cannot serve this mode with its capabilities and the scenario's relays, or undefined. */
+  unservable?(capabilities: BrokerCapabilities | undefined, broker: string, relays: number | undefined): string | undefined;
 }
 
 export interface ScenarioCatalogue {

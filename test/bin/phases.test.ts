@@ -39,17 +39,20 @@ test('the tests that need nothing run first and several at once; those that need
     '# phase 2: a file at a time', '## holding kafka', 'test/faults/kafka-faults.test.ts', '',
   ].join('\n'));
   assert.equal(runTests(['--list', 'test/faults/kafka-faults.test.ts'], none), '# phase 1: a file at a time\n## holding kafka\ntest/faults/kafka-faults.test.ts\n');
-  // Brokers of their own and programs first, while nothing is held; then each shared broker's files together.
+  // Brokers of their own first, while nothing is held; then each shared broker's files together; programs last.
   const mixed = ['--list', 'brokers/sqs/test/queues', 'brokers/kafka/test/cluster', 'test/report/dashboard', 'brokers/sqs/test/conformance', 'brokers/kafka/test/single-node'];
   assert.equal(runTests(mixed, none), [
-    '# phase 1: a file at a time', '## holding nothing', 'brokers/kafka/test/cluster.test.ts', 'test/report/dashboard.test.ts',
-    '## holding kafka', 'brokers/kafka/test/single-node.test.ts', '## holding sqs', 'brokers/sqs/test/conformance.test.ts', 'brokers/sqs/test/queues.test.ts', '',
+    '# phase 1: a file at a time', '## holding nothing', 'brokers/kafka/test/cluster.test.ts',
+    '## holding kafka', 'brokers/kafka/test/single-node.test.ts', '## holding sqs', 'brokers/sqs/test/conformance.test.ts', 'brokers/sqs/test/queues.test.ts',
+    '## holding nothing, beside the others', 'test/report/dashboard.test.ts', '',
   ].join('\n'));
-  // In two lanes: what holds nothing first, alone; then each broker's files in a lane, the longest first.
+  // In two lanes: what starts brokers of its own first, alone; then each broker's files in a lane,
+  // the longest first; what needs only a program (or a light broker of its own) in the shorter lane.
   const times = timesFile(t, { 'brokers/kafka/test/single-node.test.ts': 5_000, 'brokers/sqs/test/queues.test.ts': 20_000, 'brokers/sqs/test/conformance.test.ts': 1_000 });
   assert.equal(runTests(mixed, times, '3', '2'), [
-    '# phase 1: a file at a time in each of up to 2 lanes', '## holding nothing', 'brokers/kafka/test/cluster.test.ts', 'test/report/dashboard.test.ts',
-    '## lane 1, holding sqs', 'brokers/sqs/test/conformance.test.ts', 'brokers/sqs/test/queues.test.ts', '## lane 2, holding kafka', 'brokers/kafka/test/single-node.test.ts', '',
+    '# phase 1: a file at a time in each of up to 2 lanes', '## holding nothing', 'brokers/kafka/test/cluster.test.ts',
+    '## lane 1, holding sqs', 'brokers/sqs/test/conformance.test.ts', 'brokers/sqs/test/queues.test.ts',
+    '## lane 2, holding kafka', 'brokers/kafka/test/single-node.test.ts', '## lane 2, holding nothing, beside the others', 'test/report/dashboard.test.ts', '',
   ].join('\n'));
   const unit = runTests(['--list', '--unit'], none);
   assert.equal(unit.match(/^# phase/gm)?.length, 1);
@@ -61,12 +64,14 @@ test('the tests that need nothing run first and several at once; those that need
 
 test('a file says what it needs in its @needs line; a word the plan does not know is one clear error', () => {
   const need = (file: string) => needsOf(`test/bin/fixtures/needs/${file}`);
-  assert.deepEqual(need('none.ts'), { shared: [], own: false, tools: [], ownBrokers: [] });
-  assert.deepEqual(need('shared.ts'), { shared: ['kafka', 'rabbitmq'], own: false, tools: [], ownBrokers: [] });
-  assert.deepEqual(need('own.ts'), { shared: [], own: true, tools: [], ownBrokers: ['kafka'] });
-  assert.deepEqual(need('tool.ts'), { shared: [], own: false, tools: ['chromium'], ownBrokers: [] });
-  assert.throws(() => need('typo.ts'), (e: Error) => e instanceof NeedsError && e.message === 'test/bin/fixtures/needs/typo.ts:4: @needs: unknown need "kafak"; expected broker names (kafka, pubsub, rabbitmq, servicebus, sqs), "own" and then broker names, or tools (chromium, toxiproxy, go, root)');
+  assert.deepEqual(need('none.ts'), { shared: [], own: false, tools: [], ownBrokers: [], beside: false });
+  assert.deepEqual(need('shared.ts'), { shared: ['kafka', 'rabbitmq'], own: false, tools: [], ownBrokers: [], beside: false });
+  assert.deepEqual(need('own.ts'), { shared: [], own: true, tools: [], ownBrokers: ['kafka'], beside: false });
+  assert.deepEqual(need('tool.ts'), { shared: [], own: false, tools: ['chromium'], ownBrokers: [], beside: false });
+  assert.throws(() => need('typo.ts'), (e: Error) => e instanceof NeedsError && e.message === 'test/bin/fixtures/needs/typo.ts:4: @needs: unknown need "kafak"; expected broker names (kafka, pubsub, rabbitmq, servicebus, sqs), "own" and then broker names (and "beside" last), or tools (chromium, toxiproxy, go, root)');
   assert.throws(() => need('own-nothing.ts'), /own-nothing\.ts: @needs own: name the brokers it starts/);
+  assert.deepEqual(need('own-beside.ts'), { shared: [], own: true, tools: [], ownBrokers: ['servicebus'], beside: true });
+  assert.throws(() => need('beside-early.ts'), /beside-early\.ts:2: @needs: unknown need "beside"/);
 });
 
 test('a fresh machine (no times of its own) balances the lanes by the checked-in times: Kafka\'s files alone in a lane', () => {
@@ -92,16 +97,36 @@ test('lanes never share a broker: segments linked by a broker go in one lane', (
   assert.deepEqual(alone, seg([], ['own']));
   assert.deepEqual(lanes.map((l: { hold: string[] }[]) => l.map((s) => s.hold.join('+'))), [['kafka', 'kafka+rabbitmq', 'rabbitmq'], ['pubsub', 'sqs']]);
   assert.deepEqual(lanesOf(segments, 1).lanes.map((l: unknown[]) => l.length), [5], 'one lane: every segment, in order');
+  // What holds nothing but may run beside the others shares no broker: it goes in the shorter lane.
+  const beside = [...segments, { hold: [], files: ['tool'], beside: true }];
+  const two = lanesOf(beside, 2);
+  assert.deepEqual(two.alone, seg([], ['own']));
+  assert.deepEqual(two.lanes.map((l: { hold: string[] }[]) => l.map((s) => s.hold.join('+') || 'beside')), [['kafka', 'kafka+rabbitmq', 'rabbitmq'], ['pubsub', 'sqs', 'beside']]);
+});
+
+test('one broker\'s files that outweigh the other lanes are split: the slowest go to a segment of their own in the shortest lane, holding another instance', () => {
+  const seg = (hold: string[], files: string[]) => ({ hold, files });
+  // Unknown files weigh 10 s each; a second Kafka costs the lane 20 s to start.
+  const kafka = seg(['kafka'], ['k1', 'k2', 'k3', 'k4', 'k5', 'k6']);
+  const { lanes } = lanesOf([kafka, seg(['pubsub'], ['p'])], 2);
+  assert.deepEqual(lanes, [[seg(['kafka'], ['k2', 'k3', 'k4', 'k5', 'k6'])], [seg(['pubsub'], ['p']), seg(['kafka'], ['k1'])]]);
+  // Balanced lanes, or one file to the broker: nothing moves.
+  const even = lanesOf([seg(['kafka'], ['k1', 'k2']), seg(['pubsub'], ['p1', 'p2'])], 2).lanes;
+  assert.deepEqual(even.map((l: { files: string[] }[]) => l.map((s) => s.files.length)), [[2], [2]]);
+  const one = lanesOf([seg(['kafka'], ['k1']), seg(['pubsub'], ['p'])], 2).lanes;
+  assert.deepEqual(one.map((l: { files: string[] }[]) => l.map((s) => s.files)), [[['k1']], [['p']]]);
 });
 
 test('a shared broker is held from the first segment that needs it to the last', () => {
-  const files = ['a', 'b', 'c', 'd', 'e'];
+  const files = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
   const needs = new Map([
-    ['a', { shared: ['rabbitmq'], own: false, tools: [], ownBrokers: [] }],
-    ['b', { shared: ['kafka'], own: false, tools: [], ownBrokers: [] }],
-    ['c', { shared: [], own: true, tools: [], ownBrokers: ['kafka'] }],
-    ['d', { shared: ['kafka', 'rabbitmq'], own: false, tools: [], ownBrokers: [] }],
-    ['e', { shared: ['kafka'], own: false, tools: [], ownBrokers: [] }],
+    ['a', { shared: ['rabbitmq'], own: false, tools: [], ownBrokers: [], beside: false }],
+    ['b', { shared: ['kafka'], own: false, tools: [], ownBrokers: [], beside: false }],
+    ['c', { shared: [], own: true, tools: [], ownBrokers: ['kafka'], beside: false }],
+    ['d', { shared: ['kafka', 'rabbitmq'], own: false, tools: [], ownBrokers: [], beside: false }],
+    ['e', { shared: ['kafka'], own: false, tools: [], ownBrokers: [], beside: false }],
+    ['f', { shared: [], own: false, tools: ['chromium'], ownBrokers: [], beside: false }],
+    ['g', { shared: [], own: true, tools: [], ownBrokers: ['servicebus'], beside: true }],
   ]);
   const segments = segmentsOf(files, needs);
   assert.deepEqual(segments, [
@@ -109,12 +134,14 @@ test('a shared broker is held from the first segment that needs it to the last',
     { hold: ['kafka'], files: ['b', 'e'] },
     { hold: ['kafka', 'rabbitmq'], files: ['d'] },
     { hold: ['rabbitmq'], files: ['a'] },
+    { hold: [], files: ['f', 'g'], beside: true },
   ]);
   assert.deepEqual(holdSteps(segments), [
     { start: [], stop: [] },
     { start: ['kafka'], stop: [] },
     { start: ['rabbitmq'], stop: ['kafka'] },
     { start: [], stop: ['rabbitmq'] },
+    { start: [], stop: [] },
   ]);
 });
 

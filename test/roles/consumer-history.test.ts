@@ -1,7 +1,7 @@
 // A consumer process killed with SIGKILL right after it acknowledged messages: every message the
 // broker saw acknowledged must already have its handling in the process's history file, or the
 // checker reports messages as lost that the broker delivered (and blames the broker for it).
-// @needs own servicebus
+// @needs own servicebus beside
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';

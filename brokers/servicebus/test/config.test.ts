@@ -1,6 +1,6 @@
 // Configuration and operation of the emulator process: Config.json in Microsoft's shape, ISO-8601
 // durations, the CLI's ready line, and runtime queue management (programmatic and HTTP).
-// @needs own servicebus
+// @needs own servicebus beside
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

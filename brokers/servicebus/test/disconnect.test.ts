@@ -1,6 +1,6 @@
 // Abrupt disconnects (what Toxiproxy does to a connection): a dropped connection's message locks
 // run out normally, while its session locks are released at once, as when the receiver closes.
-// @needs own servicebus
+// @needs own servicebus beside
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";

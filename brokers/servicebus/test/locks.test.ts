@@ -1,6 +1,6 @@
 // Message locks: expiry and redelivery with raised delivery counts, lock-lost on late settlement,
 // manual and automatic renewal, MaxDeliveryCount dead-lettering, and resubmission from the DLQ.
-// @needs own servicebus
+// @needs own servicebus beside
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { withHarness, seq, sleep, rejectionOf } from "./helpers.ts";

@@ -1,6 +1,6 @@
 // Sending, receiving in both modes, every settlement, peek, deferral, dead-lettering and the
 // queue-level features (duplicate detection, TTL, scheduling), all through the real SDK.
-// @needs own servicebus
+// @needs own servicebus beside
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { withHarness, seq, sleep, rejectionOf } from "./helpers.ts";

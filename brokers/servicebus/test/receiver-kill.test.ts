@@ -3,7 +3,7 @@
 // black hole, or lock expiry), its messages come back, before later ones, in order, with the
 // delivery count the service gives (session released by a closed connection: unchanged, as when
 // a session receiver closes; message lock or session lock expiry: raised by one).
-// @needs own servicebus
+// @needs own servicebus beside
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";

@@ -1,6 +1,6 @@
 // BrokerAdmin.remaining on the emulator, through its HTTP queue API: active, locked and
 // dead-lettered messages are still held; a completed one is not.
-// @needs own servicebus
+// @needs own servicebus beside
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ServiceBusClient } from "@azure/service-bus";

@@ -1,7 +1,7 @@
 // Sessions through the real SDK: exclusive session locks (by id and next available), per-session
 // FIFO including later arrivals, the cannot-be-locked and timeout paths, lock release on close,
 // lock expiry, renewal, session state, and MaxDeliveryCount inside a session.
-// @needs own servicebus
+// @needs own servicebus beside
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { withHarness, seq, sleep, rejectionOf } from "./helpers.ts";
