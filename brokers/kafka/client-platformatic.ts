@@ -21,16 +21,15 @@ import {
   type ConsumerClient,
   type ConsumerOptions,
   type Delivery,
-  type OutgoingMessage,
   type ProducerClient,
   type ProducerOptions,
   type RunNames,
-  type SendAck,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
-import { ConsumerCore, laneOf, throttledLog } from './consumer-core.ts';
+import { ConsumerCore, throttledLog } from './consumer-core.ts';
 import { DEFINITE_TYPES } from './client-kafkajs.ts';
 import { platformaticOptions } from './client-config.ts';
+import { tickBatcher } from './tick-batch.ts';
 import { platformaticConnection, type KafkaEndpoint } from './endpoint.ts';
 import { clientId, groupId, topicName } from './names.ts';
 import type { KafkaSettings } from './settings.ts';
@@ -45,14 +44,6 @@ export function isDefinitePlatformaticError(err: unknown): boolean {
   };
   walk(err, 0);
   return leaves.length > 0 && leaves.every((e) => DEFINITE_TYPES.has((e as { apiId?: string } | undefined)?.apiId ?? ''));
-}
-
-interface Pending {
-  key: string;
-  payload: Buffer;
-  headers?: Record<string, string>;
-  resolve: (a: SendAck) => void;
-  reject: (e: unknown) => void;
 }
 
 export async function platformaticProducer(endpoint: KafkaEndpoint, settings: KafkaSettings, names: RunNames, options: ProducerOptions): Promise<ProducerClient> {
@@ -77,50 +68,22 @@ export async function platformaticProducer(endpoint: KafkaEndpoint, settings: Ka
   let partitions = (await producer.metadata({ topics: [topic] })).topics.get(topic)!.partitionsCount;
   const partitionFor = (key: Buffer): number => compatibilityPartitioner(undefined as never, key) % partitions;
 
-  let queue: Pending[] = [];
-  let scheduled = false;
-  const flush = (): void => {
-    scheduled = false;
-    const batch = queue;
-    queue = [];
-    const messages = batch.map((b) => {
-      const key = Buffer.from(b.key);
-      return { topic, key, value: b.payload, partition: partitionFor(key), ...(b.headers ? { headers: b.headers } : {}) };
-    });
-    producer.send({ messages, acks: p.acks }).then(
-      (result) => {
-        const base = new Map((result.offsets ?? []).map((o) => [o.partition, Number(o.offset)]));
-        const seen = new Map<number, number>();
-        batch.forEach((b, i) => {
-          const partition = messages[i]!.partition;
-          const index = seen.get(partition) ?? 0;
-          seen.set(partition, index + 1);
-          const first = base.get(partition);
-          b.resolve({ lane: laneOf(partition), offset: first === undefined || first < 0 ? undefined : first + index });
-        });
-      },
-      (err: unknown) => {
-        const failure = new SendFailure((err as Error).message, isDefinitePlatformaticError(err), { cause: err });
-        for (const b of batch) b.reject(failure);
-      },
-    );
-  };
+  const batcher = tickBatcher(
+    (key) => partitionFor(Buffer.from(key)),
+    async (messages) => {
+      const result = await producer.send({ acks: p.acks, messages: messages.map((m) => ({ topic, key: Buffer.from(m.key), value: m.payload, partition: m.partition, ...(m.headers ? { headers: m.headers } : {}) })) });
+      return new Map((result.offsets ?? []).filter((o) => o.offset >= 0n).map((o) => [o.partition, Number(o.offset)]));
+    },
+    (err) => new SendFailure((err as Error).message, isDefinitePlatformaticError(err), { cause: err }),
+  );
 
   return {
-    send(m: OutgoingMessage): Promise<SendAck> {
-      return new Promise((resolve, reject) => {
-        queue.push({ key: m.key, payload: m.payload, headers: m.headers, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      });
-    },
+    send: batcher.send,
     async refreshMetadata(): Promise<void> {
       partitions = (await producer.metadata({ topics: [topic], forceUpdate: true })).topics.get(topic)!.partitionsCount;
     },
     async close(): Promise<void> {
-      if (queue.length) flush();
+      batcher.flush();
       await producer.close();
     },
   };
