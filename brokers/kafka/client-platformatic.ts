@@ -26,7 +26,7 @@ import {
   type RunNames,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
-import { ConsumerCore, throttledLog } from './consumer-core.ts';
+import { ConsumerCore, handOutPartitions, throttledLog } from './consumer-core.ts';
 import { DEFINITE_TYPES } from './client-kafkajs.ts';
 import { platformaticOptions } from './client-config.ts';
 import { tickBatcher } from './tick-batch.ts';
@@ -207,15 +207,6 @@ export async function platformaticConsumer(endpoint: KafkaEndpoint, settings: Ka
     });
     return take();
   };
-  const drain = async (partition: number, messages: Message<Buffer, Buffer, Buffer, Buffer>[]): Promise<void> => {
-    const epoch = epochs.get(partition);
-    const stale = () => closing || epochs.get(partition) !== epoch;
-    for (const m of messages) {
-      if (stale()) return;
-      if (!(await core.handOut(partition, Number(m.offset), m.value ?? EMPTY, { stale }))) return;
-    }
-  };
-
   let loop: Promise<void> | undefined;
   const consumeLoop = async (): Promise<void> => {
     while (running) {
@@ -240,7 +231,7 @@ export async function platformaticConsumer(endpoint: KafkaEndpoint, settings: Ka
       const s = stream;
       const batch = await readBatch(s);
       if (!running) return;
-      const byPartition = new Map<number, Message<Buffer, Buffer, Buffer, Buffer>[]>();
+      const byPartition = new Map<number, { offset: number; payload: Buffer }[]>();
       for (const m of batch) {
         if (m.topic !== topic || !current.includes(m.partition)) continue;
         const offset = Number(m.offset);
@@ -255,10 +246,9 @@ export async function platformaticConsumer(endpoint: KafkaEndpoint, settings: Ka
         }
         let list = byPartition.get(m.partition);
         if (!list) byPartition.set(m.partition, (list = []));
-        list.push(m);
+        list.push({ offset, payload: m.value ?? EMPTY });
       }
-      if (byPartition.size === 1) for (const [p, ms] of byPartition) await drain(p, ms);
-      else if (byPartition.size > 1) await Promise.all([...byPartition].map(([p, ms]) => drain(p, ms)));
+      await handOutPartitions(core, byPartition, epochs, () => closing);
     }
   };
 
