@@ -25,7 +25,7 @@ export interface BrokerSchemaModule {
   redeliveryHorizonMs?(settings: BrokerSettings): number;
   redeliveryHorizonSetting?(settings: BrokerSettings): string;
   /** See BrokerModule.service: a consumer under test is refused on a broker without it. */
-  service?: Pick<ServiceLink, 'refused'>;
+  service?: Pick<ServiceLink, 'variables'>;
 }
 
 /**
