@@ -130,7 +130,8 @@ export class PubsubProducer implements ProducerClient {
     const pausedBy = this.paused.get(message.key);
     if (pausedBy !== undefined) throw new SendFailure(`key paused by convoy after a failed publish (${pausedBy}); not sent`, true);
     try {
-      await this.topic.publishMessage({ data: message.payload, ...(ordered ? { orderingKey: message.key } : {}) });
+      // A consumer under test reads convoy's fields as attributes beside its data.
+      await this.topic.publishMessage({ data: message.payload, ...(ordered ? { orderingKey: message.key } : {}), ...(message.headers ? { attributes: message.headers } : {}) });
       return { lane: ordered ? message.key : this.names.subscription };
     } catch (err) {
       const failure = toSendFailure(err);
@@ -139,13 +140,22 @@ export class PubsubProducer implements ProducerClient {
     }
   }
 
+  /**
+   * The application's resumePublishing(key): the key publishes again, whatever publisher.resume
+   * said (an outbox relay calls it before it sends the key's failed rows again, in order).
+   */
+  resumeKey(key: string): void {
+    if (!this.settings.messageOrdering) return;
+    clearTimeout(this.resumeTimers.get(key));
+    this.resumeTimers.delete(key);
+    this.paused.delete(key);
+    this.topic.resumePublishing(key);
+  }
+
   /** publisher.resume: when to let a paused key publish again. */
   private afterFailure(key: string, why: string): void {
     const { resume, resumeDelayMs, pausedKeys } = this.settings.publisher;
-    const resumeNow = () => {
-      this.paused.delete(key);
-      this.topic.resumePublishing(key);
-    };
+    const resumeNow = () => this.resumeKey(key);
     if (resume === 'immediate') {
       resumeNow();
       return;
@@ -155,10 +165,7 @@ export class PubsubProducer implements ProducerClient {
       this.options.log(`producer ${this.options.id}: key ${key} paused after a failed publish (${resume === 'never' ? 'for the rest of the run' : `for ${resumeDelayMs} ms`})`);
     }
     if (resume === 'delayed' && !this.resumeTimers.has(key)) {
-      const t = setTimeout(() => {
-        this.resumeTimers.delete(key);
-        resumeNow();
-      }, resumeDelayMs);
+      const t = setTimeout(resumeNow, resumeDelayMs);
       t.unref();
       this.resumeTimers.set(key, t);
     }

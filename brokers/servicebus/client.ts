@@ -2,12 +2,17 @@
  * @azure/service-bus clients behind convoy's contract.
  *
  * Producer: one sender; the key is the session id (sessions on), the message id is unique
- * per send. Consumer, sessions on: up to maxConcurrentSessions loops, each accepting the next
+ * per send; convoy's fields for a consumer under test are application properties. Consumer,
+ * sessions on: up to maxConcurrentSessions loops, each accepting the next
  * available session, handing out its messages one at a time in order (the lane is the session)
  * and giving the session up after it is idle for sessionIdleMs. Sessions off: one receive loop
  * on the queue (the lane is the queue). Settlement: ack -> complete, requeue -> abandon,
  * dead-letter -> deadLetter, release -> nothing (the lock expires; with autoLockRenewal off,
  * a handler slower than the lock duration loses its message to another receiver).
+ * Sessions with returnSessionOnFailure (default): a requeue also abandons the rest of the
+ * session's batch not handed out yet, before the loop receives again, so the abandoned message
+ * comes again before them. Each of them counts a delivery (abandon raises the count), so a
+ * message that never failed can reach MaxDeliveryCount and be dead-lettered.
  */
 import { ServiceBusClient, type ServiceBusReceivedMessage, type ServiceBusReceiver } from '@azure/service-bus';
 import {
@@ -23,7 +28,7 @@ import {
   type Settlement,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
-import { DeliveryGate } from '../../harness/delivery/gate.ts';
+import { DeliveryGate, type Incoming } from '../../harness/delivery/gate.ts';
 import { throttledLog } from '../../harness/broker/throttled-log.ts';
 import { queueName, type ServiceBusEndpoint } from './endpoint.ts';
 import type { ServiceBusSettings } from './settings.ts';
@@ -35,7 +40,8 @@ export async function serviceBusProducer(endpoint: ServiceBusEndpoint, settings:
   return {
     async send(m: OutgoingMessage): Promise<SendAck> {
       try {
-        await sender.sendMessages({ body: m.payload, sessionId: settings.sessions ? m.key : undefined, messageId: `${options.id}-${++n}`, contentType: 'application/octet-stream' });
+        // A consumer under test reads convoy's fields as application properties beside its body.
+        await sender.sendMessages({ body: m.payload, sessionId: settings.sessions ? m.key : undefined, messageId: `${options.id}-${++n}`, contentType: 'application/octet-stream', ...(m.headers ? { applicationProperties: m.headers } : {}) });
         return { lane: settings.sessions ? m.key : queueName(names.prefix) };
       } catch (err) {
         // The SDK cannot tell whether a timed-out send was stored: never a definite failure.
@@ -47,6 +53,14 @@ export async function serviceBusProducer(endpoint: ServiceBusEndpoint, settings:
       await client.close();
     },
   };
+}
+
+/** A delivery with the message it came from (for giving it back). */
+type Received = Incoming & { message: ServiceBusReceivedMessage };
+
+/** One session loop's give-back in progress (returnSessionOnFailure): the loop waits for it before it receives again. */
+interface SessionHold {
+  givingBack?: Promise<void>;
 }
 
 function payloadOf(m: ServiceBusReceivedMessage): Buffer {
@@ -76,9 +90,10 @@ export class ServiceBusConsumer implements ConsumerClient {
     return { receiveMode: 'peekLock' as const, maxAutoLockRenewalDurationInMs: this.settings.autoLockRenewal ? 300_000 : 0 };
   }
 
-  private delivery(receiver: ServiceBusReceiver, m: ServiceBusReceivedMessage, lane: string): Delivery {
+  private delivery(receiver: ServiceBusReceiver, m: ServiceBusReceivedMessage, lane: string, hold?: SessionHold): Received {
     let settled = false;
     return {
+      message: m,
       payload: payloadOf(m),
       lane,
       offset: m.sequenceNumber !== undefined ? Number(m.sequenceNumber) : undefined,
@@ -89,11 +104,30 @@ export class ServiceBusConsumer implements ConsumerClient {
         if (settled) return;
         settled = true;
         if (how === 'ack') await receiver.completeMessage(m);
+        else if (how === 'requeue' && hold) await (hold.givingBack = this.giveBack(receiver, m, lane));
         else if (how === 'requeue') await receiver.abandonMessage(m);
         else if (how === 'dead-letter') await receiver.deadLetterMessage(m, { deadLetterReason: 'convoy', deadLetterErrorDescription: 'handler gave up' });
       },
     };
   }
+
+  /**
+   * Abandons a failed session message and then the session's deliveries waiting behind it in
+   * the gate (the session loop abandons the rest of its batch itself): all of them come again,
+   * in sequence order, under this or the next holder of the session's lock.
+   */
+  private async giveBack(receiver: ServiceBusReceiver, failed: ServiceBusReceivedMessage, lane: string): Promise<void> {
+    const rest = (this.gate?.takeWaiting(lane) ?? []) as Received[];
+    await receiver.abandonMessage(failed);
+    for (const d of rest) await this.abandonUnhandled(receiver, d.message);
+  }
+
+  /** Gives back a message no handler saw: a failure is logged (the session lock was lost: it comes again anyway). */
+  private async abandonUnhandled(receiver: ServiceBusReceiver, m: ServiceBusReceivedMessage): Promise<void> {
+    await receiver.abandonMessage(m).catch((err) => this.sessionLog(`session ${String(m.sessionId)}: giving back failed: ${(err as Error).message}`));
+  }
+
+  private gate?: DeliveryGate;
 
   async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
     this.started = true;
@@ -102,6 +136,7 @@ export class ServiceBusConsumer implements ConsumerClient {
     // A handler that throws leaves the message locked: the lock expires and it comes again.
     const gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, lanesAtOnce: sessions, log: this.options.log, onHandlerError: 'release', onRenewal: this.options.onRenewal });
     const accept = (d: Delivery) => gate.accept(d);
+    this.gate = gate;
     this.closeGate = () => gate.close();
     if (!this.settings.sessions) {
       this.loops.push(this.queueLoop(accept));
@@ -144,14 +179,24 @@ export class ServiceBusConsumer implements ConsumerClient {
       const sessionId = String(receiver.sessionId);
       this.options.onGroupEvent?.({ phase: 'assigned', lanes: [sessionId] });
       let idleSince = Date.now();
+      const hold: SessionHold | undefined = this.settings.returnSessionOnFailure ? {} : undefined;
       try {
         while (!this.closed && Date.now() - idleSince < this.settings.sessionIdleMs) {
           const batch = await receiver.receiveMessages(this.settings.receiveBatch, { maxWaitTimeInMs: Math.min(500, this.settings.sessionIdleMs) });
           if (batch.length) idleSince = Date.now();
           for (const m of batch) {
             if (this.closed) break;
-            await onDelivery(this.delivery(receiver, m, sessionId));
+            // After a failed delivery of this batch, the rest goes back behind it unhandled.
+            if (hold?.givingBack) {
+              await hold.givingBack.catch(() => {});
+              await this.abandonUnhandled(receiver, m);
+              continue;
+            }
+            await onDelivery(this.delivery(receiver, m, sessionId, hold));
           }
+          // Everything given back is available again before the next receive, so it comes first.
+          if (hold?.givingBack) await hold.givingBack.catch(() => {});
+          if (hold) hold.givingBack = undefined;
         }
       } catch (err) {
         // One line per kind of loss, not one per session: a lock shorter than the handler loses many.

@@ -19,6 +19,11 @@ export interface ServiceBusSettings extends BrokerSettings {
   /** A session receiver gives its session up after this long without a message. */
   sessionIdleMs: number;
   receiveBatch: number;
+  /**
+   * Sessions: a requeued (abandoned) message takes the rest of its session's batch back with it
+   * (each abandoned, its delivery count raised), so it is handled again before them.
+   */
+  returnSessionOnFailure: boolean;
   /** external: a namespace's connection string (the run's queues are created in it). */
   connectionString?: string;
 }
@@ -36,6 +41,11 @@ export const settingsSchema: Record<string, unknown> = {
     maxConcurrentSessions: { type: 'integer', minimum: 1, maximum: 1000 },
     sessionIdleMs: { type: 'integer', minimum: 100, maximum: 60000, description: 'give a session up after this long idle (default 1000)' },
     receiveBatch: { type: 'integer', minimum: 1, maximum: 100, description: 'messages per receive call (default 10)' },
+    returnSessionOnFailure: {
+      type: 'boolean',
+      description:
+        'sessions: a requeue (abandon) also abandons the rest of the session\'s batch not handed out yet, so the failed message comes again before them; each counts a delivery, so innocent messages can reach maxDeliveryCount (default true)',
+    },
     connectionString: { type: 'string', description: 'external runtime: the namespace connection string' },
   },
 };
@@ -55,6 +65,7 @@ export function resolveSettings(raw: BrokerSettings): ServiceBusSettings {
     autoLockRenewal: s.autoLockRenewal ?? true,
     sessionIdleMs: s.sessionIdleMs ?? 1_000,
     receiveBatch: s.receiveBatch ?? 10,
+    returnSessionOnFailure: s.returnSessionOnFailure ?? true,
   };
 }
 

@@ -205,6 +205,12 @@ export interface ProducerClient {
   refreshMetadata?(): Promise<void>;
   /** Errors the client met on requests and retried, by its own name for them, so far (where it can tell); a client in a process of its own answers when asked. */
   errorsSeen?(): Record<string, number> | Promise<Record<string, number>>;
+  /**
+   * Lets a key publish again after a failed send paused it (Pub/Sub's resumePublishing for an
+   * ordering key). A publisher that sends the key's failed messages again, in order, calls it
+   * first (the outbox relay); clients whose keys never pause have none.
+   */
+  resumeKey?(key: string): void;
   close(): Promise<void>;
 }
 
@@ -390,12 +396,15 @@ export interface BrokerModule {
  * lane it reports (a Kafka partition number).
  */
 export interface ServiceLink {
+  /**
+   * Every variable env() may set, with what it holds (one line): docs/consumer-under-test.md is
+   * checked against these, and env() setting another is a harness bug.
+   */
+  variables: Readonly<Record<string, string>>;
   /** Environment variables for the service's processes (and its build), e.g. KAFKA_BOOTSTRAP_SERVERS. */
   env(endpoint: Endpoint, settings: BrokerSettings, names: RunNames, log: (line: string) => void): Record<string, string>;
   /** The lane a report's `lane` names, as acks name it. */
   lane(reported: string): string;
-  /** Why these settings cannot run one (producers that cannot put convoy's fields in headers); undefined when they can. */
-  refused?(settings: BrokerSettings): string | undefined;
 }
 
 /** What a broker folder's index.ts default-exports; the registry adds `clients` from its package.json. */

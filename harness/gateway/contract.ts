@@ -24,8 +24,11 @@ export interface GatewayMode {
   router?: boolean;
   /** The instances only write the outbox; one relay process per lane publishes it (relay.ts). */
   relay?: boolean;
-  /** Why the broker cannot serve this mode with these settings; undefined when it can. */
-  unservable?(capabilities: BrokerCapabilities | undefined, broker: string): string | undefined;
+  /**
+   * Why the broker cannot serve this mode with these settings and the scenario's
+   * `workload.gateway.relays`; undefined when it can.
+   */
+  unservable?(capabilities: BrokerCapabilities | undefined, broker: string, relays: number | undefined): string | undefined;
   /**
    * Writes one change into the store and returns the event to publish after it, or null when
    * a relay publishes it. May await (a database round trip): other requests run meanwhile.

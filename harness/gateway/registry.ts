@@ -50,7 +50,12 @@ export function gatewaySchema(modes: readonly GatewayMode[] = GATEWAY_MODES): Re
         default: 16,
         description: 'autocannon connections, each a closed loop (one request at a time); no more than the rate per second. Default 16.',
       },
-      relays: { type: 'integer', minimum: 1, maximum: 64, description: "Outbox mode: relay processes, one per lane. Default the broker's lanes." },
+      relays: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 64,
+        description: "Outbox mode: relay processes, each publishing the keys laneOf(key, relays) gives it. Default the broker's lanes; needed where the keys are the lanes (SQS FIFO groups, Service Bus sessions, Pub/Sub ordering keys).",
+      },
       timeoutS: { type: 'integer', minimum: 1, maximum: 60, default: 10, description: "autocannon's request timeout, s. Default 10." },
     },
   };

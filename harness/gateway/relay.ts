@@ -2,7 +2,7 @@
  * An outbox relay: one process per lane. It reads its lane's unsent rows in id order (commit
  * order), publishes them in that order, waits for the broker's acks and only then marks them
  * sent. A send that failed leaves its row and every later one unsent: the next round sends
- * them again, in order. A relay killed between the acks and the mark sends the batch again
+ * them again, in order (after resuming the failed keys where the client paused them). A relay killed between the acks and the mark sends the batch again
  * when it restarts: duplicates, never reorders.
  */
 import { loadBroker } from '../broker/registry.ts';
@@ -47,7 +47,12 @@ export async function runRelay(init: WorkerInit, inbox: Inbox, send: (m: FromWor
     const ok = sent.indexOf(false) < 0 ? rows.length : sent.indexOf(false);
     for (const e of faults.effects()) e.afterPublish?.();
     store.markSent(rows.slice(0, ok).map((r) => r.id));
-    if (ok < rows.length) await sleep(100);
+    if (ok < rows.length) {
+      // A failed send may have paused its key in the client (Pub/Sub ordering keys): every send
+      // above has settled, so resume the key before the next round sends its rows again in order.
+      for (const key of new Set(rows.filter((_, i) => !sent[i]).map((r) => r.key))) client.resumeKey?.(key);
+      await sleep(100);
+    }
   }
   clearInterval(timer);
   faults.endAll();

@@ -25,7 +25,7 @@ export interface BrokerSchemaModule {
   redeliveryHorizonMs?(settings: BrokerSettings): number;
   redeliveryHorizonSetting?(settings: BrokerSettings): string;
   /** See BrokerModule.service: a consumer under test is refused on a broker without it. */
-  service?: Pick<ServiceLink, 'refused'>;
+  service?: Pick<ServiceLink, 'variables'>;
 }
 
 /**
@@ -52,8 +52,8 @@ export interface CatalogueChoice {
 export interface CatalogueGatewayMode {
   /** The instances only write an outbox; relay processes, one per lane, publish it. */
   relay?: boolean;
-  /** Why the broker cannot serve this mode with its capabilities, or undefined. */
-  unservable?(capabilities: BrokerCapabilities | undefined, broker: string): string | undefined;
+  /** Why the broker cannot serve this mode with its capabilities and the scenario's relays, or undefined. */
+  unservable?(capabilities: BrokerCapabilities | undefined, broker: string, relays: number | undefined): string | undefined;
 }
 
 export interface ScenarioCatalogue {

@@ -33,6 +33,6 @@ export function gatewayProblems(s: Scenario, raw: Record<string, any>, modes: Mo
 export function gatewayBrokerProblems(s: Scenario, capabilities: BrokerCapabilities | undefined, modes: Modes): string[] {
   const g = s.workload.gateway;
   if (!g) return [];
-  const why = modes.get(g.mode)?.unservable?.(capabilities, s.broker.kind);
+  const why = modes.get(g.mode)?.unservable?.(capabilities, s.broker.kind, g.relays);
   return why ? [`workload.gateway.mode: ${why}`] : [];
 }

@@ -27,7 +27,8 @@ const killRelay = (relay: string) => ({ faults: `[ { name: k, kind: kill-relay, 
 
 const BAD: [string, string, string, RegExp, { rate?: string; faults?: string }?][] = [
   ['with-producers', KAFKA, 'gateway: { mode: direct }, producers: [ { name: orders } ]', /workload\.gateway: expected either gateway or producers, got both/],
-  ['outbox-on-sqs', '{ kind: sqs }', 'gateway: { mode: outbox }', /workload\.gateway\.mode: outbox runs one relay per lane, and sqs's settings fix no lanes/],
+  // Keys are the lanes: accepted with relays (the shipped sqs-gateway-outbox), refused without, naming the fix.
+  ['outbox-on-sqs', '{ kind: sqs }', 'gateway: { mode: outbox }', /workload\.gateway\.mode: outbox runs one relay per lane, and sqs's settings fix no lanes to count them by; set workload\.gateway\.relays/],
   ['unknown-mode', KAFKA, 'gateway: { mode: sharded }', /workload\.gateway\.mode/],
   ['connections-zero', KAFKA, 'gateway: { mode: direct, connections: 0 }', /workload\.gateway\.connections/],
   ['connections-over-rate', KAFKA, 'gateway: { mode: direct, connections: 200 }', /workload\.gateway\.connections: expected at most workload\.rate\.perSecond \(100\), got 200/],
@@ -62,7 +63,11 @@ for (const [name, , , message] of BAD) {
   });
 }
 
-test('the shipped producer-side scenarios validate', async () => {
-  const r = await convoy(['validate', 'workloads/producer-side'], { timeoutMs: 60_000 });
+// The outbox on brokers whose keys are the lanes, with relays set: accepted (one CLI start for all).
+const KEYED_OUTBOX = ['sqs-gateway-outbox', 'servicebus-gateway-outbox', 'pubsub-gateway-outbox-link-down'].map((n) => `workloads/nightly/${n}.yaml`);
+
+test('the shipped producer-side scenarios and the outbox with relays on keyed lanes validate', async () => {
+  const r = await convoy(['validate', 'workloads/producer-side', ...KEYED_OUTBOX], { timeoutMs: 60_000 });
   assert.equal(r.code, 0, r.stdout + r.stderr);
+  for (const f of KEYED_OUTBOX) assert.match(r.stdout + r.stderr, new RegExp(`ok ${f}`));
 });

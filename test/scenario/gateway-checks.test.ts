@@ -35,7 +35,10 @@ test("a gateway mode is one of the catalogue's, whatever the gateway's own regis
 });
 
 test("relays and what a broker cannot serve are the catalogue's mode's to say", async () => {
-  const modes = withModes({ ledger: {}, lanes: { relay: true, unservable: (_caps, broker) => `${broker} has no lanes for it` } });
+  // The mode is handed the scenario's relays: here it serves 2 of them and nothing else.
+  const modes = withModes({ ledger: {}, lanes: { relay: true, unservable: (_caps, broker, relays) => (relays === 2 ? undefined : `${broker} has no lanes for ${relays} relays`) } });
   await assert.rejects(parseScenario(scenario('ledger', ', relays: 2'), modes), problem(/workload\.gateway\.relays: only the outbox mode has relays, got mode ledger/));
-  await assert.rejects(parseScenario(scenario('lanes', ', relays: 2'), modes), problem(/workload\.gateway\.mode: fake has no lanes for it/));
+  await assert.rejects(parseScenario(scenario('lanes', ', relays: 3'), modes), problem(/workload\.gateway\.mode: fake has no lanes for 3 relays/));
+  await assert.rejects(parseScenario(scenario('lanes'), modes), problem(/workload\.gateway\.mode: fake has no lanes for undefined relays/));
+  assert.equal((await parseScenario(scenario('lanes', ', relays: 2'), modes)).scenario.workload.gateway?.relays, 2);
 });

@@ -163,6 +163,18 @@ describe('pubsub on pstest', () => {
     assert.ok(resumedAfter >= 700 && resumedAfter < 3_000, `resumed after resumeDelayMs (${resumedAfter} ms)`);
   });
 
+  test('publish failure with pausedKeys convoy and resume never: the key stays paused until resumeKey (the outbox relay\'s call)', async () => {
+    const r = await run({ messageOrdering: true, publisher: { pausedKeys: 'convoy', resume: 'never' } }, 'resumekey');
+    const p = await r.producer();
+    await r.admin.failNextPublish({ key: 'k' });
+    await assert.rejects(p.send({ key: 'k', payload: payload('k', 1) }), (e: unknown) => e instanceof SendFailure && e.definite && /FAILED_PRECONDITION/.test(e.message));
+    await sleep(200);
+    await assert.rejects(p.send({ key: 'k', payload: payload('k', 1) }), (e: unknown) => e instanceof SendFailure && /paused/.test(e.message));
+    assert.ok(p.resumeKey, 'the Pub/Sub producer can resume a key');
+    p.resumeKey('k');
+    assert.deepEqual(await p.send({ key: 'k', payload: payload('k', 1) }), { lane: 'k' });
+  });
+
   test('traffic goes through Toxiproxy: a disabled clients link stops publishes and deliveries; enabling it resumes', async () => {
     const r = await run({ messageOrdering: true, publisher: { timeoutMs: 2_000 } }, 'toxi');
     const p = await r.producer();

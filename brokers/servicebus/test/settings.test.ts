@@ -8,6 +8,7 @@ test('servicebus settings: defaults filled, typos refused with the allowed field
   assert.equal(s.sessions, true);
   assert.equal(s.lockDurationMs, 30_000);
   assert.equal(s.autoLockRenewal, true);
+  assert.equal(s.returnSessionOnFailure, true, 'a requeue gives the rest of its session batch back, as SQS FIFO does its group');
   assert.throws(
     () => resolveSettings({ kind: 'servicebus', sesions: false }),
     (e: InputError) => e instanceof InputError && /broker: unknown field "sesions" \(allowed: kind, sessions,/.test(e.detail.join('\n')),
