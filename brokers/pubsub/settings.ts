@@ -157,3 +157,8 @@ export function resolveSettings(input: BrokerSettings): PubsubSettings {
   if (problems.length) throw new InputError('invalid Pub/Sub broker settings', problems);
   return resolved;
 }
+
+/** `emulator: convoy` is a local process: the containers and external runtimes refuse it. */
+export function refuseConvoyEmulator(settings: PubsubSettings, runtime: string): void {
+  if (settings.emulator === 'convoy') throw new InputError(`broker.emulator: convoy runs on the local runtime only, not ${runtime} (remove it, or use --runtime local)`);
+}

@@ -93,7 +93,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Pubs
         broker.close();
         control?.closeAllConnections();
         await Promise.all([
-          new Promise<void>((r) => server.tryShutdown(() => r())).then(() => undefined),
+          // Open StreamingPull calls would hold a graceful shutdown forever: cut them after 1 s.
+          new Promise<void>((r) => {
+            const force = setTimeout(() => {
+              server.forceShutdown();
+              r();
+            }, 1_000);
+            server.tryShutdown(() => {
+              clearTimeout(force);
+              r();
+            });
+          }),
           control ? new Promise<void>((r) => control.close(() => r())) : undefined,
         ]);
       })();

@@ -105,3 +105,8 @@ test('emulator: pstest by default; outstandingPerKey only with convoy\'s, as a s
   assert.deepEqual(opts.retryPolicy, { minimumBackoff: { seconds: 1, nanos: 500e6 }, maximumBackoff: { seconds: 60, nanos: 0 } });
   assert.equal(subscriptionOptions(d, 'p', namesOf(d, { runId: 'r', prefix: 'convoy-r' })).labels, undefined);
 });
+
+test('emulator convoy: the containers and external runtimes refuse it before anything starts', async () => {
+  const s = resolveSettings({ kind: 'pubsub', emulator: 'convoy' });
+  await assert.rejects(pubsub.deploy({ runtime: 'external', workDir: '', cacheDir: '', log: () => undefined, external: { projectId: 'p' } }, s), (e: unknown) => e instanceof InputError && /local runtime only/.test(e.message));
+});
