@@ -5,8 +5,8 @@
  * sets nothing runs). Which settings each client has at all is `CLIENT_SETTINGS`.
  */
 /**
- * The Kafka clients convoy drives, written once (the settings schema, the matrices and the tests
- * take them from here): kafkajs, librdkafka and @platformatic/kafka in the worker, the Java
+ * The Kafka clients convoy drives, written once (the settings schema, the matrices, the tests
+ * and `npm run bench -- kafka` take them from here): kafkajs, librdkafka and @platformatic/kafka in the worker, the Java
  * client in a process of its own.
  */
 export const KAFKA_CLIENTS = ['kafkajs', 'confluent', 'java', 'platformatic'] as const;
