@@ -4,8 +4,13 @@
  * settings), and each client's own (`broker.producer.defaults: client`: what a service that
  * sets nothing runs). Which settings each client has at all is `CLIENT_SETTINGS`.
  */
-/** The Kafka clients convoy drives: kafkajs and librdkafka in the worker, the Java client in a process of its own. */
-export type KafkaClientKind = 'kafkajs' | 'confluent' | 'java';
+/**
+ * The Kafka clients convoy drives, written once: kafkajs and librdkafka in the worker, the Java
+ * client in a process of its own. The settings schema's `client` enum and `npm run bench --
+ * kafka` take their lists from here.
+ */
+export const KAFKA_CLIENTS = ['kafkajs', 'confluent', 'java'] as const;
+export type KafkaClientKind = (typeof KAFKA_CLIENTS)[number];
 
 /** The producer settings whose defaults differ by client (the rest of ProducerSettings in settings.ts). */
 export interface ProducerDefaults {

@@ -185,6 +185,7 @@ const kafka = brokerModule({
   redeliveryHorizonMs: (s) => s.consumer.share?.lockDurationMs ?? Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
   redeliveryHorizonSetting: (s) =>
     s.consumer.share ? 'broker.consumer.share.lockDurationMs' : (s.consumer.maxPollIntervalMs ?? 0) > s.consumer.sessionTimeoutMs ? 'broker.consumer.maxPollIntervalMs' : 'broker.consumer.sessionTimeoutMs',
+  consumerNames: (s) => (Array.isArray(s.consumer.staticMembership) ? [{ path: 'broker.consumer.staticMembership', names: s.consumer.staticMembership }] : []),
   // With clientProcess, or client java, the client runs in a process of its own behind the client protocol.
   producer: (e, s, names, options) => {
     const command = processCommand(s, options.log);

@@ -14,6 +14,15 @@ import { asKafkaSettings } from './settings.ts';
 import { InputError } from '../../harness/errors.ts';
 
 export const kafkaServiceLink: ServiceLink = {
+  variables: {
+    KAFKA_BOOTSTRAP_SERVERS: '`host:port,...`: through Toxiproxy when convoy started the broker, so network faults reach the service',
+    KAFKA_TOPIC: "the run's topic (one per run)",
+    KAFKA_GROUP_ID: "the run's consumer group: use it, so the drain can read what the group still has to consume",
+    KAFKA_SESSION_TIMEOUT_MS: "from the scenario's `broker.consumer`",
+    KAFKA_HEARTBEAT_INTERVAL_MS: 'the same',
+    KAFKA_MAX_POLL_INTERVAL_MS: 'the same, when set',
+    KAFKA_JAVA_CLASSPATH: "`kafka-clients` and its logging jars, as convoy's own Java programs use them (`<dir>/*`)",
+  },
   env(endpoint: Endpoint, settings: BrokerSettings, names: RunNames, log: (line: string) => void): Record<string, string> {
     const e = parseEndpoint(endpoint);
     if (e.ssl || e.sasl) throw new InputError('consumers.service: TLS and SASL connections are not handed to a consumer under test yet');
@@ -31,9 +40,4 @@ export const kafkaServiceLink: ServiceLink = {
     };
   },
   lane: (reported: string) => (/^\d+$/.test(reported) ? laneOf(Number(reported)) : reported),
-  refused(settings: BrokerSettings) {
-    const s = asKafkaSettings(settings);
-    if (s.client === 'java' || s.clientProcess) return `convoy's producers put their fields in Kafka headers with client kafkajs or confluent, not yet with ${s.clientProcess ? 'a client process' : s.client}`;
-    return undefined;
-  },
 };

@@ -7,7 +7,7 @@
 import type { BrokerSettings } from '../../harness/broker/contract.ts';
 import { InputError } from '../../harness/errors.ts';
 import { resolveShare, shareSchema, type ShareSettings } from './share-group.ts';
-import { CLIENT_PRODUCER_DEFAULTS, CLIENT_SETTINGS, CONVOY_PRODUCER_DEFAULTS, type KafkaClientKind, type ProducerDefaults } from './client-defaults.ts';
+import { CLIENT_PRODUCER_DEFAULTS, KAFKA_CLIENTS, CLIENT_SETTINGS, CONVOY_PRODUCER_DEFAULTS, type KafkaClientKind, type ProducerDefaults } from './client-defaults.ts';
 export type { KafkaClientKind } from './client-defaults.ts';
 
 export type GroupProtocol = 'classic' | 'consumer' | 'share';
@@ -99,7 +99,7 @@ export const settingsSchema: Record<string, unknown> = {
     version: { type: 'string', pattern: '^(latest|4\\.[0-9]+\\.[0-9]+)$', description: 'Apache Kafka 4.x version, or "latest" (default): the newest 4.x that resolves' },
     nodes: { enum: [1, 3], description: '1: one combined KRaft node (default); 3: a 3-node cluster on this host' },
     client: {
-      enum: ['kafkajs', 'confluent', 'java'],
+      enum: [...KAFKA_CLIENTS],
       description: "kafkajs (default), @confluentinc/kafka-javascript (librdkafka), or java: Apache Kafka's Java client (kafka-clients) in a process of its own behind the client protocol (needs a JDK)",
     },
     javaClient: {

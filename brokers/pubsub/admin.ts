@@ -16,6 +16,7 @@ import { v1, type CreateSubscriptionOptions, type PubSub } from '@google-cloud/p
 import type { BrokerAdmin, RemainingReport, RunNames } from '../../harness/broker/contract.ts';
 import { namesOf, pubsubClient, type Names, type PubsubEndpoint } from './connection.ts';
 import type { PubsubSettings } from './settings.ts';
+import { OUTSTANDING_PER_KEY_LABEL } from './emulator/labels.ts';
 
 /** Attribute counting how often convoy redrove a message. */
 export const REDRIVE_ATTRIBUTE = 'convoy-redriven';
@@ -25,6 +26,11 @@ export function subscriptionOptions(settings: PubsubSettings, projectId: string,
     enableMessageOrdering: settings.messageOrdering,
     ackDeadlineSeconds: settings.ackDeadlineSeconds,
   };
+  if (settings.outstandingPerKey > 0) opts.labels = { [OUTSTANDING_PER_KEY_LABEL]: String(settings.outstandingPerKey) };
+  if (settings.retryPolicy) {
+    const d = (ms: number) => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 });
+    opts.retryPolicy = { minimumBackoff: d(settings.retryPolicy.minimumBackoffMs), maximumBackoff: d(settings.retryPolicy.maximumBackoffMs) };
+  }
   if (names.deadLetterTopic) {
     opts.deadLetterPolicy = {
       deadLetterTopic: `projects/${projectId}/topics/${names.deadLetterTopic}`,

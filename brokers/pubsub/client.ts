@@ -130,7 +130,8 @@ export class PubsubProducer implements ProducerClient {
     const pausedBy = this.paused.get(message.key);
     if (pausedBy !== undefined) throw new SendFailure(`key paused by convoy after a failed publish (${pausedBy}); not sent`, true);
     try {
-      await this.topic.publishMessage({ data: message.payload, ...(ordered ? { orderingKey: message.key } : {}) });
+      // A consumer under test reads convoy's fields as attributes beside its data.
+      await this.topic.publishMessage({ data: message.payload, ...(ordered ? { orderingKey: message.key } : {}), ...(message.headers ? { attributes: message.headers } : {}) });
       return { lane: ordered ? message.key : this.names.subscription };
     } catch (err) {
       const failure = toSendFailure(err);

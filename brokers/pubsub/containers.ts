@@ -13,7 +13,7 @@ import { containersDeployment, startBehindToxiproxy, toxiproxyService } from '..
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { clientVersion, type PubsubEndpoint } from './connection.ts';
 import { PROXY_NAME, type PubsubDeployment } from './local.ts';
-import type { PubsubSettings } from './settings.ts';
+import { refuseConvoyEmulator, type PubsubSettings } from './settings.ts';
 
 export const EMULATOR_IMAGE = 'gcr.io/google.com/cloudsdktool/google-cloud-cli:emulators';
 /** Host ports of the compose file, away from 8085/8474 a machine may already use. */
@@ -36,6 +36,7 @@ export function containerServices(settings: PubsubSettings): ContainerService[] 
 
 /** Starts both services with testcontainers and creates the proxy (untested here: no images). */
 export async function deployContainers(ctx: DeployContext, settings: PubsubSettings): Promise<PubsubDeployment> {
+  refuseConvoyEmulator(settings, 'containers');
   const [node, toxiproxy] = containerServices(settings) as [ContainerService, ContainerService];
   const { endpoint, toxiproxyUrl, stop } = await startBehindToxiproxy<PubsubEndpoint>({
     broker: 'pubsub',

@@ -18,7 +18,7 @@ import { freePort } from '../../harness/runtime/ports.ts';
 import { startToxiproxy, TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { clientVersion, errMessage, pubsubClient, type PubsubEndpoint } from './connection.ts';
 import { PROXY_NAME, type PubsubDeployment } from './local.ts';
-import type { PubsubSettings } from './settings.ts';
+import { refuseConvoyEmulator, type PubsubSettings } from './settings.ts';
 
 /** The settings externalEndpoint and deployExternal read; docs/external.md lists them. */
 export const EXTERNAL_SETTINGS: readonly ExternalSetting[] = [
@@ -36,6 +36,7 @@ export function externalEndpoint(ext: Record<string, unknown>, settings: PubsubS
 }
 
 export async function deployExternal(ctx: DeployContext, settings: PubsubSettings): Promise<PubsubDeployment> {
+  refuseConvoyEmulator(settings, 'external');
   const ext = ctx.external ?? {};
   const base = externalEndpoint(ext, settings);
   const common = {

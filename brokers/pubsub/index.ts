@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { GO } from '../../harness/runtime/requirements.ts';
 import { deployLocal, provisionPstest, pstestBinary } from './local.ts';
 import { resolveSettings, settingsSchema, type PubsubSettings } from './settings.ts';
+import { pubsubServiceLink } from './service-link.ts';
 
 const pubsub = brokerModule({
   name: 'pubsub',
@@ -41,6 +42,7 @@ const pubsub = brokerModule({
   redeliveryHorizonSetting: () => 'broker.ackDeadlineSeconds',
   producer: (endpoint, settings, names, options) => new PubsubProducer(endpoint, settings, names, options).connect(),
   consumer: (endpoint, settings, names, options) => new PubsubConsumer(endpoint, settings, names, options),
+  service: pubsubServiceLink,
 });
 
 export default pubsub;

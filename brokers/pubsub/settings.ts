@@ -9,8 +9,24 @@ import { InputError } from '../../harness/errors.ts';
 
 export type ResumeMode = 'never' | 'immediate' | 'delayed';
 
+export type EmulatorName = 'pstest' | 'convoy';
+
 export interface PubsubSettings extends BrokerSettings {
   kind: 'pubsub';
+  /**
+   * local runtime: which emulator. `pstest` (default): Google's Go fake, one message per
+   * ordering key at a time, no cascade. `convoy`: convoy's own (brokers/pubsub/emulator/), which
+   * hands out several messages of a key at once and redelivers a key's later messages after a
+   * redelivery, as the service does.
+   */
+  emulator: EmulatorName;
+  /**
+   * convoy's emulator only: most outstanding messages of one ordering key (the subscription label
+   * convoy-outstanding-per-key). 0 (default): only flow control limits them, as on the service.
+   */
+  outstandingPerKey: number;
+  /** The subscription's retry policy (backoff between redeliveries); absent = redeliver at once. */
+  retryPolicy?: { minimumBackoffMs: number; maximumBackoffMs: number };
   /** The project topics and subscriptions live in (any name works on pstest). */
   projectId: string;
   /** The subscription's enableMessageOrdering; producers then publish with orderingKey = key. */
@@ -75,6 +91,14 @@ export const settingsSchema: Record<string, unknown> = {
     kind: { const: 'pubsub' },
     projectId: { type: 'string', pattern: '^[a-z][a-z0-9-]{4,28}[a-z0-9]$', description: 'default convoy-local' },
     messageOrdering: { type: 'boolean', description: 'default true' },
+    emulator: { enum: ['pstest', 'convoy'], description: 'local runtime: default pstest; convoy = convoy\'s emulator, faithful to ordering keys\' cascade redelivery' },
+    outstandingPerKey: { type: 'integer', minimum: 0, maximum: 10000, description: 'emulator convoy: most outstanding messages per ordering key; default 0 = flow control only (the service)' },
+    retryPolicy: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['minimumBackoffMs', 'maximumBackoffMs'],
+      properties: { minimumBackoffMs: { type: 'integer', minimum: 0, maximum: 600000 }, maximumBackoffMs: { type: 'integer', minimum: 0, maximum: 600000 } },
+    },
     ackDeadlineSeconds: { ...positiveInt, maximum: 600, description: 'default 10; the real service needs >= 10' },
     deadLetter: {
       type: 'object',
@@ -118,11 +142,23 @@ export function resolveSettings(input: BrokerSettings): PubsubSettings {
     kind: 'pubsub',
     projectId: s.projectId ?? 'convoy-local',
     messageOrdering: s.messageOrdering ?? true,
+    emulator: s.emulator ?? 'pstest',
+    outstandingPerKey: s.outstandingPerKey ?? 0,
     ackDeadlineSeconds: s.ackDeadlineSeconds ?? 10,
     deadLetter: { enabled: s.deadLetter?.enabled ?? s.deadLetter !== undefined, maxDeliveryAttempts: 5, ...s.deadLetter },
     subscriber: { maxExtensionSeconds: 3600, streams: 1, ackBatchMs: 10, ...s.subscriber },
     publisher: { batchMaxMessages: 100, batchMaxMs: 10, resume: 'immediate', resumeDelayMs: 1000, pausedKeys: 'client', timeoutMs: 60_000, ...s.publisher },
   };
   if (s.emulatorHost !== undefined) resolved.emulatorHost = s.emulatorHost;
+  if (s.retryPolicy !== undefined) resolved.retryPolicy = s.retryPolicy;
+  const problems: string[] = [];
+  if (resolved.outstandingPerKey > 0 && resolved.emulator !== 'convoy') problems.push('broker.outstandingPerKey: only convoy\'s emulator has this setting (add broker.emulator: convoy)');
+  if (s.retryPolicy && s.retryPolicy.minimumBackoffMs > s.retryPolicy.maximumBackoffMs) problems.push('broker.retryPolicy: minimumBackoffMs is more than maximumBackoffMs');
+  if (problems.length) throw new InputError('invalid Pub/Sub broker settings', problems);
   return resolved;
+}
+
+/** `emulator: convoy` is a local process: the containers and external runtimes refuse it. */
+export function refuseConvoyEmulator(settings: PubsubSettings, runtime: string): void {
+  if (settings.emulator === 'convoy') throw new InputError(`broker.emulator: convoy runs on the local runtime only, not ${runtime} (remove it, or use --runtime local)`);
 }

@@ -11,6 +11,10 @@ import { destinations } from './names.ts';
 import { resolveSettings } from './settings.ts';
 
 export const rabbitServiceLink: ServiceLink = {
+  variables: {
+    RABBITMQ_URL: 'the AMQP URL (through Toxiproxy when convoy started the broker)',
+    RABBITMQ_QUEUES: "the run's queues to consume, comma-separated (one, or the hash lanes); the lane is the queue",
+  },
   env(endpoint: Endpoint, settings: BrokerSettings, names: RunNames): Record<string, string> {
     const e = asEndpoint(endpoint);
     if (e.tls) throw new InputError('consumers.service: TLS connections are not handed to a consumer under test yet');

@@ -2,7 +2,8 @@
  * @azure/service-bus clients behind convoy's contract.
  *
  * Producer: one sender; the key is the session id (sessions on), the message id is unique
- * per send. Consumer, sessions on: up to maxConcurrentSessions loops, each accepting the next
+ * per send; convoy's fields for a consumer under test are application properties. Consumer,
+ * sessions on: up to maxConcurrentSessions loops, each accepting the next
  * available session, handing out its messages one at a time in order (the lane is the session)
  * and giving the session up after it is idle for sessionIdleMs. Sessions off: one receive loop
  * on the queue (the lane is the queue). Settlement: ack -> complete, requeue -> abandon,
@@ -39,7 +40,8 @@ export async function serviceBusProducer(endpoint: ServiceBusEndpoint, settings:
   return {
     async send(m: OutgoingMessage): Promise<SendAck> {
       try {
-        await sender.sendMessages({ body: m.payload, sessionId: settings.sessions ? m.key : undefined, messageId: `${options.id}-${++n}`, contentType: 'application/octet-stream' });
+        // A consumer under test reads convoy's fields as application properties beside its body.
+        await sender.sendMessages({ body: m.payload, sessionId: settings.sessions ? m.key : undefined, messageId: `${options.id}-${++n}`, contentType: 'application/octet-stream', ...(m.headers ? { applicationProperties: m.headers } : {}) });
         return { lane: settings.sessions ? m.key : queueName(names.prefix) };
       } catch (err) {
         // The SDK cannot tell whether a timed-out send was stored: never a definite failure.

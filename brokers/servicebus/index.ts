@@ -13,6 +13,7 @@ import { ServiceBusConsumer, serviceBusProducer } from './client.ts';
 import { asEndpoint } from './endpoint.ts';
 import { deployLocal, EMULATOR } from './local.ts';
 import { resolveSettings, settingsSchema, type ServiceBusSettings } from './settings.ts';
+import { serviceBusServiceLink } from './service-link.ts';
 
 /** Microsoft's emulator and the SQL Server it needs (untested here: no container engine). */
 export function containerServices(): ContainerService[] {
@@ -72,6 +73,7 @@ const servicebus = brokerModule({
   redeliveryHorizonSetting: () => 'broker.lockDurationMs',
   producer: serviceBusProducer,
   consumer: (endpoint, settings, names, options) => new ServiceBusConsumer(endpoint, settings, names, options),
+  service: serviceBusServiceLink,
 });
 
 export default servicebus;

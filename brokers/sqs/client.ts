@@ -1,7 +1,9 @@
 /**
  * Producer and consumer clients on @aws-sdk/client-sqs v3.
  *
- * Bodies: the payload is binary and an SQS body must be text, so bodies are base64.
+ * Bodies: the payload is binary and an SQS body must be text, so bodies are base64; for a
+ * consumer under test (docs/consumer-under-test.md) the body is its payload's text, and convoy's
+ * fields go as String message attributes beside it.
  *
  * Producer: SendMessage (or SendMessageBatch, producer.batchSize) to the run's main queue.
  * FIFO: MessageGroupId = the message key and MessageDeduplicationId = producer.key.seq from the
@@ -64,15 +66,16 @@ import {
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { decodeMessage } from '../../harness/workload/codec.ts';
+import { messageIdOf } from '../../harness/service/message.ts';
 import { backoff, errMessage, queuesOf, sqsClient, type Queues, type SqsEndpoint } from './connection.ts';
 import type { SqsSettings } from './settings.ts';
 
 /** Printable ASCII, 1-128 characters: what SQS accepts as a group or deduplication id. */
 const ID_CHARS = /^[\x21-\x7e]{1,128}$/;
 
-/** producer.key.seq from the payload header; a hash of the payload when it has none. */
-export function deduplicationId(payload: Buffer, fallback: string): string {
-  const m = decodeMessage(payload);
+/** producer.key.seq from the payload header (or, for a consumer under test, its headers); the fallback when it has none. */
+export function deduplicationId(payload: Buffer, fallback: string, headers?: Record<string, string>): string {
+  const m = headers ? messageIdOf(headers) : decodeMessage(payload);
   const id = m ? `${m.producer}.${m.key}.${m.seq}` : fallback;
   return ID_CHARS.test(id) ? id : createHash('sha256').update(id).digest('hex');
 }
@@ -150,10 +153,12 @@ export class SqsProducer implements ProducerClient {
   }
 
   private entry(message: OutgoingMessage): SendMessageBatchRequestEntry {
-    const entry: SendMessageBatchRequestEntry = { Id: String(++this.counter), MessageBody: message.payload.toString('base64') };
+    const { headers } = message;
+    const entry: SendMessageBatchRequestEntry = { Id: String(++this.counter), MessageBody: message.payload.toString(headers ? 'utf8' : 'base64') };
+    if (headers) entry.MessageAttributes = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, { DataType: 'String', StringValue: v }]));
     if (this.settings.queueType === 'fifo') {
       entry.MessageGroupId = message.key;
-      if (this.settings.deduplication === 'explicit') entry.MessageDeduplicationId = deduplicationId(message.payload, `${this.options.id}.${this.counter}`);
+      if (this.settings.deduplication === 'explicit') entry.MessageDeduplicationId = deduplicationId(message.payload, `${this.options.id}.${this.counter}`, headers);
     }
     return entry;
   }

@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { JAVA, MAVEN } from '../../harness/runtime/requirements.ts';
 import { deployLocal, elasticmqLibDir, provisionElasticMQ } from './local.ts';
 import { resolveSettings, settingsSchema, type SqsSettings } from './settings.ts';
+import { sqsServiceLink } from './service-link.ts';
 
 const sqs = brokerModule({
   name: 'sqs',
@@ -44,6 +45,7 @@ const sqs = brokerModule({
   redeliveryHorizonSetting: () => 'broker.visibilityTimeoutSeconds',
   producer: (endpoint, settings, names, options) => new SqsProducer(endpoint, settings, names, options).connect(),
   consumer: (endpoint, settings, names, options) => new SqsConsumer(endpoint, settings, names, options),
+  service: sqsServiceLink,
 });
 
 export default sqs;

@@ -374,6 +374,11 @@ export interface BrokerModule {
    * the result names it, and benchmark figures carry its version. Absent: the first of `clients`.
    */
   clientInUse?(settings: BrokerSettings): string;
+  /**
+   * Settings that name consumer processes (c1, c2, ...), each with its path from `broker.`: the
+   * scenario loader refuses a name beyond consumers.processes.
+   */
+  consumerNames?(settings: BrokerSettings): { path: string; names: string[] }[];
   /** A consumer under test (consumers.service) on this broker; absent: it cannot run one yet. */
   service?: ServiceLink;
   producer(
@@ -396,12 +401,15 @@ export interface BrokerModule {
  * lane it reports (a Kafka partition number).
  */
 export interface ServiceLink {
+  /**
+   * Every variable env() may set, with what it holds (one line): docs/consumer-under-test.md is
+   * checked against these, and env() setting another is a harness bug.
+   */
+  variables: Readonly<Record<string, string>>;
   /** Environment variables for the service's processes (and its build), e.g. KAFKA_BOOTSTRAP_SERVERS. */
   env(endpoint: Endpoint, settings: BrokerSettings, names: RunNames, log: (line: string) => void): Record<string, string>;
   /** The lane a report's `lane` names, as acks name it. */
   lane(reported: string): string;
-  /** Why these settings cannot run one (producers that cannot put convoy's fields in headers); undefined when they can. */
-  refused?(settings: BrokerSettings): string | undefined;
 }
 
 /** What a broker folder's index.ts default-exports; the registry adds `clients` from its package.json. */

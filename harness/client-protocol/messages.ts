@@ -25,7 +25,7 @@ const Settlement = Type.Union([Type.Literal('ack'), Type.Literal('requeue'), Typ
   description: 'ack: done; requeue: give it back now; dead-letter: to the dead-letter destination; release: let its lock, visibility or session expire.',
 });
 /** The optional capabilities a client may have (the contract's optional methods). */
-export const CLIENT_CAPABILITIES = ['refresh-metadata', 'errors-seen', 'describe-group', 'commits-later'] as const;
+export const CLIENT_CAPABILITIES = ['refresh-metadata', 'errors-seen', 'describe-group', 'commits-later', 'headers'] as const;
 export type ClientCapability = (typeof CLIENT_CAPABILITIES)[number];
 const Capability = Type.Union(CLIENT_CAPABILITIES.map((c) => Type.Literal(c)));
 
@@ -100,6 +100,9 @@ export const Send = msg('send', 'A message to send. Several may be unanswered at
   id: id('Its id; the ack or failure names it'),
   key: Type.String(),
   payload: base64('The message\'s bytes (the payload codec)'),
+  headers: opt(Type.Record(Type.String(), Type.String(), {
+    description: 'convoy\'s fields for a consumer under test (docs/consumer-under-test.md), to put on the message as the broker\'s headers; sent only to a client with the capability headers',
+  })),
 });
 export const Settle = msg('settle', 'Settle a delivery; answered by settled.', { id: id('The delivery\'s id'), how: Settlement });
 export const CommitOk = msg('commit-ok', 'Everything handled so far is durable: the client may commit.', { id: id('The before-commit\'s id') });

@@ -74,7 +74,7 @@ function handle(m: ToClient): void {
       configure(m).catch((e: Error) => fatal(`configure: ${e.message}`));
       return;
     case 'send':
-      producer!.send({ key: m.key, payload: Buffer.from(m.payload, 'base64') }).then(
+      producer!.send({ key: m.key, payload: Buffer.from(m.payload, 'base64'), ...(m.headers ? { headers: m.headers } : {}) }).then(
         (ack) => write({ type: 'ack', id: m.id, at: clock(), ...(ack.lane !== undefined ? { lane: ack.lane } : {}), ...(ack.offset !== undefined ? { offset: ack.offset } : {}) }),
         (e: Error) => write({ type: 'failure', id: m.id, message: e.message, definite: e instanceof SendFailure && e.definite, at: clock() }),
       );
@@ -141,4 +141,4 @@ socket.on('close', () => process.exit(0));
 socket.on('error', () => process.exit(1));
 
 const { version } = JSON.parse(readFileSync(join(CHECKOUT, 'package.json'), 'utf8')) as { version: string };
-write({ type: 'hello', protocol: CLIENT_PROTOCOL_VERSION, client: { name: 'convoy-node', version }, capabilities: ['refresh-metadata', 'errors-seen'], clockUs: clock() });
+write({ type: 'hello', protocol: CLIENT_PROTOCOL_VERSION, client: { name: 'convoy-node', version }, capabilities: ['refresh-metadata', 'errors-seen', 'headers'], clockUs: clock() });

@@ -6,6 +6,7 @@
  */
 import type { BrokerSettings, ConsumerClient, ConsumerOptions, Delivery, Endpoint, ProducerClient, ProducerOptions, RunNames, SendAck, Settlement } from '../broker/contract.ts';
 import { SendFailure } from '../broker/contract.ts';
+import { InputError } from '../errors.ts';
 import { DeliveryGate, type Incoming } from '../delivery/gate.ts';
 import { moduleProcessArgs } from '../module-ext.ts';
 import { ClientConnection } from './connection.ts';
@@ -54,10 +55,12 @@ export async function remoteProducer(command: string[], endpoint: Endpoint, sett
   let nextId = 1;
   return {
     send(message) {
+      // A consumer under test reads convoy's fields in headers: a client that cannot put them is bad input, not a silent run without them.
+      if (message.headers && !caps.includes('headers')) throw new InputError(`consumers.service: the client process ${command.join(' ')} cannot put convoy's fields in headers (no capability "headers" in its hello)`);
       const id = nextId++;
       return new Promise<SendAck>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        conn.write({ type: 'send', id, key: message.key, payload: message.payload.toString('base64') });
+        conn.write({ type: 'send', id, key: message.key, payload: message.payload.toString('base64'), ...(message.headers ? { headers: message.headers } : {}) });
       });
     },
     ...(caps.includes('refresh-metadata') ? { refreshMetadata: async () => void (await conn.request('refresh-metadata')) } : {}),

@@ -25,9 +25,8 @@ export function resolveServiceCwd(s: Scenario, origin: Origin | undefined): void
 export function serviceProblems(s: Scenario, raw: Record<string, any>, broker: BrokerSchemaModule | undefined, kinds: ReadonlyMap<string, CatalogueFaultKind>): string[] {
   if (!s.consumers.service) return [];
   const errors: string[] = [];
-  if (broker && !broker.service) errors.push(`consumers.service: a consumer under test runs on kafka and rabbitmq for now, not on ${s.broker.kind}`);
-  const refused = broker?.service?.refused?.(s.broker);
-  if (refused) errors.push(`consumers.service: ${refused}`);
+  // Which brokers can run one is each broker module's own `service` link: no list here.
+  if (broker && !broker.service) errors.push(`consumers.service: the ${s.broker.kind} broker cannot run a consumer under test (it has no connection to hand a service)`);
   s.faults.forEach((f, i) => {
     const kind = kinds.get(f.kind);
     if (kind?.worker?.consumer && !kind.underTest) errors.push(`faults[${i}].kind: ${f.kind} acts inside convoy's own consumer; a consumer under test takes ${[...kinds].filter(([, k]) => k.underTest).map(([n]) => n).sort().join(', ')} and the faults outside the consumers`);
@@ -37,6 +36,8 @@ export function serviceProblems(s: Scenario, raw: Record<string, any>, broker: B
   }
   const unknown = unknownPlaceholders(s.consumers.service.payload ?? '');
   if (unknown.length) errors.push(`consumers.service.payload: no field ${unknown.map((u) => `{{${u}}}`).join(', ')}; a template takes {{key}}, {{seq}}, {{producer}}, {{run}}`);
+  const asked = s.consumers.service.state;
+  if (asked && (asked.command === undefined) === (asked.url === undefined)) errors.push('consumers.service.state: give a `command` or a `url`, one of them');
   const state = s.expect['wrong-state'];
   const judged = (Array.isArray(state) ? state : state === undefined ? [] : [state]).some((e) => String(typeof e === 'object' ? e.expect : e) !== 'any');
   if (judged && !s.consumers.service.state) errors.push("expect.wrong-state: the service's final state is compared only when consumers.service.state says how to ask for it");

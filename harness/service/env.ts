@@ -26,5 +26,9 @@ export function serviceDir(runDir: string): string {
 }
 
 export function serviceEnv(i: ServiceEnvInput): Record<string, string | undefined> {
-  return { ...process.env, ...i.link.env(i.endpoint, i.settings, i.names, i.log), ...i.spec.env, [ENV.run]: i.names.runId, [ENV.dir]: serviceDir(i.runDir) };
+  const link = i.link.env(i.endpoint, i.settings, i.names, i.log);
+  // The documented variables are the link's list (docs/consumer-under-test.md is checked against it).
+  const undeclared = Object.keys(link).filter((k) => !(k in i.link.variables));
+  if (undeclared.length) throw new Error(`the broker's service link sets ${undeclared.join(', ')}, not in its variables`);
+  return { ...process.env, ...link, ...i.spec.env, [ENV.run]: i.names.runId, [ENV.dir]: serviceDir(i.runDir) };
 }

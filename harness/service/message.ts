@@ -29,3 +29,9 @@ export function servicePayload(template: string, m: MessageId): Buffer {
 export function serviceHeaders(m: MessageId): Record<string, string> {
   return { [HEADER.run]: m.run, [HEADER.producer]: m.producer, [HEADER.key]: m.key, [HEADER.seq]: String(m.seq) };
 }
+
+/** The message serviceHeaders describe (a broker's deduplication id is made from it); undefined when one is missing. */
+export function messageIdOf(headers: Record<string, string>): MessageId | undefined {
+  const [run, producer, key, seq] = [headers[HEADER.run], headers[HEADER.producer], headers[HEADER.key], Number(headers[HEADER.seq])];
+  return run !== undefined && producer !== undefined && key !== undefined && Number.isInteger(seq) ? { run, producer, key, seq } : undefined;
+}

@@ -1,6 +1,6 @@
 /**
  * A consumer under test's final state (consumers.service.state): its command, run once after the
- * drain, prints the service's entities as JSON, `{ "<key>": <version> }` or
+ * drain (or its HTTP endpoint, asked once), prints the service's entities as JSON, `{ "<key>": <version> }` or
  * `{ "<key>": { "version": n, ... } }`. It is kept in the run folder (STATE_FILE) and the
  * analysis compares each key's version with the truth, as it scores convoy's own strategies.
  */
@@ -32,10 +32,29 @@ export function parseState(text: string): Record<string, number> {
   return out;
 }
 
-/** Runs the state command and writes what it said (or why not) into the run folder. */
-export async function recordState(command: string[], cwd: string | undefined, env: Record<string, string | undefined>, runDir: string): Promise<ServiceState> {
+/** Asks the service's state (its command, or its URL) and writes what it said (or why not) into the run folder. */
+export async function recordState(how: { command?: string[]; url?: string }, cwd: string | undefined, env: Record<string, string | undefined>, runDir: string): Promise<ServiceState> {
+  const state = how.url !== undefined ? await stateByUrl(how.url) : await stateByCommand(how.command!, cwd, env);
+  writeFileSync(join(runDir, STATE_FILE), JSON.stringify(state));
+  return state;
+}
+
+/** GET url: a 2xx answer with the state's JSON. */
+async function stateByUrl(url: string): Promise<ServiceState> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(STATE_TIMEOUT_MS) });
+    const text = await res.text();
+    if (!res.ok) return { error: `GET ${url}: HTTP ${res.status} ${text.slice(0, 200)}` };
+    return { versions: parseState(text) };
+  } catch (e) {
+    const err = e as Error & { cause?: Error };
+    return { error: `GET ${url}: ${err.message}${err.cause ? ` (${err.cause.message})` : ''}` };
+  }
+}
+
+function stateByCommand(command: string[], cwd: string | undefined, env: Record<string, string | undefined>): Promise<ServiceState> {
   const [program, ...args] = command;
-  const state: ServiceState = await new Promise((resolve) => {
+  return new Promise((resolve) => {
     execFile(program!, args, { cwd, env, timeout: STATE_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) return resolve({ error: `${command.join(' ')}: ${err.message.split('\n')[0]}${stderr ? ` (${stderr.trim().split('\n').slice(-3).join(' / ')})` : ''}` });
       try {
@@ -45,8 +64,6 @@ export async function recordState(command: string[], cwd: string | undefined, en
       }
     });
   });
-  writeFileSync(join(runDir, STATE_FILE), JSON.stringify(state));
-  return state;
 }
 
 export function readState(runDir: string): ServiceState | undefined {

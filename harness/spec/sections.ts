@@ -299,8 +299,11 @@ const Service = object(
     readyTimeoutMs: durOr('How long a process may take to report `ready` (its consumer joined). Default 60 s.', 60_000),
     state: optional(
       object(
-        { command: list(str({ minLength: 1 }), { minItems: 1, description: 'Run once after the drain, in `cwd` with the service\'s environment: prints its entities\' state as JSON, { "<key>": <version> } (or { "<key>": { "version": n } }).' }) },
-        { additionalProperties: false, description: "The service's final state, compared with the truth by version (wrong-state judges it). Default: not compared." },
+        {
+          command: optional(list(str({ minLength: 1 }), { minItems: 1, description: 'Run once after the drain, in `cwd` with the service\'s environment: prints its entities\' state as JSON, { "<key>": <version> } (or { "<key>": { "version": n } }).' })),
+          url: optional(str({ pattern: '^https?://', description: 'Or: an HTTP endpoint of the service, asked once after the drain (GET); answers the same JSON.' })),
+        },
+        { additionalProperties: false, description: "The service's final state, compared with the truth by version (wrong-state judges it): a `command` or a `url`. Default: not compared." },
       ),
     ),
   },

@@ -23,11 +23,15 @@ const offsetMs = (() => {
 })();
 const nowMicros = () => Math.round((offsetMs + performance.now()) * 1000);
 
-/** Header values as strings (kafkajs gives Buffers; an array keeps its last value). */
+/**
+ * Header values as strings: kafkajs gives Buffers, an array keeps its last value, an SQS
+ * message attribute ({ DataType, StringValue }) gives its StringValue.
+ */
 function plainHeaders(headers) {
   const out = {};
   for (const [k, v] of Object.entries(headers ?? {})) {
-    const last = Array.isArray(v) ? v[v.length - 1] : v;
+    let last = Array.isArray(v) ? v[v.length - 1] : v;
+    if (last && typeof last === 'object' && !Buffer.isBuffer(last) && 'StringValue' in last) last = last.StringValue;
     if (last !== undefined && last !== null) out[k] = Buffer.isBuffer(last) ? last.toString('utf8') : String(last);
   }
   return out;

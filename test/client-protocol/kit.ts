@@ -68,7 +68,7 @@ export const KIT_CASES: Record<string, (t: KitTarget) => Promise<void>> = {
     const c = await open(t, 'producer', 'caps');
     try {
       for (const cap of c.hello!.capabilities) {
-        if (cap === 'commits-later' || cap === 'describe-group') continue;
+        if (cap === 'commits-later' || cap === 'describe-group' || cap === 'headers') continue;
         await c.request(cap);
       }
       await assert.rejects(c.request('describe-group'), /cannot describe-group/);

@@ -28,7 +28,7 @@ import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 import { parseScenario } from '../../harness/scenario/load.ts';
 import { planFor } from '../../harness/cli/commands/matrix.ts';
 import { ENV_PREFIX, resolveExternal, toConnection } from '../../harness/cli/connection.ts';
-import { loadBroker } from '../../harness/broker/registry.ts';
+import { brokerNames, loadBroker } from '../../harness/broker/registry.ts';
 import { loadStrategies } from '../../harness/consumer/strategies/registry.ts';
 import { reportSections } from '../../harness/report/sections/registry.ts';
 import { ROOT } from '../runner/helpers.ts';
@@ -307,4 +307,28 @@ test('docs/scenarios.md names every consumer strategy, concurrency mode and fold
   ];
   assert.deepEqual(missing, []);
   assert.ok(relative(ROOT, lookalike).length > 0);
+});
+
+/** A broker's table of variables for a consumer under test, as docs/consumer-under-test.md writes it. */
+function serviceTable(title: string, kind: string, variables: Readonly<Record<string, string>>): string {
+  return [`**${title}** (\`kind: ${kind}\`):`, '', '| variable | what |', '|---|---|', ...Object.entries(variables).map(([k, v]) => `| \`${k}\` | ${v} |`)].join('\n');
+}
+
+test("docs/consumer-under-test.md has each broker's table of service variables, as its link declares them, and no other", async () => {
+  const text = read('docs/consumer-under-test.md');
+  const linked: string[] = [];
+  const problems: string[] = [];
+  for (const b of brokerNames()) {
+    const broker = await loadBroker(b);
+    if (!broker.service) continue;
+    linked.push(b);
+    const table = serviceTable(broker.title, b, broker.service.variables);
+    if (!text.includes(table)) problems.push(`no table, or a stale one, for ${b}; expected:\n${table}`);
+  }
+  const documented = [...text.matchAll(/^\*\*[^*]+\*\* \(`kind: ([a-z]+)`\):$/gm)].map((m) => m[1]);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(documented.sort(), linked.sort(), 'a table for each broker with a service link');
+  assert.ok(linked.length >= 5 && !linked.includes('memory'));
+  // The check itself: a variable left out of a table is found.
+  assert.ok(!text.replace(/\n\| `SQS_QUEUE_NAME` \|.*/, '').includes(serviceTable('SQS', 'sqs', (await loadBroker('sqs')).service!.variables)));
 });

@@ -10,13 +10,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadScenarioFile, parseScenario } from '../../harness/scenario/load.ts';
 import { runOnce } from '../../harness/runner/run-and-analyze.ts';
 import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 import { ReportIngest, reportProblems } from '../../harness/service/ingest.ts';
-import { compareVersions, parseState } from '../../harness/service/state.ts';
+import { compareVersions, parseState, recordState, readState } from '../../harness/service/state.ts';
 import type { ProcessEvent } from '../../harness/history/events.ts';
 import { ROOT, readHistory } from '../runner/helpers.ts';
 import { kafkaPython } from '../helpers/kafka-python.ts';
@@ -109,6 +110,9 @@ test('scenario checks: a typo in the service section and a fault that acts insid
   await assert.rejects(parseScenario(typo, { catalogue, file: 's.yaml' }), (e: any) => /s\.yaml:7:\d+: consumers\.service\.readyTimeoutMS: unknown property \(did you mean readyTimeoutMs\?\)/.test(e.detail.join('\n')));
   const stall = badService('exits', 'faults: [{ name: s, kind: stall, consumer: c1, atMs: 0, durationMs: 1s }]');
   await assert.rejects(parseScenario(stall, { catalogue, file: 's.yaml' }), (e: any) => /faults\[0\]\.kind: stall acts inside convoy's own consumer; a consumer under test takes freeze, kill-consumer/.test(e.detail.join('\n')));
+  // A broker without a service link (the in-memory one) cannot hand a service its connection.
+  const memory = badService('exits').replace('{ kind: kafka, topic: { partitions: 2 } }', '{ kind: memory }');
+  await assert.rejects(parseScenario(memory, { catalogue, file: 's.yaml' }), (e: any) => /consumers\.service: the memory broker cannot run a consumer under test/.test(e.detail.join('\n')));
 });
 
 test('the reports become handling events: a start and its end are one attempt; an end without a start, a bad line, another run\'s message are counted', () => {
@@ -152,4 +156,26 @@ test('the service\'s state is read as versions and compared with the truth by ke
     keys: 4, right: 1, wrong: 3, unreachable: 1,
     examples: [{ key: 'k2', expected: 2, actual: 1 }, { key: 'k4', expected: 1, actual: null }, { key: 'k5', expected: null, actual: 1 }],
   });
+});
+
+test('the service\'s state by URL: a JSON answer is its versions; an error status or no answer is why there are none; command and url, one of them', async () => {
+  const server = createServer((req, res) => {
+    res.statusCode = req.url === '/state' ? 200 : 503;
+    res.end(req.url === '/state' ? '{"k1":3,"k2":{"version":1}}' : 'warming up');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-state-'));
+  try {
+    assert.deepEqual(await recordState({ url: `${base}/state` }, undefined, {}, dir), { versions: { k1: 3, k2: 1 } });
+    assert.deepEqual(readState(dir), { versions: { k1: 3, k2: 1 } });
+    assert.deepEqual(await recordState({ url: `${base}/other` }, undefined, {}, dir), { error: `GET ${base}/other: HTTP 503 warming up` });
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+  assert.match(((await recordState({ url: `${base}/state` }, undefined, {}, dir)) as { error: string }).error, /^GET http:\/\/127\.0\.0\.1:\d+\/state: fetch failed \(.+\)$/);
+  const catalogue = await scenarioCatalogue();
+  const both = badService('exits').replace('readyTimeoutMs: 20s }', `readyTimeoutMs: 20s, state: { command: [cat], url: '${base}/state' } }`);
+  await assert.rejects(parseScenario(both, { catalogue, file: 's.yaml' }), (e: any) => /consumers\.service\.state: give a `command` or a `url`, one of them/.test(e.detail.join('\n')));
 });

@@ -1,8 +1,11 @@
 /**
  * Consumer processes killed with SIGKILL on pubsub, in each of its topologies
- * (test/helpers/kill-consumer.ts): whatever the dead processes held comes back.
+ * (test/helpers/kill-consumer.ts): whatever the dead processes held comes back. Beside them, on
+ * the same broker, a consumer under test (test/helpers/service-example.ts).
  */
 // @needs pubsub
 import { killConsumerTests } from '../../../test/helpers/kill-consumer.ts';
+import { serviceExampleTest } from '../../../test/helpers/service-example.ts';
 
 killConsumerTests('pubsub');
+serviceExampleTest('pubsub');

@@ -12,6 +12,7 @@ import { externalEndpoint } from '../external.ts';
 import { SOURCE_DIR, sourceHash } from '../local.ts';
 import { resolveSettings } from '../settings.ts';
 import { InputError } from '../../../harness/errors.ts';
+import { OUTSTANDING_PER_KEY_LABEL } from '../emulator/labels.ts';
 
 test('defaults: ordering on, 10 s deadline, no dead letters, one stream, immediate resume by the client', () => {
   const s = resolveSettings({ kind: 'pubsub' });
@@ -90,4 +91,22 @@ test('the Go program: sources committed with go.sum, pinned pstest, cache key fr
   assert.match(mod, /cloud\.google\.com\/go\/pubsub\/v2 v2\.\d+\.\d+/);
   assert.match(readFileSync(join(SOURCE_DIR, 'main.go'), 'utf8'), /pstest\.NewServerWithAddress/);
   assert.match(sourceHash(), /^[0-9a-f]{16}$/);
+});
+
+test('emulator: pstest by default; outstandingPerKey only with convoy\'s, as a subscription label; retryPolicy as durations', () => {
+  const d = resolveSettings({ kind: 'pubsub' });
+  assert.equal(d.emulator, 'pstest');
+  assert.equal(d.outstandingPerKey, 0);
+  assert.throws(() => resolveSettings({ kind: 'pubsub', outstandingPerKey: 1 }), (e: unknown) => e instanceof InputError && e.detail.some((l) => /emulator: convoy/.test(l)));
+  assert.throws(() => resolveSettings({ kind: 'pubsub', retryPolicy: { minimumBackoffMs: 500, maximumBackoffMs: 100 } }), InputError);
+  const s = resolveSettings({ kind: 'pubsub', emulator: 'convoy', outstandingPerKey: 2, retryPolicy: { minimumBackoffMs: 1500, maximumBackoffMs: 60000 } });
+  const opts = subscriptionOptions(s, 'p', namesOf(s, { runId: 'r', prefix: 'convoy-r' }));
+  assert.deepEqual(opts.labels, { [OUTSTANDING_PER_KEY_LABEL]: '2' });
+  assert.deepEqual(opts.retryPolicy, { minimumBackoff: { seconds: 1, nanos: 500e6 }, maximumBackoff: { seconds: 60, nanos: 0 } });
+  assert.equal(subscriptionOptions(d, 'p', namesOf(d, { runId: 'r', prefix: 'convoy-r' })).labels, undefined);
+});
+
+test('emulator convoy: the containers and external runtimes refuse it before anything starts', async () => {
+  const s = resolveSettings({ kind: 'pubsub', emulator: 'convoy' });
+  await assert.rejects(pubsub.deploy({ runtime: 'external', workDir: '', cacheDir: '', log: () => undefined, external: { projectId: 'p' } }, s), (e: unknown) => e instanceof InputError && /local runtime only/.test(e.message));
 });

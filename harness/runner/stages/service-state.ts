@@ -13,7 +13,7 @@ export const serviceState: Stage = {
   async run(ctx) {
     const service = ctx.scenario.consumers.service!;
     const env = serviceEnv({ link: ctx.broker.service!, endpoint: ctx.deployment!.endpoint, settings: ctx.settings, names: ctx.names, spec: service, runDir: ctx.runDir, log: ctx.log });
-    const state = await recordState(service.state!.command, service.cwd, env, ctx.runDir);
+    const state = await recordState(service.state!, service.cwd, env, ctx.runDir);
     if ('error' in state) ctx.record.incomplete.push(`the service's state: ${state.error}`);
     ctx.mark('service-state', 'error' in state ? state : { keys: Object.keys(state.versions).length });
   },

@@ -83,7 +83,7 @@ public final class Main {
     ObjectNode client = hello.putObject("client");
     client.put("name", "kafka-clients");
     client.put("version", kafkaClientsVersion());
-    hello.putArray("capabilities").add("errors-seen").add("commits-later");
+    hello.putArray("capabilities").add("errors-seen").add("commits-later").add("headers");
     hello.put("clockUs", Wire.clockUs());
     wire.write(hello);
 
@@ -122,7 +122,7 @@ public final class Main {
       if (pong(wire, m)) continue;
       switch (m.path("type").asText()) {
         case "send":
-          producer.send(m.path("id").asLong(), m.path("key").asText(), m.path("payload").binaryValue());
+          producer.send(m.path("id").asLong(), m.path("key").asText(), m.path("payload").binaryValue(), m.path("headers"));
           break;
         case "request":
           reply(wire, m, producer.errorsSeen());

@@ -1,6 +1,8 @@
 package convoy.client;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -36,9 +38,12 @@ final class ProducerRole {
         || e instanceof TopicAuthorizationException;
   }
 
-  void send(long id, String key, byte[] payload) {
+  /** One record; `headers` (a JSON object, or missing) are convoy's fields for a consumer under test, as record headers. */
+  void send(long id, String key, byte[] payload, JsonNode headers) {
     try {
-      producer.send(new ProducerRecord<>(settings.topic, key, payload), (meta, err) -> {
+      ProducerRecord<String, byte[]> record = new ProducerRecord<>(settings.topic, key, payload);
+      headers.fields().forEachRemaining(h -> record.headers().add(h.getKey(), h.getValue().asText().getBytes(StandardCharsets.UTF_8)));
+      producer.send(record, (meta, err) -> {
         if (err == null) {
           ObjectNode ack = Wire.message("ack");
           ack.put("id", id);
