@@ -5,7 +5,7 @@
  * One topic (6 partitions) is filled once with MESSAGES convoy-encoded messages (10k keys,
  * 256 B). Then, back to back:
  *   - the Java tool reads MESSAGES from it with a fresh group;
- *   - the librdkafka binding on its own (bench/bare-consumer.ts: consume(1000), nothing done per
+ *   - the librdkafka binding on its own (bench/bare/confluent-consumer.ts: consume(1000), nothing done per
  *     message): what a Node process can read here, so convoy's share of the cost shows;
  *   - a real convoy consumer worker (the process a run starts: history file and entity store
  *     on, versioned strategy) reads it with each client and each concurrency mode. The group
@@ -87,7 +87,7 @@ function childrenOf(pid: number): number[] {
 }
 
 /** A tree of convoy to measure: this checkout, or a revision exported beside it. */
-interface Tree {
+export interface Tree {
   label: string;
   dir: string;
 }
@@ -103,7 +103,7 @@ function exportRevision(rev: string, into: string): Tree {
   return { label: `before (${sha})`, dir };
 }
 
-function trees(resultsDir: string): Tree[] {
+export function trees(resultsDir: string): Tree[] {
   const out: Tree[] = [];
   const before = process.env.CONVOY_BENCH_BEFORE;
   if (before) out.push(exportRevision(before, resultsDir));
@@ -132,7 +132,7 @@ function consumerScenario(client: string, variant: string): Scenario {
 }
 
 /** Fills the topic with MESSAGES messages: key k<i mod KEYS>, versions 1, 2, ... per key. */
-async function preload(d: Deployment, names: { runId: string; prefix: string }): Promise<number> {
+export async function preload(d: Deployment, names: { runId: string; prefix: string }, messages = MESSAGES): Promise<number> {
   const kafka = await loadBroker('kafka');
   const settings = kafka.resolveSettings({ kind: 'kafka', client: 'confluent', topic: { partitions: PARTITIONS } } as never);
   const producer = await kafka.producer(d.endpoint, settings, names, { id: 'preload', log: () => {} });
@@ -140,7 +140,7 @@ async function preload(d: Deployment, names: { runId: string; prefix: string }):
   let inFlight = 0;
   let failed = 0;
   let wake: (() => void) | undefined;
-  for (let i = 0; i < MESSAGES; i++) {
+  for (let i = 0; i < messages; i++) {
     while (inFlight >= 10_000) await new Promise<void>((r) => (wake = r));
     const key = `k${i % KEYS}`;
     const payload = encodeMessage({ producer: 'bench', key, seq: Math.floor(i / KEYS) + 1, entity: 'counter', intendedUs: nowMicros(), poison: false }, SIZE);
@@ -160,7 +160,7 @@ async function preload(d: Deployment, names: { runId: string; prefix: string }):
   return (Date.now() - started) / 1000;
 }
 
-interface Reading {
+export interface Reading {
   messages: number;
   rate: number;
   cpuPer1k: number;
@@ -169,7 +169,7 @@ interface Reading {
 }
 
 /** A real consumer worker of `tree` reads the topic from the start (fresh group). */
-async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, names: { runId: string; prefix: string }, client: string, mode: string, dir: string): Promise<Reading> {
+export async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, names: { runId: string; prefix: string }, client: string, mode: string, dir: string, messages = MESSAGES): Promise<Reading> {
   const { WorkerHandle } = (await import(join(tree.dir, 'harness/workers/handle.ts'))) as typeof import('../harness/workers/handle.ts');
   const kafka = await loadBroker('kafka');
   const scenario = consumerScenario(client, mode);
@@ -192,7 +192,7 @@ async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, name
     const started = Date.now();
     let last = 0;
     let lastChange = Date.now();
-    while (w.stats.applied < MESSAGES) {
+    while (w.stats.applied < messages) {
       await sleep(50);
       if (w.stats.applied !== last) {
         last = w.stats.applied;
@@ -221,7 +221,7 @@ async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmin, name
 }
 
 /** kafka-consumer-perf-test reading MESSAGES from the start with a fresh group. */
-function javaConsumer(inst: ReturnType<typeof provision>, bootstrap: string, topic: string, group: string, messages: number) {
+export function javaConsumer(inst: ReturnType<typeof provision>, bootstrap: string, topic: string, group: string, messages: number) {
   const cmd = toolCommand(inst, CONSUMER_PERFORMANCE, ['--bootstrap-server', bootstrap, '--topic', topic, '--messages', String(messages), '--group', group, '--timeout', '60000']);
   const cpu0 = cpuSeconds('self', true);
   const r = spawnSync(cmd.command, cmd.args, { encoding: 'utf8', timeout: 180_000 });
@@ -233,9 +233,9 @@ function javaConsumer(inst: ReturnType<typeof provision>, bootstrap: string, top
   return { ok: true as const, nMsg: Number(f[4]), rate: Number(f[5]), fetchRate: Number(f[9]), cpu };
 }
 
-/** The bare binding (bench/bare-consumer.ts) reading MESSAGES from the start with a fresh group. */
+/** The bare binding (bench/bare/confluent-consumer.ts) reading MESSAGES from the start with a fresh group. */
 function bareConsumer(bootstrap: string, topic: string, group: string): { rate: number; cpuPer1k: number; messages: number } | { error: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'bare-consumer.ts'), bootstrap, topic, group, String(MESSAGES)], { encoding: 'utf8', timeout: 180_000, cwd: REPO });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'bare', 'confluent-consumer.ts'), bootstrap, topic, group, String(MESSAGES)], { encoding: 'utf8', timeout: 180_000, cwd: REPO });
   const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
   try {
     const o = JSON.parse(line) as { messages: number; firstMs: number; lastMs: number; cpuMs: number };
@@ -337,7 +337,9 @@ export async function consumerThroughput(opts: { resultsDir: string }): Promise<
   return lines;
 }
 
-function median(xs: number[]): number {
+/** The median; NaN of none. */
+export function median(xs: number[]): number {
+  if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;

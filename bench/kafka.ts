@@ -29,7 +29,7 @@ const ROUNDS = Math.max(1, Number(process.env.CONVOY_BENCH_ROUNDS ?? 3));
  * over all partitions in turn, as convoy's 10k uniform keys do: the closer match for keyed
  * traffic, though still without the keys' bytes and hashing.
  */
-const JAVA_VARIANTS = [
+export const JAVA_VARIANTS = [
   ['unkeyed, sticky partitioner', []],
   ['unkeyed, round-robin partitioner', ['partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner']],
 ] as const;
@@ -54,7 +54,7 @@ export function clientSettings(client: string): Record<string, unknown> {
   return { client: kind, ...(where === 'process' ? { clientProcess: {} } : {}) };
 }
 
-function scenario(name: string, client: string, rate: Scenario['workload']['rate'], opts: { messages?: number; durationMs?: number; keys?: number; consumers?: number }): Scenario {
+export function scenario(name: string, client: string, rate: Scenario['workload']['rate'], opts: { messages?: number; durationMs?: number; keys?: number; consumers?: number }): Scenario {
   return {
     name, description: 'benchmark', seed: 1,
     broker: { kind: 'kafka', ...clientSettings(client), topic: { partitions: 3 } },
@@ -72,7 +72,7 @@ function scenario(name: string, client: string, rate: Scenario['workload']['rate
   };
 }
 
-async function convoyRun(d: Deployment, resultsDir: string, s: Scenario) {
+export async function convoyRun(d: Deployment, resultsDir: string, s: Scenario) {
   const record = await executeRun(s, { runtime: 'local', resultsDir, keep: false, allowDestructive: false, deployment: d });
   const result = await analyzeRun(record);
   const acks = (result.timeline as { series: { acked: number[] } }).series.acked;
@@ -81,13 +81,13 @@ async function convoyRun(d: Deployment, resultsDir: string, s: Scenario) {
 }
 
 /** Peak per-second acked rate, and the mean over the seconds that were fully busy. */
-function sustained(acks: number[]): number {
+export function sustained(acks: number[]): number {
   const busy = acks.slice(1, -1).filter((n) => n > 0);
   return busy.length ? Math.round(busy.reduce((a, b) => a + b, 0) / busy.length) : Math.max(0, ...acks);
 }
 
 /** CPU seconds (user + system) of a process, or of its reaped children with `children`. */
-function cpuSeconds(pid: number | 'self', children = false): number {
+export function cpuSeconds(pid: number | 'self', children = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -125,7 +125,7 @@ function descendants(match: RegExp): number[] {
  * tool, or convoy's producer worker with its librdkafka threads), by the broker and by
  * Toxiproxy (both clients reach the broker through it).
  */
-async function withCpu<T>(fn: () => Promise<T> | T): Promise<{ value: T; client: number; broker: number; proxy: number; wallS: number }> {
+export async function withCpu<T>(fn: () => Promise<T> | T): Promise<{ value: T; client: number; broker: number; proxy: number; wallS: number }> {
   const broker = descendants(/kafka\.Kafka /);
   const proxy = descendants(/toxiproxy/);
   const sum = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0);
@@ -140,7 +140,7 @@ async function withCpu<T>(fn: () => Promise<T> | T): Promise<{ value: T; client:
   };
 }
 
-type Cpu = { client: number; broker: number; proxy: number };
+export type Cpu = { client: number; broker: number; proxy: number };
 /** CPU ms per 1000 messages beyond a 1-message run's (start-up, connection, shutdown). */
 function perThousand(run: Cpu, base: Cpu, messages: number): string {
   const f = (k: keyof Cpu) => (Math.max(0, run[k] - base[k]) * 1e6) / (messages - 1);
@@ -155,7 +155,7 @@ function fmtMedian(xs: number[]): string {
   return `${median.toFixed(2)} [${xs.map((x) => x.toFixed(2)).join(', ')}]`;
 }
 
-const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} CPUs)`;
+export const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} CPUs)`;
 
 export async function producerThroughput(opts: { resultsDir: string }): Promise<string[]> {
   const lines: string[] = [`at start: ${load()}`];

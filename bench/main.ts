@@ -5,6 +5,8 @@
  *   checker      events/s in process and lines/s from a file; peak RSS for 10M events
  *   throughput   the rate convoy's producers sustain against a single Kafka node, per client,
  *                next to kafka-producer-perf-test (ProducerPerformance) on the same broker
+ *   kafka        one table of every Kafka client, producer and consumer, each beside its bare
+ *                client and the Java perf tools, interleaved rounds (bench/kafka-table.ts)
  *   rate         achieved vs target rate at 1k, 10k and 50k msg/s (open loop)
  *   consume      convoy's consumer worker per client and concurrency mode next to
  *                kafka-consumer-perf-test (ConsumerPerformance) on the same preloaded topic
@@ -14,7 +16,7 @@
  *   cli-start    `convoy --version` as a whole process, median of 20 (target 0.15 s)
  *   hotkeys      the hot-key and head-of-line arithmetic, on the memory broker (bench/hotkeys.ts);
  *                `hotkeys ceiling|concurrency|hol|defences` runs one part; `hotkeys defences-kafka` the defences on a local Kafka node
- * (request-proxy, consume and scale are not in the default set; consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set, nor is hotkeys)
+ * (kafka, request-proxy, consume and scale are not in the default set; consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set, nor is hotkeys)
  *
  * `npm run bench -- checker` (or throughput, rate) runs one part.
  */
@@ -25,12 +27,13 @@ import { join } from 'node:path';
 import { runCheckerBench, formatCheckerBench } from './checker.ts';
 import { producerThroughput, rateAccuracy } from './kafka.ts';
 import { consumerThroughput, scaleRun } from './consume.ts';
+import { kafkaTable } from './kafka-table.ts';
 import { hotKeyBench } from './hotkeys.ts';
 import { requestProxyCost } from './request-proxy.ts';
 import { cliStart } from './cli-start.ts';
 
 const parts = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const want = (p: string) => (parts.length === 0 && !['consume', 'scale', 'hotkeys', 'request-proxy'].includes(p)) || parts.includes(p);
+const want = (p: string) => (parts.length === 0 && !['kafka', 'consume', 'scale', 'hotkeys', 'request-proxy'].includes(p)) || parts.includes(p);
 const out = (line: string) => process.stdout.write(line + '\n');
 
 const results = mkdtempSync(join(tmpdir(), 'convoy-bench-'));
@@ -42,6 +45,10 @@ try {
   if (want('checker')) {
     out('== checker');
     out(formatCheckerBench(await runCheckerBench({})));
+  }
+  if (want('kafka')) {
+    out('== every Kafka client, producer and consumer, beside its bare client and the Java perf tools (one Kafka node)');
+    for (const line of await kafkaTable({ resultsDir: results })) out(line);
   }
   if (want('throughput')) {
     out('== producer throughput against one Kafka node (history recorded as in any run)');

@@ -124,6 +124,38 @@ export function encode(fields: MessageFields, size: number): Buffer {
   return buf;
 }
 
+/**
+ * The string last decoded at one place of the payload, given again while the bytes are the
+ * same: a consumer reads the same producer name and the same few event names in message after
+ * message, and comparing a few bytes costs less than decoding them into a new string.
+ */
+class LastString {
+  private bytes = new Uint8Array(32);
+  private length = -1;
+  private text = '';
+
+  read(b: Buffer, from: number, to: number, encoding: 'utf8' | 'latin1'): string {
+    const n = to - from;
+    if (n === this.length) {
+      let same = true;
+      for (let i = 0; i < n; i++) {
+        if (b[from + i] !== this.bytes[i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return this.text;
+    }
+    this.text = b.toString(encoding, from, to);
+    if (n > this.bytes.length) this.bytes = new Uint8Array(n);
+    this.bytes.set(b.subarray(from, to));
+    this.length = n;
+    return this.text;
+  }
+}
+const lastProducer = new LastString();
+const lastEvent = new LastString();
+
 export function decode(buf: Uint8Array | null | undefined): DecodedMessage | null {
   if (!buf || buf.length < HEADER_BYTES) return null;
   const b = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -144,9 +176,9 @@ export function decode(buf: Uint8Array | null | undefined): DecodedMessage | nul
   if (fnv(b, 0, body) !== stored) return null;
   const seq = b.readUInt32LE(12);
   const intended = b.readDoubleLE(16);
-  const producer = b.toString('utf8', HEADER_BYTES, HEADER_BYTES + p);
+  const producer = lastProducer.read(b, HEADER_BYTES, HEADER_BYTES + p, 'utf8');
   const key = b.toString('utf8', HEADER_BYTES + p, HEADER_BYTES + p + k);
-  const event = b.toString('latin1', HEADER_BYTES + p + k, names);
+  const event = lastEvent.read(b, HEADER_BYTES + p + k, names, 'latin1');
   const intendedUs = flags & 2 ? intended : undefined;
   const poison = (flags & 1) === 1;
   if (flags & 8) {

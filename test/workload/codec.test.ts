@@ -93,3 +93,13 @@ test('a run id rides after the stamp (a destination runs share), is checksummed,
   flipped[buf.length - 1] ^= 1; // the run id's last byte
   assert.equal(decode(flipped), null);
 });
+
+test('names decoded in turn come back right when they repeat, change, or share a length (the last-name reuse)', () => {
+  const names = ['orders', 'orders', 'refund', 'orders', 'ordérs', 'o', 'orders', 'refund', 'refund'];
+  names.forEach((producer, i) => {
+    const seq = (i % 4) + 1;
+    const d = decode(encode({ ...base, producer, seq }, 64));
+    assert.equal(d?.producer, producer);
+    assert.equal(d?.event, entityEvent('order', seq));
+  });
+});

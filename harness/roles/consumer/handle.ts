@@ -5,7 +5,7 @@ import type { DecodedMessage } from '../../workload/codec.ts';
 import type { Apply } from './apply.ts';
 import type { ConsumerContext } from './context.ts';
 import { processBase } from './grouped-handling.ts';
-import { processEvent, type ProcessBase } from './process-event.ts';
+import { deliveryEvent, processEvent, type ProcessBase } from './process-event.ts';
 import { recorder } from './record.ts';
 import type { Settle } from './settle.ts';
 
@@ -89,7 +89,7 @@ export function handler(ctx: ConsumerContext, client: ConsumerClient, apply: App
   const atOnce = ctx.handlerSpec.kind === 'constant' && ctx.handlerSpec.ms === 0 && !spec.poison;
   return (d, msg, received) => {
     if (!atOnce || !msg || !groupable()) return slowly(d, msg, received);
-    const ev = processEvent(processBase(init.id, d, msg), received, nowMicros());
+    const ev = deliveryEvent(init.id, d, msg, received, nowMicros());
     return settle(d, apply.inGroup(ev, msg) ? 'ack' : 'requeue', true);
   };
 }

@@ -4,7 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { processEvent, type ProcessBase } from '../../../harness/roles/consumer/process-event.ts';
+import type { Delivery } from '../../../harness/broker/contract.ts';
+import { deliveryEvent, processEvent, type ProcessBase } from '../../../harness/roles/consumer/process-event.ts';
+import { processBase } from '../../../harness/roles/consumer/grouped-handling.ts';
+import { decodeMessage, encodeMessage } from '../../../harness/workload/codec.ts';
 
 const bases: ProcessBase[] = [
   { key: 'k1', producer: 'p1', seq: 3, consumer: 'c1', lane: 'p0', offset: 42, deliveryCount: 2, intended: 1_764_657_600_123_456, stamp: 1_764_657_600_123 },
@@ -26,3 +29,21 @@ for (const base of bases) {
     });
   }
 }
+
+test('deliveryEvent is processEvent of processBase, byte for byte, with and without the optional fields', () => {
+  const d = { lane: 'p1', offset: 7, deliveryCount: 1 } as unknown as Delivery;
+  const bare = { lane: 'p2' } as unknown as Delivery;
+  const msgs = [
+    decodeMessage(encodeMessage({ producer: 'p', key: 'k9', seq: 4, entity: 'counter', intendedUs: 1_764_657_600_123_456, stampMs: 1_764_657_600_123, poison: false }, 64))!,
+    decodeMessage(encodeMessage({ producer: 'p', key: 'k9', seq: 4, entity: 'counter', poison: false }, 64))!,
+  ];
+  for (const msg of msgs) {
+    for (const delivery of [d, bare]) {
+      const a = deliveryEvent('c1', delivery, msg, 10, 11);
+      const b = processEvent(processBase('c1', delivery, msg), 10, 11);
+      a.effect = b.effect = 'applied';
+      a.end = b.end = 12;
+      assert.equal(JSON.stringify(a), JSON.stringify(b));
+    }
+  }
+});
