@@ -5,6 +5,7 @@
 #   bin/ci-nightly.sh [suite folder] [results folder]     (default: workloads/nightly results)
 #   bin/ci-nightly.sh --setup-only                        the set-up alone
 #   bin/ci-nightly.sh --matrix <results folder> <matrix.yaml>...   matrices, one after another
+# CONVOY_SUITE_SHARD=<i>/<n> runs the i-th of n shares of the suite (CI jobs side by side).
 # Exit codes are convoy suite's: 0 every expectation held, 1 one failed, 2 a scenario did not
 # load, 3 a run broke (or the set-up failed).
 set -uo pipefail
@@ -44,7 +45,9 @@ if [ ${#matrices[@]} -gt 0 ]; then
   exit $worst
 fi
 
-./convoy suite "$folder" --results "$results" --quiet
+shard=()
+if [ -n "${CONVOY_SUITE_SHARD:-}" ]; then shard=(--shard "$CONVOY_SUITE_SHARD"); say "shard $CONVOY_SUITE_SHARD of the suite"; fi
+./convoy suite "$folder" --results "$results" --quiet "${shard[@]}"
 code=$?
 case $code in
   0) say "every expectation held" ;;

@@ -1,6 +1,7 @@
 /**
  * Creates and deletes the run's exchanges and queues (see names.ts for the layout), and the
- * optional capabilities faults look for: redriveDeadLetters, lanes, describeConsumerGroup.
+ * optional capabilities faults look for: redriveDeadLetters, lanes, describeConsumerGroup,
+ * describeReplication.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -9,6 +10,7 @@ import type { BrokerAdmin, RemainingReport, RunNames } from '../../harness/broke
 import { InfraError, InputError } from '../../harness/errors.ts';
 import { closeConnection, openConnection, type RabbitEndpoint } from './connection.ts';
 import { destinations, REDRIVE_HEADER, type Destinations } from './names.ts';
+import { readHashRing } from './hash-ring.ts';
 import type { RabbitSettings } from './settings.ts';
 
 /** Queue arguments for a main queue (or lane) of this run. */
@@ -173,6 +175,17 @@ export class RabbitAdmin implements BrokerAdmin {
       }
     }
     return { topology: this.settings.topology, queueType: this.settings.queueType, metadataSync: this.metadataSync, queues };
+  }
+
+  /**
+   * Broker-side evidence a node fault records before, during and after it: for hash lanes, the
+   * consistent hash exchange's ring (which queue owns each bucket), which a node restart can
+   * rebuild differently (hash-ring.ts).
+   */
+  async describeReplication(): Promise<Record<string, unknown>> {
+    const d = this.dest;
+    if (!d.hashExchange) return { topology: this.settings.topology };
+    return { topology: this.settings.topology, hashRing: await readHashRing(this.endpoint, d.hashExchange) };
   }
 
   /**

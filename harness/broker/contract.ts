@@ -374,6 +374,11 @@ export interface BrokerModule {
    * the result names it, and benchmark figures carry its version. Absent: the first of `clients`.
    */
   clientInUse?(settings: BrokerSettings): string;
+  /**
+   * Settings that name consumer processes (c1, c2, ...), each with its path from `broker.`: the
+   * scenario loader refuses a name beyond consumers.processes.
+   */
+  consumerNames?(settings: BrokerSettings): { path: string; names: string[] }[];
   /** A consumer under test (consumers.service) on this broker; absent: it cannot run one yet. */
   service?: ServiceLink;
   producer(

@@ -50,6 +50,8 @@ export interface BrokerParts<S extends BrokerSettings, E> {
   service?: ServiceLink;
   /** See BrokerModule.clientInUse. */
   clientInUse?(settings: S): string;
+  /** See BrokerModule.consumerNames. */
+  consumerNames?(settings: S): { path: string; names: string[] }[];
 }
 
 const RUNTIMES: readonly RuntimeKind[] = RUNTIME_KINDS;
@@ -87,6 +89,7 @@ export function brokerModule<S extends BrokerSettings, E>(parts: BrokerParts<S, 
     redeliveryHorizonSetting: parts.redeliveryHorizonSetting ? (raw) => parts.redeliveryHorizonSetting!(settings(raw)) : undefined,
     processClientVersions: parts.processClientVersions ? (raw) => parts.processClientVersions!(settings(raw)) : undefined,
     clientInUse: parts.clientInUse ? (raw) => parts.clientInUse!(settings(raw)) : undefined,
+    consumerNames: parts.consumerNames ? (raw) => parts.consumerNames!(settings(raw)) : undefined,
     service: parts.service,
   };
 }

@@ -15,7 +15,7 @@ const killBroker: FaultKind = {
     },
   },
   doc: {
-    summary: 'Stops one broker node and starts it again at the window\'s end. The evidence has the replication state before, while down and after (Kafka: leaders and ISR).',
+    summary: 'Stops one broker node and starts it again at the window\'s end. The evidence has the replication state before the kill, just after it, while down and after the restart (Kafka: leaders and ISR; RabbitMQ hash lanes: the consistent hash ring).',
     needs: 'Broker nodes convoy runs itself: the local runtime (not containers or external), a broker other than the memory broker.',
     example: '{ name: kill-node, kind: kill-broker, node: node-2, atMs: 4s, durationMs: 6s }',
     exampleIn: 'broker: { kind: kafka, nodes: 3, topic: { replicationFactor: 3 } }',
@@ -33,19 +33,23 @@ const killBroker: FaultKind = {
     const node = spec.node ? nodes.find((n) => n.id === spec.node) : nodes[nodes.length - 1];
     if (!node) throw new Error(`fault ${spec.name}: no node "${String(spec.node)}" (have ${nodes.map((n) => n.id).join(', ')})`);
     const pid = node.pid();
+    const describe = () => (ctx.admin.describeReplication ? ctx.admin.describeReplication().catch((e: Error) => ({ error: e.message })) : Promise.resolve(undefined));
+    // Read before the kill too: a single node says nothing while it is down, and what a restart
+    // rebuilds (a consistent hash ring) is judged against what it was.
+    const before = await describe();
     await node.stop((spec.signal as 'SIGKILL' | 'SIGTERM' | undefined) ?? 'SIGKILL');
-    const replication = ctx.admin.describeReplication ? await ctx.admin.describeReplication().catch((e: Error) => ({ error: e.message })) : undefined;
+    const replication = await describe();
     let ended = false;
     return {
-      evidence: { node: node.id, pid, running: node.pid() !== undefined, replication },
+      evidence: { node: node.id, pid, running: node.pid() !== undefined, before, replication },
       async end() {
         if (ended) return undefined;
         ended = true;
         // Leaders move and the ISR shrinks only once the cluster notices the loss (the
         // broker session timeout): the state just before the restart shows it.
-        const whileDown = ctx.admin.describeReplication ? await ctx.admin.describeReplication().catch((e: Error) => ({ error: e.message })) : undefined;
+        const whileDown = await describe();
         await node.start();
-        const after = ctx.admin.describeReplication ? await ctx.admin.describeReplication().catch((e: Error) => ({ error: e.message })) : undefined;
+        const after = await describe();
         return { node: node.id, pid: node.pid(), whileDown, replication: after };
       },
     };

@@ -24,6 +24,8 @@ export interface BrokerSchemaModule {
   /** See BrokerModule.redeliveryHorizonMs: the default drain's length. */
   redeliveryHorizonMs?(settings: BrokerSettings): number;
   redeliveryHorizonSetting?(settings: BrokerSettings): string;
+  /** See BrokerModule.consumerNames: a name beyond consumers.processes is refused. */
+  consumerNames?(settings: BrokerSettings): { path: string; names: string[] }[];
   /** See BrokerModule.service: a consumer under test is refused on a broker without it. */
   service?: Pick<ServiceLink, 'variables'>;
 }

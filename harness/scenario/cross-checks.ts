@@ -146,3 +146,11 @@ export function producerSettingsProblems(s: Scenario, resolveSettings: (settings
   });
   return problems;
 }
+
+/** Consumer names a broker setting gives (broker.consumer.staticMembership: [c3]) must be consumers of the run. */
+export function consumerNameProblems(s: Scenario, named: { path: string; names: string[] }[]): string[] {
+  const all = Array.from({ length: s.consumers.processes }, (_, i) => `c${i + 1}`);
+  return named.flatMap(({ path, names }) =>
+    names.filter((n) => !all.includes(n)).map((n) => `${path}: no consumer ${show(n)}; expected one of ${all.join(', ')} (consumers.processes is ${s.consumers.processes})`),
+  );
+}

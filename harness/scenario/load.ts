@@ -15,7 +15,7 @@ import { resolveExtends, type SourceFile } from './extends.ts';
 import { locate, type Origin } from './yaml-source.ts';
 import { brokerProblems, faultFieldProblems, scenarioProblems } from './validate.ts';
 import { defaultName, fillDefaults, resolveExpectations } from './defaults.ts';
-import { crossChecks, producerSettingsProblems } from './cross-checks.ts';
+import { consumerNameProblems, crossChecks, producerSettingsProblems } from './cross-checks.ts';
 import { faultProblems, faultWarnings, type Target } from './static-check.ts';
 import { resendProblems } from './resend-check.ts';
 import { gatewayBrokerProblems, gatewayProblems } from './gateway-checks.ts';
@@ -140,7 +140,10 @@ export async function parseScenario(text: string, options: LoadOptions): Promise
     } catch (err) {
       throw fail(err instanceof InputError && err.detail.length ? err.detail : [`broker: ${(err as Error).message}`]);
     }
-    const problems = producerSettingsProblems(scenario, brokerModule.resolveSettings.bind(brokerModule));
+    const problems = [
+      ...producerSettingsProblems(scenario, brokerModule.resolveSettings.bind(brokerModule)),
+      ...consumerNameProblems(scenario, brokerModule.consumerNames?.(scenario.broker) ?? []),
+    ];
     if (problems.length) throw fail(problems);
   }
   // Faults against what the broker can do here and what the scenario has.

@@ -16,6 +16,8 @@ import { buildDashboard, type DashboardOutput } from '../report/dashboard/build.
 import type { SuiteEntry } from '../report/dashboard/junit.ts';
 import { loadRuns } from '../report/dashboard/load-runs.ts';
 import { scenarioFiles } from './discover.ts';
+import { RUN_OVERHEAD_MS, shardOf, type Shard } from './shard.ts';
+import { plannedSendingMs } from '../scenario/suite-rules.ts';
 import { worstExitCode } from './exit-code.ts';
 
 export interface SuiteDeps {
@@ -40,6 +42,8 @@ export interface SuiteOptions {
   allowDestructive: boolean;
   keep: boolean;
   quiet: boolean;
+  /** Run only this share of the scenarios (every shard still loads them all). */
+  shard?: Shard;
 }
 
 export interface SuiteScenario {
@@ -77,14 +81,21 @@ export async function runSuite(opts: SuiteOptions, deps: SuiteDeps): Promise<Sui
     }
   }
 
+  // A shard runs its share; every shard loaded every file, but only the first reports those
+  // that did not load (one entry each in the dashboard built from all shards' folders).
+  const mine = opts.shard ? shardOf(loaded, (l) => (plannedSendingMs(l.scenario) ?? 30_000) + RUN_OVERHEAD_MS, opts.shard) : loaded;
+  if (opts.shard) {
+    deps.log(`shard ${opts.shard.index}/${opts.shard.count}: ${mine.length} of ${loaded.length} scenarios`);
+    if (opts.shard.index > 1) done.length = 0;
+  }
   mkdirSync(opts.outDir, { recursive: true });
   try {
-    for (const [i, { file, scenario }] of loaded.entries()) {
+    for (const [i, { file, scenario }] of mine.entries()) {
       if (deps.stopped?.()) {
         done.push({ file, code: EXIT.infrastructure, entry: { scenario: scenario.name, file, stage: 'run', error: 'not run: the suite was interrupted' } });
         continue;
       }
-      deps.log(`[${i + 1}/${loaded.length}] ${scenario.name} (${basename(file)})`);
+      deps.log(`[${i + 1}/${mine.length}] ${scenario.name} (${basename(file)})`);
       try {
         await deps.prepare?.(scenario);
         const r = await deps.run(scenario, {

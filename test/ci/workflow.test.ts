@@ -47,6 +47,12 @@ test('the workflow and CI here run one script, on the Node in .node-version', ()
   assert.match(workflow, /node-version-file: \.node-version/);
   assert.match(workflow, /uses: actions\/setup-go@/);
   assert.match(readFileSync(join(ROOT, '.ci/run'), 'utf8'), /^bin\/ci-nightly\.sh workloads\/ci /m);
+  // The suite runs in shards 1..n, each told its own and the count from the one list.
+  const shards = JSON.parse(/^\s+shard: (\[.*\])$/m.exec(workflow)![1]!) as number[];
+  assert.deepEqual(shards, shards.map((_, i) => i + 1));
+  assert.match(workflow, /^\s+CONVOY_SUITE_SHARD: \$\{\{ matrix\.shard \}\}\/\$\{\{ strategy\.job-total \}\}$/m);
+  assert.match(workflow, /pattern: nightly-results-\*/);
+  assert.match(workflow, /^\s+run: \.\/convoy dashboard results$/m);
 });
 
 test('the workflow tests every supported Node line, from the lowest engines.node allows to .node-version\'s', () => {

@@ -14,6 +14,7 @@ import type { Result } from '../../harness/runner/analyze.ts';
 import type { Scenario } from '../../harness/spec/types.ts';
 import { runSuite, type SuiteDeps, type SuiteOptions } from '../../harness/suite/run-suite.ts';
 import { worstExitCode } from '../../harness/suite/exit-code.ts';
+import { parseShard, shardOf } from '../../harness/suite/shard.ts';
 import { reportAfterRun } from '../../harness/report/render.ts';
 import { exampleScenario } from './fixture/make-example.ts';
 import { exampleDir, exampleResult, passingRun } from './fixture/variants.ts';
@@ -96,6 +97,30 @@ describe('suite', () => {
       assert.ok(index.includes(`data-run="${id}"`), `index lists ${id}`);
       assert.ok(existsSync(join(sub, 'out', id, 'report.html')), `report of ${id}`);
     }
+  });
+
+  test('shards: every scenario runs in exactly one shard, the longest spread first; a scenario that does not load is reported by the first shard only', async () => {
+    const names = ['a.yaml', 'b.yaml', 'c.yaml', 'd.yaml', 'e.yaml', 'bad.yaml'];
+    const f = folder(join(dir, 'shards'), names);
+    const outcomes = Object.fromEntries(names.map((n) => [n, n === 'bad.yaml' ? 'bad-yaml' : 'pass'])) as Record<string, 'bad-yaml' | 'pass'>;
+    const ran: string[][] = [];
+    const codes: number[] = [];
+    for (const index of [1, 2, 3]) {
+      const calls: string[] = [];
+      const out = join(dir, 'shards', `out-${index}`);
+      const outcome = await runSuite({ folder: f, outDir: out, runtime: 'local', allowDestructive: false, keep: false, quiet: true, shard: { index, count: 3 } }, fakeDeps(outcomes, calls));
+      ran.push(calls.filter((c) => c.startsWith('run ')).map((c) => c.slice(4)));
+      codes.push(outcome.code);
+      assert.equal(calls.filter((c) => c.startsWith('load ')).length, names.length, 'each shard loads every scenario');
+    }
+    assert.deepEqual(ran.flat().sort(), ['a', 'b', 'c', 'd', 'e']);
+    assert.ok(ran.every((r) => r.length >= 1 && r.length <= 2), JSON.stringify(ran));
+    assert.deepEqual(codes, [EXIT.badInput, EXIT.ok, EXIT.ok]);
+    // Weights decide: one long scenario has a shard of its own.
+    assert.deepEqual(shardOf(['long', 'x', 'y', 'z'], (n) => (n === 'long' ? 100 : 10), { index: 1, count: 2 }), ['long']);
+    assert.deepEqual(shardOf(['long', 'x', 'y', 'z'], (n) => (n === 'long' ? 100 : 10), { index: 2, count: 2 }), ['x', 'y', 'z']);
+    assert.deepEqual(parseShard(' 2/6 '), { index: 2, count: 6 });
+    for (const bad of ['0/3', '4/3', '2', 'a/b', '1/0']) assert.throws(() => parseShard(bad), (e: Error) => e instanceof InputError && /expected <i>\/<n> with 1 <= i <= n/.test(e.message), bad);
   });
 
   test('a broken run is exit 3 and an <error>, and does not stop the suite', async () => {

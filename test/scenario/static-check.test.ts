@@ -27,6 +27,7 @@ const BAD: [string, Partial<Target>, string][] = [
   ['leave-consumer-c3', {}, 'faults[0].consumer: no consumer "c3" in this scenario; expected one of busiest, c1, c2 (consumers.processes is 2)'],
   ['freeze-unknown-consumer', {}, 'faults[0].consumer: no consumer "c0" in this scenario; expected one of busiest, c1, c2 (consumers.processes is 2)'],
   ['handler-errors-unknown-consumer', {}, 'faults[0].consumers[1]: no consumer "c9" in this scenario; expected one of c1, c2 (consumers.processes is 2)'],
+  ['kafka-static-member-c3', {}, 'broker.consumer.staticMembership: no consumer "c3"; expected one of c1, c2 (consumers.processes is 2)'],
   ['kill-broker-unknown-node', {}, 'faults[0].node: no node "node-3" in this deployment; expected one of node-1'],
   ['network-unknown-link', {}, 'faults[0].link: no link "node-2" in this deployment; expected one of clients'],
   ['kafka-add-partitions-fewer', {}, 'faults[0].to: expected more than the 6 partitions the topic starts with, got 4'],

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadBroker } from '../../../harness/broker/registry.ts';
-import { referenceClientCommand } from '../../../harness/client-protocol/remote-clients.ts';
+import { referenceClientCommand, remoteProducer } from '../../../harness/client-protocol/remote-clients.ts';
 import { runKit } from '../../../test/client-protocol/kit.ts';
 import { convoy, onlyRunDir } from '../../../test/runner/helpers.ts';
 import { kafkaForFile, runNames, settings } from './helpers.ts';
@@ -78,4 +78,14 @@ test('a client of another protocol version: one clear line, exit 3', { timeout: 
   assert.equal(result.verdict.status, 'unknown');
   assert.match(result.harness.failure.reason, /speaks client protocol version 99; this convoy speaks version 1/);
   assert.match(stdout + stderr, /run failed at consumers: .*client protocol version 99/);
+});
+
+test('a consumer under test needs convoy\'s fields in headers: a client process without the capability headers is refused at its first send with them, in one line', async () => {
+  const producer = await remoteProducer([process.execPath, FIXTURE, 'none'], {}, { kind: 'fake' }, runNames('no-headers'), { id: 'p1', log: () => {} });
+  try {
+    assert.deepEqual(await producer.send({ key: 'k1', payload: Buffer.from('x') }), { lane: '0', offset: 0 });
+    assert.throws(() => producer.send({ key: 'k1', payload: Buffer.from('x'), headers: { 'convoy-run': 'r1' } }), /consumers\.service: the client process .*client\.mjs none cannot put convoy's fields in headers \(no capability "headers" in its hello\)/);
+  } finally {
+    await producer.close();
+  }
 });

@@ -25,10 +25,11 @@ after(async () => {
 type Group = { metadataSync: string; queues: { queue: string; messages?: number; error?: string }[] };
 
 describe('rabbitmq node kill and restart', { timeout: 150_000 }, () => {
-  it('SIGKILL + restart: quorum and classic durable keep confirmed messages, classic non-durable loses them', async () => {
+  it('SIGKILL + restart: quorum and classic durable keep confirmed messages, classic non-durable loses them; the hash ring is read before and after', async (ctx) => {
     const quorum = await Harness.create(dep, { topology: 'single-active', queueType: 'quorum', syncMetadata: true }, 'quorum');
     const transient = await Harness.create(dep, { topology: 'single-active', queueType: 'classic', durable: false, persistent: false, syncMetadata: true }, 'transient');
     const classic = await Harness.create(dep, { topology: 'competing', queueType: 'classic', syncMetadata: true }, 'classic');
+    const hash = await Harness.create(dep, { topology: 'hash-lanes', lanes: 4, queueType: 'classic', syncMetadata: true }, 'hash');
     // Last: a later declaration with syncMetadata would flush this one's registration too.
     const raw = await Harness.create(dep, { topology: 'single-active', queueType: 'quorum', syncMetadata: false, confirms: { timeoutMs: 2000 } }, 'raw');
     try {
@@ -40,6 +41,8 @@ describe('rabbitmq node kill and restart', { timeout: 150_000 }, () => {
       const pc = await classic.producer('pc');
       for (const p of [pq, pr, pt, pc]) await Promise.all(Array.from({ length: 50 }, (_, s) => p.send({ key: 'k', payload: payload('k', s) })));
 
+      type Ring = { hashRing: { buckets?: Record<string, string>; error?: string } };
+      const ringBefore = ((await hash.admin.describeReplication!()) as Ring).hashRing;
       const node = dep.nodes[0]!;
       const pidBefore = node.pid();
       assert.ok(pidBefore);
@@ -47,6 +50,14 @@ describe('rabbitmq node kill and restart', { timeout: 150_000 }, () => {
       assert.equal(node.pid(), undefined, 'no pid while the node is down');
       await node.start();
       assert.ok(node.pid() && node.pid() !== pidBefore);
+      // Each bucket has a queue, and every lane has a bucket, before and after; whether the
+      // restart moved them is the nightly scenario's question (rabbitmq-hash-lanes-restart).
+      const ringAfter = ((await hash.admin.describeReplication!()) as Ring).hashRing;
+      for (const ring of [ringBefore, ringAfter]) {
+        assert.deepEqual(Object.keys(ring.buckets ?? {}), ['0', '1', '2', '3'], JSON.stringify(ring));
+        assert.deepEqual(Object.values(ring.buckets!).sort(), (await hash.admin.lanes!()).sort());
+      }
+      ctx.diagnostic(`hash ring before ${JSON.stringify(ringBefore.buckets)}, after ${JSON.stringify(ringAfter.buckets)}`);
 
       // The producer reconnects by itself: its next send is confirmed.
       let sent = false;
@@ -73,6 +84,7 @@ describe('rabbitmq node kill and restart', { timeout: 150_000 }, () => {
       await quorum.close();
       await transient.close();
       await classic.close();
+      await hash.close();
       await raw.close({ keepDestinations: true });
     }
   });

@@ -5,6 +5,7 @@ import rabbitmq from '../index.ts';
 import { resolveSettings, settingsErrors } from '../settings.ts';
 import { destinations } from '../names.ts';
 import { mainQueueArgs } from '../admin.ts';
+import { movedBuckets, parseRing, ringExpression } from '../hash-ring.ts';
 import { deliveryCountOf } from '../client.ts';
 import { CONTAINER_PORTS, containerServices } from '../containers.ts';
 import { nodeConfig, nodeEnv, nodeLayout, startFailureLines } from '../local.ts';
@@ -139,5 +140,19 @@ describe('rabbitmq containers and local files', () => {
     const lines = startFailureLines(f);
     assert.match(lines[0]!, /eaddrinuse/);
     assert.equal(lines.at(-1), 'noise');
+  });
+});
+
+describe('the consistent hash ring, as rabbitmqctl eval prints it', () => {
+  it('reads each bucket\'s queue, and says why when there is none', () => {
+    const printed = '[{0,<<"q-a">>},\n {1,<<"q-c">>},\n {2,<<"q-b">>}]\n';
+    assert.deepEqual(parseRing('x', printed), { exchange: 'x', buckets: { 0: 'q-a', 1: 'q-c', 2: 'q-b' } });
+    assert.deepEqual(parseRing('x', 'none\n'), { exchange: 'x', error: 'the node has no ring for this exchange' });
+    assert.match(parseRing('x', '{badrpc,nodedown}').error!, /rabbitmqctl eval said: \{badrpc,nodedown\}/);
+    assert.deepEqual(movedBuckets(parseRing('x', printed), parseRing('x', '[{0,<<"q-a">>},{1,<<"q-b">>},{2,<<"q-c">>}]')), ['1', '2']);
+  });
+  it('puts only names convoy makes into the Erlang expression', () => {
+    assert.match(ringExpression('convoy.run-1.hash'), /<<"convoy\.run-1\.hash">>/);
+    assert.throws(() => ringExpression('x">>, evil'), /not a name convoy makes/);
   });
 });

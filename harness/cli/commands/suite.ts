@@ -8,6 +8,7 @@ import { reportAfterRun } from '../../report/render.ts';
 import { onInterrupt } from '../../runtime/cleanup.ts';
 import { SuiteBrokers } from '../../suite/brokers.ts';
 import { runSuite } from '../../suite/run-suite.ts';
+import { parseShard } from '../../suite/shard.ts';
 import { CONNECTION_HELP, EXTERNAL_HELP, collect } from '../external.ts';
 import { externalSource } from '../connection.ts';
 import { checkRuntime } from '../runtime-flag.ts';
@@ -26,6 +27,8 @@ export interface SuiteFlags {
   quiet?: boolean;
   json?: boolean;
   reuseBrokers: boolean;
+  /** "<i>/<n>": run the i-th of n shares of the scenarios. */
+  shard?: string;
 }
 
 /**
@@ -47,6 +50,7 @@ export function register(program: Command): void {
     .option('--keep', 'keep each run\'s topics, queues and groups')
     .option('--no-reuse-brokers', 'local runtime: let every run start and stop its own brokers instead of keeping them up across the suite')
     .option('--quiet', 'no progress output from the runs')
+    .option('--shard <i/n>', 'run the i-th of n shares of the scenarios, balanced by their planned time (CI jobs side by side; `convoy dashboard` then builds one dashboard from all their run folders)')
     .option('--json', `print one JSON document on stdout: each scenario's verdict, exit code and run folder, the totals and the dashboard's files; ${JSON_HELP}`)
     .action((folder: string, o: SuiteFlags) => withJsonStdout(o.json, (json) => runSuiteCommand(folder, o, json)));
 }
@@ -54,6 +58,7 @@ export function register(program: Command): void {
 /** The suite command's work, also used by `convoy demo`. Sets process.exitCode. */
 export async function runSuiteCommand(folder: string, o: SuiteFlags, json?: JsonStdout): Promise<void> {
   const runtime = checkRuntime(o.runtime);
+  const shard = o.shard === undefined ? undefined : parseShard(o.shard);
   const external = externalSource(runtime, o);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const warnings = warningDigest((line) => log(`convoy: warning: ${line}`));
@@ -64,7 +69,7 @@ export async function runSuiteCommand(folder: string, o: SuiteFlags, json?: Json
   });
   try {
     const outcome = await runSuite(
-      { folder: resolve(folder), outDir: resolve(o.out ?? o.results), runtime, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet) },
+      { folder: resolve(folder), outDir: resolve(o.out ?? o.results), runtime, allowDestructive: Boolean(o.allowDestructive), keep: Boolean(o.keep), quiet: Boolean(o.quiet), shard },
       {
         load: async (file) => {
           const scenario = await loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime, allowDestructive: Boolean(o.allowDestructive) }, onWarning: (w) => warnings.warn(w) });
