@@ -164,6 +164,12 @@ export interface Reading {
   messages: number;
   rate: number;
   cpuPer1k: number;
+  /**
+   * Client CPU per 1,000 messages over the busy window, as the bare clients measure it: from the
+   * first stats report (every 500 ms) that shows messages applied to the last, so the group join
+   * and the wait for the first fetch are left out. Absent when every message came in the first report.
+   */
+  busyCpuPer1k?: number;
   phases?: ConsumerPhases;
   note?: string;
 }
@@ -192,11 +198,13 @@ export async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmi
     const started = Date.now();
     let last = 0;
     let lastChange = Date.now();
+    let busy: { cpu: number; applied: number } | undefined;
     while (w.stats.applied < messages) {
       await sleep(50);
       if (w.stats.applied !== last) {
         last = w.stats.applied;
         lastChange = Date.now();
+        busy ??= { cpu: cpuOfTree(), applied: last };
       }
       if (Date.now() - started > MAX_S * 1000) {
         note = `stopped after ${MAX_S} s`;
@@ -208,12 +216,14 @@ export async function convoyConsumer(tree: Tree, d: Deployment, admin: KafkaAdmi
       }
       if (w.exited) throw new Error(`consumer worker exited (${w.exitCode}): ${logs.slice(-3).join(' | ')}`);
     }
-    const cpu = cpuOfTree() - cpu0;
+    const cpuEnd = cpuOfTree();
+    const cpu = cpuEnd - cpu0;
     const s = w.stats;
+    const busyCpuPer1k = busy && s.applied > busy.applied ? ((cpuEnd - busy.cpu) * 1e6) / (s.applied - busy.applied) : undefined;
     const p = s.phases;
     const windowS = p && p.lastUs > p.firstUs ? (p.lastUs - p.firstUs) / 1e6 : (Date.now() - started) / 1000;
     const handled = p?.deliveries ?? s.applied;
-    return { messages: handled, rate: handled / windowS, cpuPer1k: (cpu * 1e6) / Math.max(1, s.applied), phases: p, note };
+    return { messages: handled, rate: handled / windowS, cpuPer1k: (cpu * 1e6) / Math.max(1, s.applied), busyCpuPer1k, phases: p, note };
   } finally {
     await w.stop(10_000);
     await admin.client.deleteGroups([`${names.prefix}-group`]).catch(() => {});

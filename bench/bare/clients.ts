@@ -9,4 +9,5 @@ import type { KafkaClientKind } from '../../brokers/kafka/client-defaults.ts';
 export const BARE_CLIENTS: Partial<Record<KafkaClientKind, { producer?: string; consumer?: string }>> = {
   confluent: { producer: 'confluent-producer.ts', consumer: 'confluent-consumer.ts' },
   kafkajs: { producer: 'kafkajs-producer.ts', consumer: 'kafkajs-consumer.ts' },
+  platformatic: { producer: 'platformatic-producer.ts', consumer: 'platformatic-consumer.ts' },
 };

@@ -45,3 +45,37 @@ export function busyWindow() {
     },
   };
 }
+
+/** How many messages one send() call of the chunked bare producers carries. */
+export const CHUNK = 256;
+
+/**
+ * The chunked bare producers' loop (kafkajs, @platformatic/kafka): one chunk of keyed messages
+ * per event-loop turn, as convoy's producer loop, at most maxInFlight messages awaiting their
+ * acks; prints the busy window when the last is acked. `send(keys)` sends one chunk.
+ */
+export async function produceInChunks<K>(a: BareArgs, keys: K[], send: (chunk: K[]) => Promise<unknown>): Promise<void> {
+  let acked = 0;
+  let failed = 0;
+  let wake: (() => void) | undefined;
+  const window = busyWindow();
+  window.first();
+  for (let i = 0; i < a.messages; i += CHUNK) {
+    while (i - acked >= a.maxInFlight) await new Promise<void>((r) => (wake = r));
+    const n = Math.min(CHUNK, a.messages - i);
+    send(Array.from({ length: n }, (_, j) => keys[(i + j) % a.keys]!)).then(
+      () => {
+        acked += n;
+        wake?.();
+      },
+      () => {
+        failed += n;
+        acked += n;
+        wake?.();
+      },
+    );
+    await new Promise<void>((r) => setImmediate(r));
+  }
+  while (acked < a.messages) await new Promise<void>((r) => (wake = r));
+  window.finish(a.messages - failed);
+}

@@ -1,6 +1,6 @@
 /**
- * Pass-through client settings for Kafka (the external runtime's `kafkajs.*`, `librdkafka.*` and
- * `java.*` keys), each in the form its client takes, and the settings convoy sets itself, which
+ * Pass-through client settings for Kafka (the external runtime's `kafkajs.*`, `librdkafka.*`,
+ * `java.*` and `platformatic.*` keys), each in the form its client takes, and the settings convoy sets itself, which
  * cannot be overridden: a scenario setting, a name convoy tells runs apart by, what its delivery
  * tracking relies on, or the connection's own security (given as ssl.* / sasl.*, and redacted
  * there). docs/external.md lists them from here.
@@ -14,7 +14,12 @@ export interface ClientPassThrough {
   librdkafka?: Record<string, string | number | boolean>;
   /** Java client properties (client java), by their dotted names. */
   java?: Record<string, string>;
+  /** @platformatic/kafka: options of `new Producer()` and `new Consumer()`; `producer` and `consumer` hold those of one of them. */
+  platformatic?: Record<string, unknown>;
 }
+
+/** The clients whose pass-through is an options object with `producer` and `consumer` parts. */
+type OptionsClient = 'kafkajs' | 'platformatic';
 
 const CONNECTION = 'set from the connection (bootstrapServers, ssl.*, sasl.*), where secrets are redacted';
 const NAMES = 'convoy names its topic, group and clients after the run id';
@@ -22,7 +27,7 @@ const TRACKING = "convoy's delivery tracking relies on it (offsets are committed
 const scenario = (field: string) => `the scenario sets it (broker.${field})`;
 
 /** Settings convoy sets itself in each client, with why; a pass-through key among them is refused. */
-export const RESERVED: Record<'kafkajs' | 'kafkajs.producer' | 'kafkajs.consumer' | 'librdkafka' | 'java', Record<string, string>> = {
+export const RESERVED: Record<OptionsClient | `${OptionsClient}.${'producer' | 'consumer'}` | 'librdkafka' | 'java', Record<string, string>> = {
   kafkajs: {
     brokers: CONNECTION,
     ssl: CONNECTION,
@@ -141,6 +146,37 @@ export const RESERVED: Record<'kafkajs' | 'kafkajs.producer' | 'kafkajs.consumer
     'share.acknowledgement.mode': scenario('consumer.share.acknowledgement'),
     'share.acquire.mode': scenario('consumer.maxPollRecords'),
   },
+  platformatic: {
+    bootstrapBrokers: CONNECTION,
+    tls: CONNECTION,
+    ssl: CONNECTION,
+    sasl: CONNECTION,
+    clientId: NAMES,
+    timeout: scenario('producer.requestTimeoutMs'),
+    retries: scenario('producer.retries'),
+    retryDelay: scenario('producer.retryBackoffMs'),
+    maxInflights: scenario('producer.maxInFlight'),
+    metadataMaxAge: scenario('producer.metadataMaxAgeMs / consumer.metadataMaxAgeMs'),
+    autocreateTopics: 'convoy creates (or checks) the topic itself',
+  },
+  'platformatic.producer': {
+    idempotent: scenario('producer.idempotent'),
+    acks: scenario('producer.acks'),
+    partitioner: scenario('producer.partitioner'),
+    transactionalId: 'convoy does not drive transactions',
+    serializers: 'convoy sends text keys and byte payloads',
+  },
+  'platformatic.consumer': {
+    groupId: NAMES,
+    sessionTimeout: scenario('consumer.sessionTimeoutMs'),
+    heartbeatInterval: scenario('consumer.heartbeatIntervalMs'),
+    rebalanceTimeout: 'convoy derives it from the session timeout',
+    autocommit: TRACKING,
+    deserializers: 'convoy sends text keys and byte payloads',
+    groupProtocol: 'convoy drives the classic group protocol on this client',
+    protocols: 'convoy uses an eager round-robin assignment on every client alike',
+    partitionAssigner: 'convoy uses an eager round-robin assignment on every client alike',
+  },
 };
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -173,16 +209,17 @@ function refuse(section: keyof typeof RESERVED, keys: Iterable<string>): void {
 /** The external settings' `kafkajs`, `librdkafka` and `java` sections, checked against RESERVED. */
 export function passThroughFromExternal(ext: Record<string, unknown>): ClientPassThrough | undefined {
   const out: ClientPassThrough = {};
-  if (ext.kafkajs !== undefined) {
-    if (!isObj(ext.kafkajs)) throw new InputError('external Kafka: kafkajs: expected kafkajs options (kafkajs.<option>=value)');
-    const all = typedTree(ext.kafkajs);
+  for (const name of ['kafkajs', 'platformatic'] as const) {
+    if (ext[name] === undefined) continue;
+    if (!isObj(ext[name])) throw new InputError(`external Kafka: ${name}: expected ${name} options (${name}.<option>=value)`);
+    const all = typedTree(ext[name]);
     const { producer, consumer, ...client } = all;
-    refuse('kafkajs', Object.keys(client));
-    if (producer !== undefined && !isObj(producer)) throw new InputError('external Kafka: kafkajs.producer: expected producer options (kafkajs.producer.<option>=value)');
-    if (consumer !== undefined && !isObj(consumer)) throw new InputError('external Kafka: kafkajs.consumer: expected consumer options (kafkajs.consumer.<option>=value)');
-    refuse('kafkajs.producer', Object.keys(producer ?? {}));
-    refuse('kafkajs.consumer', Object.keys(consumer ?? {}));
-    out.kafkajs = all;
+    refuse(name, Object.keys(client));
+    if (producer !== undefined && !isObj(producer)) throw new InputError(`external Kafka: ${name}.producer: expected producer options (${name}.producer.<option>=value)`);
+    if (consumer !== undefined && !isObj(consumer)) throw new InputError(`external Kafka: ${name}.consumer: expected consumer options (${name}.consumer.<option>=value)`);
+    refuse(`${name}.producer`, Object.keys(producer ?? {}));
+    refuse(`${name}.consumer`, Object.keys(consumer ?? {}));
+    out[name] = all;
   }
   for (const section of ['librdkafka', 'java'] as const) {
     const v = ext[section];
@@ -198,7 +235,16 @@ export function passThroughFromExternal(ext: Record<string, unknown>): ClientPas
 
 /** The kafkajs pass-through for one part: `client` (new Kafka()), `producer` or `consumer`. */
 export function kafkajsPart(p: ClientPassThrough | undefined, part: 'client' | 'producer' | 'consumer'): Record<string, unknown> {
-  const all = p?.kafkajs ?? {};
+  return optionsPart(p, 'kafkajs', part);
+}
+
+/** The @platformatic/kafka pass-through for `new Producer()` or `new Consumer()`: the shared options, then the part's own. */
+export function platformaticOptions(p: ClientPassThrough | undefined, part: 'producer' | 'consumer'): Record<string, unknown> {
+  return { ...optionsPart(p, 'platformatic', 'client'), ...optionsPart(p, 'platformatic', part) };
+}
+
+function optionsPart(p: ClientPassThrough | undefined, name: OptionsClient, part: 'client' | 'producer' | 'consumer'): Record<string, unknown> {
+  const all = p?.[name] ?? {};
   if (part !== 'client') return (all[part] as Record<string, unknown> | undefined) ?? {};
   const { producer: _p, consumer: _c, ...client } = all;
   return client;

@@ -33,7 +33,7 @@ import {
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { InfraError } from '../../harness/errors.ts';
-import { ConsumerCore, laneOf, throttledLog } from './consumer-core.ts';
+import { ConsumerCore, handOutPartitions, laneOf, throttledLog } from './consumer-core.ts';
 import { rdkafkaConnection, type KafkaEndpoint } from './endpoint.ts';
 import { GenerationWait } from './generation-wait.ts';
 import { clientId, groupId, topicName } from './names.ts';
@@ -411,15 +411,6 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
         } else resolve(messages ?? []);
       }),
     );
-  /** Hands one partition's messages of a batch out in order; stops at a seek or revocation. */
-  const drain = async (partition: number, messages: RdkafkaMessage[]): Promise<void> => {
-    const epoch = epochs.get(partition);
-    const stale = () => closing || epochs.get(partition) !== epoch;
-    for (const m of messages) {
-      if (stale()) return;
-      if (!(await core.handOut(partition, m.offset, m.value ?? EMPTY, { stale }))) return;
-    }
-  };
   let loop: Promise<void> | undefined;
   const consumeLoop = async (): Promise<void> => {
     while (running) {
@@ -428,7 +419,7 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
       // An assignment waiting for its generation is recorded before its partitions' messages.
       if (generations.waiting) await generations.settled;
       if (!running) return;
-      const byPartition = new Map<number, RdkafkaMessage[]>();
+      const byPartition = new Map<number, { offset: number; payload: Buffer }[]>();
       for (const m of batch) {
         if (m.topic !== topic) continue;
         const target = sought.get(m.partition);
@@ -438,10 +429,9 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
         }
         let list = byPartition.get(m.partition);
         if (!list) byPartition.set(m.partition, (list = []));
-        list.push(m);
+        list.push({ offset: m.offset, payload: m.value ?? EMPTY });
       }
-      if (byPartition.size === 1) for (const [p, ms] of byPartition) await drain(p, ms);
-      else if (byPartition.size > 1) await Promise.all([...byPartition].map(([p, ms]) => drain(p, ms)));
+      await handOutPartitions(core, byPartition, epochs, () => closing);
     }
   };
 

@@ -19,22 +19,21 @@ import {
   type ConsumerClient,
   type ConsumerOptions,
   type Delivery,
-  type OutgoingMessage,
   type ProducerClient,
   type ProducerOptions,
   type RunNames,
-  type SendAck,
 } from '../../harness/broker/contract.ts';
-import { ConsumerCore, laneOf, throttledLog } from './consumer-core.ts';
+import { ConsumerCore, throttledLog } from './consumer-core.ts';
 import { kafkajsConnection, type KafkaEndpoint } from './endpoint.ts';
 import { kafkajsPart } from './client-config.ts';
+import { tickBatcher } from './tick-batch.ts';
 import { clientId, groupId, topicName } from './names.ts';
 import type { KafkaSettings } from './settings.ts';
 
 const { Kafka, logLevel, Partitioners } = kafkajs;
 
 /** Broker error types that guarantee nothing was written, whatever earlier attempts did. */
-const DEFINITE_TYPES = new Set([
+export const DEFINITE_TYPES = new Set([
   'MESSAGE_TOO_LARGE',
   'RECORD_LIST_TOO_LARGE',
   'INVALID_RECORD',
@@ -114,14 +113,6 @@ function captureCluster(kafka: KafkaClient): () => CapturedCluster | undefined {
   return () => cluster;
 }
 
-interface Pending {
-  key: string;
-  payload: Buffer;
-  headers?: Record<string, string>;
-  resolve: (a: SendAck) => void;
-  reject: (e: unknown) => void;
-}
-
 /**
  * Sends keep their call order. kafkajs does not guarantee that on its own: every send()
  * takes a lock around the producer's target topics, and a released lock wakes the next waiter
@@ -160,47 +151,22 @@ export async function kafkajsProducer(endpoint: KafkaEndpoint, settings: KafkaSe
     return partitioner({ topic, partitionMetadata: partitionMetadata as never, message: { key, value: null } });
   };
 
-  let queue: Pending[] = [];
-  let scheduled = false;
-  const flush = (): void => {
-    scheduled = false;
-    const batch = queue;
-    queue = [];
-    const messages = batch.map((b) => ({ key: b.key, value: b.payload, partition: partitionFor(b.key), ...(b.headers ? { headers: b.headers } : {}) }));
-    producer.send({ topic, acks: p.acks, timeout: p.requestTimeoutMs, messages }).then(
-      (metas) => {
-        const base = new Map(metas.map((m) => [m.partition, m.baseOffset !== undefined && m.baseOffset !== '-1' ? Number(m.baseOffset) : undefined]));
-        const seen = new Map<number, number>();
-        batch.forEach((b, i) => {
-          const partition = messages[i]!.partition;
-          const index = seen.get(partition) ?? 0;
-          seen.set(partition, index + 1);
-          const first = base.get(partition);
-          b.resolve({ lane: laneOf(partition), offset: first === undefined ? undefined : first + index });
-        });
-      },
-      (err: unknown) => {
-        const failure = new SendFailure((err as Error).message, isDefiniteKafkajsError(err), { cause: err });
-        for (const b of batch) b.reject(failure);
-      },
-    );
-  };
+  const batcher = tickBatcher(
+    partitionFor,
+    async (messages) => {
+      const metas = await producer.send({ topic, acks: p.acks, timeout: p.requestTimeoutMs, messages: messages.map((m) => ({ key: m.key, value: m.payload, partition: m.partition, ...(m.headers ? { headers: m.headers } : {}) })) });
+      return new Map(metas.map((m) => [m.partition, m.baseOffset !== undefined && m.baseOffset !== '-1' ? Number(m.baseOffset) : undefined]));
+    },
+    (err) => new SendFailure((err as Error).message, isDefiniteKafkajsError(err), { cause: err }),
+  );
 
   return {
-    send(m: OutgoingMessage): Promise<SendAck> {
-      return new Promise((resolve, reject) => {
-        queue.push({ key: m.key, payload: m.payload, headers: m.headers, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      });
-    },
+    send: batcher.send,
     async refreshMetadata(): Promise<void> {
       await c.refreshMetadata();
     },
     async close(): Promise<void> {
-      if (queue.length) flush();
+      batcher.flush();
       await producer.disconnect();
     },
   };

@@ -358,6 +358,31 @@ export class ConsumerCore {
   }
 }
 
+/**
+ * Hands a fetched batch out partition by partition (the batch-reading adapters: librdkafka's
+ * consume loop, @platformatic/kafka's stream): each partition's messages in offset order, one
+ * handOut after the other, the partitions side by side, the gate deciding how many are out at
+ * once. A partition stops at a message not handed out, or once its epoch moved (a seek or a
+ * (re)assignment superseded the batch) or `closing()` says so.
+ */
+export async function handOutPartitions(
+  core: ConsumerCore,
+  byPartition: Map<number, { offset: number; payload: Buffer }[]>,
+  epochs: Map<number, number>,
+  closing: () => boolean,
+): Promise<void> {
+  const drain = async (partition: number, messages: { offset: number; payload: Buffer }[]): Promise<void> => {
+    const epoch = epochs.get(partition);
+    const stale = () => closing() || epochs.get(partition) !== epoch;
+    for (const m of messages) {
+      if (stale()) return;
+      if (!(await core.handOut(partition, m.offset, m.payload, { stale }))) return;
+    }
+  };
+  if (byPartition.size === 1) for (const [p, ms] of byPartition) await drain(p, ms);
+  else if (byPartition.size > 1) await Promise.all([...byPartition].map(([p, ms]) => drain(p, ms)));
+}
+
 const SETTLED: Promise<void> = Promise.resolve();
 /** Lane names by partition, made once. */
 const LANES: string[] = [];

@@ -87,6 +87,7 @@ export const EXTERNAL_SETTINGS: readonly ExternalSetting[] = [
   { key: 'kafkajs', help: 'kafkajs options, passed through (kafkajs.<option>, kafkajs.producer.<option>, kafkajs.consumer.<option>)', passThrough: true },
   { key: 'librdkafka', help: 'librdkafka properties for client confluent, passed through (librdkafka.<property>)', passThrough: true },
   { key: 'java', help: 'Java client properties for client java, passed through (java.<property>)', passThrough: true },
+  { key: 'platformatic', help: '@platformatic/kafka options for client platformatic, passed through (platformatic.<option>, platformatic.producer.<option>, platformatic.consumer.<option>)', passThrough: true },
 ];
 
 /**
@@ -165,6 +166,16 @@ export function kafkajsConnection(e: KafkaEndpoint): Pick<KafkaConfig, 'brokers'
     const principal = e.sasl.principal!;
     out.sasl = { mechanism: 'oauthbearer', oauthBearerProvider: async () => ({ value: unsecuredJwt(principal) }) };
   } else if (e.sasl) out.sasl = { mechanism: e.sasl.mechanism, username: e.sasl.username, password: e.sasl.password } as KafkaConfig['sasl'];
+  return out;
+}
+
+/** @platformatic/kafka: `bootstrapBrokers`, `tls` (tls.connect options), `sasl`. */
+export function platformaticConnection(e: KafkaEndpoint): { bootstrapBrokers: string[]; tls?: Record<string, unknown>; sasl?: Record<string, unknown> } {
+  const { brokers, ssl, sasl } = kafkajsConnection(e);
+  const out: ReturnType<typeof platformaticConnection> = { bootstrapBrokers: brokers as string[] };
+  if (ssl) out.tls = ssl === true ? {} : (ssl as Record<string, unknown>);
+  if (e.sasl?.mechanism === 'oauthbearer') out.sasl = { mechanism: 'OAUTHBEARER', token: () => unsecuredJwt(e.sasl!.principal!) };
+  else if (sasl) out.sasl = { mechanism: e.sasl!.mechanism.toUpperCase(), username: e.sasl!.username, password: e.sasl!.password };
   return out;
 }
 

@@ -12,6 +12,8 @@ import { kafkaAdmin } from './admin.ts';
 import { confluentConsumer, confluentProducer } from './client-confluent.ts';
 import { confluentLayerConsumer } from './client-confluent-kafkajs-layer.ts';
 import { kafkajsConsumer, kafkajsProducer } from './client-kafkajs.ts';
+import { platformaticConsumer, platformaticProducer } from './client-platformatic.ts';
+import { CLIENT_PACKAGES } from './client-defaults.ts';
 import { javaClientCached, javaClientCommand, javaClientVersion } from './client-java.ts';
 import { insertRequestProxy } from './request-proxy.ts';
 import { join } from 'node:path';
@@ -180,7 +182,7 @@ const kafka = brokerModule({
   // What the run used; never provisions anything (analysis may run on another machine).
   processClientVersions: (s): Record<string, string> =>
     s.client === 'java' ? { 'kafka-clients': s.javaClient?.version ?? (/^4\./.test(s.version) ? s.version : 'the newest 4.x') } : {},
-  clientInUse: (s) => ({ kafkajs: 'kafkajs', confluent: '@confluentinc/kafka-javascript', java: 'kafka-clients' })[s.client as 'kafkajs' | 'confluent' | 'java'] ?? 'kafkajs',
+  clientInUse: (s) => CLIENT_PACKAGES[s.client] ?? 'kafkajs',
   // A share group's record goes to another member once its lock expires, dead member or not.
   redeliveryHorizonMs: (s) => s.consumer.share?.lockDurationMs ?? Math.max(s.consumer.sessionTimeoutMs, s.consumer.maxPollIntervalMs ?? 0),
   redeliveryHorizonSetting: (s) =>
@@ -190,11 +192,13 @@ const kafka = brokerModule({
   producer: (e, s, names, options) => {
     const command = processCommand(s, options.log);
     if (command) return remoteProducer(command, processEndpoint(e, s), s, names, options);
+    if (s.client === 'platformatic') return platformaticProducer(e, s, names, options);
     return s.client === 'confluent' ? confluentProducer(e, s, names, options) : kafkajsProducer(e, s, names, options);
   },
   consumer: (e, s, names, options) => {
     const command = processCommand(s, options.log);
     if (command) return remoteConsumer(command, processEndpoint(e, s), s, names, options);
+    if (s.client === 'platformatic') return platformaticConsumer(e, s, names, options);
     if (s.client !== 'confluent') return kafkajsConsumer(e, s, names, options);
     return s.consumer.api === 'kafkajs-layer' ? confluentLayerConsumer(e, s, names, options) : confluentConsumer(e, s, names, options);
   },

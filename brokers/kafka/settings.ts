@@ -7,7 +7,7 @@
 import type { BrokerSettings } from '../../harness/broker/contract.ts';
 import { InputError } from '../../harness/errors.ts';
 import { resolveShare, shareSchema, type ShareSettings } from './share-group.ts';
-import { CLIENT_PRODUCER_DEFAULTS, KAFKA_CLIENTS, CLIENT_SETTINGS, CONVOY_PRODUCER_DEFAULTS, type KafkaClientKind, type ProducerDefaults } from './client-defaults.ts';
+import { CLIENT_PRODUCER_DEFAULTS, CLIENT_SETTINGS, clientHas, CONVOY_PRODUCER_DEFAULTS, KAFKA_CLIENTS, type KafkaClientKind, type ProducerDefaults } from './client-defaults.ts';
 export type { KafkaClientKind } from './client-defaults.ts';
 
 export type GroupProtocol = 'classic' | 'consumer' | 'share';
@@ -86,6 +86,12 @@ export interface KafkaSettings extends BrokerSettings {
   requestProxy: boolean;
 }
 
+/** The clients whose idempotent producer has one request in flight, and why. */
+const ONE_IN_FLIGHT_WHEN_IDEMPOTENT: Partial<Record<KafkaClientKind, string>> = {
+  kafkajs: 'kafkajs holds a lock per broker around every idempotent produce request',
+  platformatic: '@platformatic/kafka sets its connections to one request at a time when idempotent (maxInflights 1)',
+};
+
 const int = (minimum: number, description: string, maximum?: number) => ({ type: 'integer', minimum, ...(maximum !== undefined ? { maximum } : {}), description });
 
 export const settingsSchema: Record<string, unknown> = {
@@ -100,7 +106,7 @@ export const settingsSchema: Record<string, unknown> = {
     nodes: { enum: [1, 3], description: '1: one combined KRaft node (default); 3: a 3-node cluster on this host' },
     client: {
       enum: [...KAFKA_CLIENTS],
-      description: "kafkajs (default), @confluentinc/kafka-javascript (librdkafka), or java: Apache Kafka's Java client (kafka-clients) in a process of its own behind the client protocol (needs a JDK)",
+      description: "kafkajs (default), confluent: @confluentinc/kafka-javascript (librdkafka), java: Apache Kafka's Java client (kafka-clients) in a process of its own behind the client protocol (needs a JDK), or platformatic: @platformatic/kafka (pure JavaScript)",
     },
     javaClient: {
       type: 'object',
@@ -136,18 +142,18 @@ export const settingsSchema: Record<string, unknown> = {
           enum: ['convoy', 'client'],
           description: "whose defaults fill what is left out: convoy (default: the same on every client: acks all, idempotence off, 5 in flight, 10 retries) or client (the client's own: the Java client's idempotence is on since 3.0, linger.ms 5 since 4.0)",
         },
-        idempotent: { type: 'boolean', description: 'default false (defaults: client: java true, kafkajs and confluent false)' },
+        idempotent: { type: 'boolean', description: 'default false (defaults: client: java true, the others false); kafkajs and platformatic take 1 request in flight with it' },
         maxInFlight: int(1, 'requests in flight per connection (default 5; idempotence allows at most 5)', 1_000_000),
-        retries: int(0, 'default 10 (defaults: client: kafkajs 5, confluent and java 2147483647)', 2_147_483_647),
+        retries: int(0, 'default 10 (defaults: client: kafkajs 5, platformatic 3, confluent and java 2147483647)', 2_147_483_647),
         lingerMs: int(0, 'confluent and java (default 5); kafkajs has no linger', 900_000),
         batchSize: int(1, 'confluent and java: batch.size in bytes (default: librdkafka 1000000, java 16384)', 2_147_483_647),
-        requestTimeoutMs: int(1, 'default 30000', 900_000),
+        requestTimeoutMs: int(1, 'default 30000 (defaults: client: platformatic 5000)', 900_000),
         deliveryTimeoutMs: int(1, 'confluent and java: the bound on one send, retries included (librdkafka message.timeout.ms, java delivery.timeout.ms; default 120000; defaults: client: librdkafka 300000)', 2_147_483_647),
         partitioner: { enum: ['murmur2', 'crc32'], description: 'murmur2 (Java-compatible, default; the Java client has only this one for keyed records) or crc32 (librdkafka consistent_random, its own default; confluent only)' },
         ignoreKeys: { type: 'boolean', description: 'java only: partitioner.ignore.keys, records go to the sticky partition whatever their key (default false)' },
-        metadataMaxAgeMs: int(100, 'java only: metadata.max.age.ms, when the producer notices new partitions (default 300000)', 86_400_000),
+        metadataMaxAgeMs: int(100, 'java and platformatic: metadata.max.age.ms (platformatic: metadataMaxAge), when the producer notices new partitions (default: java 300000, platformatic 5000)', 86_400_000),
         socketTimeoutMs: int(10, 'confluent only (librdkafka socket.timeout.ms: when the client gives up on a request; default requestTimeoutMs, at most 60100)', 300_000),
-        retryBackoffMs: int(1, 'confluent and java: retry.backoff.ms and retry.backoff.max.ms, a fixed backoff (default 100 growing to 2000 in librdkafka, 1000 in java)', 300_000),
+        retryBackoffMs: int(1, 'confluent, java and platformatic: retry.backoff.ms and retry.backoff.max.ms (platformatic: retryDelay), a fixed backoff (default 100 growing to 2000 in librdkafka, 1000 in java; platformatic 100, its own 1000)', 300_000),
         debug: { type: 'string', pattern: '^[a-z,]*$', description: 'confluent only: librdkafka debug contexts, e.g. "msg,protocol"; the lines about errors and retries go to the producer log' },
       },
     },
@@ -288,8 +294,10 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
   const defaultsFrom = (p.defaults ?? 'convoy') as ProducerSettings['defaults'];
   const d = (defaultsFrom === 'client' ? CLIENT_PRODUCER_DEFAULTS : CONVOY_PRODUCER_DEFAULTS)[client];
   const idempotent = p.idempotent ?? d.idempotent;
-  // kafkajs holds a lock per broker around every idempotent produce request: 1 in flight.
-  const maxInFlight = p.maxInFlight ?? (idempotent && client === 'kafkajs' ? 1 : d.maxInFlight);
+  // kafkajs holds a lock per broker around every idempotent produce request, and
+  // @platformatic/kafka sets its connections to one request at a time: 1 in flight.
+  const oneInFlight = ONE_IN_FLIGHT_WHEN_IDEMPOTENT[client];
+  const maxInFlight = p.maxInFlight ?? (idempotent && oneInFlight ? 1 : d.maxInFlight);
   const producer: ProducerSettings = {
     acks,
     idempotent,
@@ -324,7 +332,7 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     fromBeginning: c.fromBeginning ?? true,
     metadataMaxAgeMs: c.metadataMaxAgeMs ?? 300_000,
   };
-  if (client !== 'kafkajs' && !share) consumer.maxPollIntervalMs = c.maxPollIntervalMs ?? 300_000;
+  if (clientHas(client, 'consumer.maxPollIntervalMs') && !share) consumer.maxPollIntervalMs = c.maxPollIntervalMs ?? 300_000;
   if (client === 'confluent') consumer.api = c.api ?? 'native';
   if (client === 'java') {
     consumer.groupProtocol = c.groupProtocol ?? 'classic';
@@ -360,13 +368,13 @@ export function resolveSettings(raw: BrokerSettings): KafkaSettings {
     errors.push(`broker.${only.path}: ${only.why[client] ?? `not a setting of the ${client} client`}; use client: ${has}`);
   }
   if (p.partitioner === 'crc32' && client !== 'confluent') {
-    errors.push(`broker.producer.partitioner crc32: ${client === 'java' ? 'the Java client' : 'kafkajs'} has only the murmur2 partitioner for keyed records; use client: confluent (librdkafka consistent_random)`);
+    errors.push(`broker.producer.partitioner crc32: ${({ java: 'the Java client', kafkajs: 'kafkajs', platformatic: '@platformatic/kafka' } as Record<string, string>)[client]} has only the murmur2 partitioner for keyed records; use client: confluent (librdkafka consistent_random)`);
   }
   if (client === 'java' && r.clientProcess) {
     errors.push('broker.clientProcess: client java always runs in a process of its own (convoy\'s Java client); leave clientProcess out, or name your own client there with client kafkajs or confluent');
   }
-  if (idempotent && maxInFlight > 1 && client === 'kafkajs') {
-    errors.push('broker.producer.idempotent with kafkajs: kafkajs holds a lock per broker around every idempotent produce request, so at most 1 is in flight; set maxInFlight 1 or use client: confluent or java (up to 5)');
+  if (idempotent && maxInFlight > 1 && oneInFlight) {
+    errors.push(`broker.producer.idempotent with ${client}: ${oneInFlight}, so at most 1 is in flight; set maxInFlight 1 or use client: confluent or java (up to 5)`);
   }
   if (errors.length) throw new InputError('invalid Kafka broker settings', errors);
 

@@ -12,7 +12,7 @@ import { envName, externalSource, loadConnection, resolveExternal, secretParts, 
 import { clearRegisteredSecrets, redactSecrets, redactString } from '../../harness/checker/redact.ts';
 import { loadBroker, brokerNames } from '../../harness/broker/registry.ts';
 import { EXTERNAL_SETTINGS as KAFKA, endpointFromExternal, javaConnection, rdkafkaConnection } from '../../brokers/kafka/endpoint.ts';
-import { unsecuredJwt } from '../../brokers/kafka/client-config.ts';
+import { platformaticOptions, unsecuredJwt } from '../../brokers/kafka/client-config.ts';
 import { connectionAddress } from '../../harness/broker/connection-address.ts';
 import { externalRuns, forgetExternalRun, recordExternalRun } from '../../harness/runtime/external-ledger.ts';
 import { cleanExternal } from '../../harness/cli/commands/clean.ts';
@@ -153,6 +153,8 @@ test('Kafka pass-through settings reach each client in its own form; a setting c
   });
   assert.equal(rdkafkaConnection(e)['socket.keepalive.enable'], true);
   assert.equal(javaConnection(e)['client.dns.lookup'], 'use_all_dns_ips');
+  const plat = endpointFromExternal(kafka({ pairs: ['bootstrapServers=k:9092', 'platformatic.connectTimeout=9000', 'platformatic.consumer.maxWaitTime=100'] }).settings);
+  assert.deepEqual([platformaticOptions(plat.clientConfig, 'consumer'), platformaticOptions(plat.clientConfig, 'producer')], [{ connectTimeout: 9000, maxWaitTime: 100 }, { connectTimeout: 9000 }]);
   assert.equal(redactString('secret is pass-through-s3cret'), 'secret is ***', 'a pass-through key named like a secret is redacted');
   clearRegisteredSecrets();
   for (const [pair, why] of [
@@ -160,6 +162,8 @@ test('Kafka pass-through settings reach each client in its own form; a setting c
     ['java.acks=1', /java\.acks cannot be passed through: the scenario sets it \(broker\.producer\.acks\)/],
     ['kafkajs.producer.idempotent=true', /kafkajs\.producer\.idempotent cannot be passed through: the scenario sets it/],
     ['java.sasl.jaas.config=x', /java\.sasl\.jaas\.config cannot be passed through: set from the connection/],
+    ['platformatic.consumer.autocommit=true', /platformatic\.consumer\.autocommit cannot be passed through: convoy's delivery tracking relies on it/],
+    ['platformatic.maxInflights=9', /platformatic\.maxInflights cannot be passed through: the scenario sets it \(broker\.producer\.maxInFlight\)/],
   ] as const) {
     assert.match(inputError(() => endpointFromExternal(kafka({ pairs: ['bootstrapServers=k:9092', pair] }).settings)), why);
   }

@@ -9,6 +9,7 @@ import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 import { checkExpectationScopes } from '../../harness/matrix/expect.ts';
 import { readMatrixFile } from '../../harness/matrix/file.ts';
 import { makePlan } from '../../harness/matrix/plan.ts';
+import { KAFKA_CLIENTS } from '../../brokers/kafka/client-defaults.ts';
 
 const BASE = `broker: { kind: memory, mode: partitioned, partitions: 2 }
 workload:
@@ -154,12 +155,15 @@ test('the worked examples in workloads/matrix/ check out; the acceptance one is 
     const m = readMatrixFile(join(dir, f));
     const { cells } = await buildCells(m, { catalogue: await scenarioCatalogue() });
     checkExpectationScopes(m.file, m.expect, cells);
+    // A matrix that compares the Kafka clients compares every one of them (the list is brokers/kafka's).
+    const clients = m.axes.find((a) => a.name === 'broker.client');
+    if (clients) assert.deepEqual(clients.values, [...KAFKA_CLIENTS], `${f}: broker.client lists every Kafka client`);
   }
   const m = readMatrixFile(join(dir, 'kafka-client-x-concurrency.yaml'));
-  assert.deepEqual(m.axes.map((a) => [a.name, a.values]), [['broker.client', ['kafkajs', 'confluent', 'java']], ['consumers.concurrency.mode', ['partition', 'key', 'unordered']]]);
+  assert.deepEqual(m.axes.map((a) => [a.name, a.values]), [['broker.client', [...KAFKA_CLIENTS]], ['consumers.concurrency.mode', ['partition', 'key', 'unordered']]]);
   assert.equal(m.repeats, 5);
   const { cells } = await buildCells(m, { catalogue: await scenarioCatalogue() });
-  assert.equal(cells.length, 9);
+  assert.equal(cells.length, KAFKA_CLIENTS.length * 3);
   // A handler time spread, so that the unordered pool reorders.
   assert.ok(cells.every((c) => c.scenario.broker.kind === 'kafka' && c.scenario.consumers.handler.kind === 'exponential'));
 });

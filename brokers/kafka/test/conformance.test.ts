@@ -8,6 +8,7 @@ import { conformance } from '../../../test/broker/contract.ts';
 
 conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'kafkajs', topic: { partitions: 3 } }, ordersKeys: true, handOverMs: 45_000, lanes: true });
 conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'confluent', topic: { partitions: 3 } }, ordersKeys: true, handOverMs: 45_000, lanes: true });
+conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'platformatic', topic: { partitions: 3 } }, ordersKeys: true, handOverMs: 45_000, lanes: true });
 // The same through the reference client in a process of its own (the client protocol).
 conformance({ broker: 'kafka', settings: { kind: 'kafka', client: 'kafkajs', topic: { partitions: 3 }, clientProcess: {} }, ordersKeys: true, handOverMs: 45_000, lanes: true });
 // Apache Kafka's Java client, behind the client protocol.

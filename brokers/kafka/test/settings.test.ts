@@ -251,3 +251,22 @@ test('share groups: Java client, Kafka 4.2 on, no classic-only settings; setting
   rejects({ client: 'java', consumer: { share: { lockDurationMs: 5000 } } }, /broker\.consumer\.share: share group settings need broker\.consumer\.groupProtocol: share/);
   rejects({ client: 'java', version: '4.3.1', consumer: { groupProtocol: 'share', share: { deadLetterTopic: true } } }, /dead-letter topics from Kafka 4\.4/);
 });
+
+test('client platformatic: the settings it has, its own defaults, and one line naming it for each it lacks', () => {
+  const s = resolveSettings({ kind: 'kafka', client: 'platformatic' });
+  assert.deepEqual([s.producer.idempotent, s.producer.maxInFlight, s.producer.retries, s.producer.lingerMs, s.producer.batchSize, s.producer.deliveryTimeoutMs], [false, 5, 10, 0, undefined, undefined]);
+  assert.equal(s.consumer.maxPollIntervalMs, undefined, 'no max.poll.interval.ms');
+  const own = resolveSettings({ kind: 'kafka', client: 'platformatic', producer: { defaults: 'client' } });
+  assert.deepEqual([own.producer.retries, own.producer.requestTimeoutMs], [3, 5_000], "the library's own: 3 retries, 5 s timeout");
+  // Idempotence: the library sets its connections to one request at a time.
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'platformatic', producer: { idempotent: true } }).producer.maxInFlight, 1);
+  rejects({ client: 'platformatic', producer: { idempotent: true, maxInFlight: 5 } }, /broker\.producer\.idempotent with platformatic: @platformatic\/kafka sets its connections to one request at a time/);
+  assert.equal(resolveSettings({ kind: 'kafka', client: 'platformatic', producer: { retryBackoffMs: 20, metadataMaxAgeMs: 500 } }).producer.retryBackoffMs, 20);
+  rejects({ client: 'platformatic', producer: { lingerMs: 5 } }, /broker\.producer\.lingerMs: @platformatic\/kafka sends every send\(\) at once and has no linger; use client: confluent or java/);
+  rejects({ client: 'platformatic', producer: { deliveryTimeoutMs: 5000 } }, /deliveryTimeoutMs: @platformatic\/kafka has no delivery timeout/);
+  rejects({ client: 'platformatic', consumer: { maxPollIntervalMs: 8000 } }, /broker\.consumer\.maxPollIntervalMs: @platformatic\/kafka has no max\.poll\.interval\.ms/);
+  rejects({ client: 'platformatic', producer: { partitioner: 'crc32' } }, /@platformatic\/kafka has only the murmur2 partitioner/);
+  rejects({ client: 'platformatic', consumer: { groupProtocol: 'share' } }, /set broker\.client: java/);
+  // Resolved for another client, then for this one (a producer process on its own client).
+  assert.equal(resolveSettings({ ...resolveSettings({ kind: 'kafka', client: 'kafkajs' }), client: 'platformatic' }).client, 'platformatic');
+});

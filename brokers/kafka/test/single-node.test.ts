@@ -16,6 +16,7 @@ import { peakRssKb } from '../local.ts';
 import { PRODUCER_PERFORMANCE, provision, toolCommand } from '../provision.ts';
 import { execFileSync } from 'node:child_process';
 import { Run, parse, payload, runNames, sendKeyed, settings, sleep, startKafka, waitFor } from './helpers.ts';
+import { KAFKA_CLIENTS, clientHas } from '../client-defaults.ts';
 
 let dep: Deployment;
 let stopKafka: () => Promise<void> = async () => {};
@@ -51,7 +52,7 @@ test('every client address is a Toxiproxy proxy: bootstrap and advertised listen
   );
 });
 
-for (const client of ['kafkajs', 'confluent', 'java'] as const) {
+for (const client of KAFKA_CLIENTS) {
   describe(`client ${client}`, () => {
     test('keyed messages through Toxiproxy: per-partition order, offsets and lanes as acked', async () => {
       const s = settings({ client, consumer: { autoCommit: false } });
@@ -167,10 +168,9 @@ for (const client of ['kafkajs', 'confluent', 'java'] as const) {
     });
 
     test('disabling the clients link stops traffic; enabling it resumes', async () => {
-      const over =
-        client === 'kafkajs'
-          ? { client, producer: { requestTimeoutMs: 2_000, retries: 1 } }
-          : { client, producer: { requestTimeoutMs: 2_000, deliveryTimeoutMs: 4_000, retries: 1 } };
+      const over = clientHas(client, 'producer.deliveryTimeoutMs')
+        ? { client, producer: { requestTimeoutMs: 2_000, deliveryTimeoutMs: 4_000, retries: 1 } }
+        : { client, producer: { requestTimeoutMs: 2_000, retries: 1 } };
       const s = settings(over);
       const run = await new Run(dep, s, runNames(`link-${client}`)).init();
       const link = dep.links.find((l) => l.name === 'clients')!;
@@ -214,7 +214,9 @@ for (const client of ['kafkajs', 'confluent', 'java'] as const) {
       }
     });
 
-    test(
+    // @platformatic/kafka heartbeats on a timer whatever the handler does: nothing to leave
+    // the group for (its stall, past the session timeout, is the nightly kafka-stall-session-platformatic).
+    if (client !== 'platformatic') test(
       client !== 'kafkajs'
         ? `a handler blocked past maxPollIntervalMs: the ${client} client leaves the group, the message is delivered again`
         : 'a handler blocked past sessionTimeoutMs: kafkajs stops heartbeating, the member is evicted, the message is delivered again',
