@@ -34,8 +34,11 @@ export function mainQueueArgs(settings: RabbitSettings, d: Destinations): Record
 export async function syncNodeMetadata(endpoint: RabbitEndpoint): Promise<void> {
   if (!endpoint.node || !endpoint.rabbitmqctl) throw new Error('no local node to reach with rabbitmqctl');
   const expr = '{mnesia:sync_log(), [dets:sync(T) || T <- dets:all()]}.';
-  const { stdout } = await promisify(execFile)(endpoint.rabbitmqctl, ['-n', endpoint.node, 'eval', expr], { timeout: 30_000, encoding: 'utf8' });
-  if (!/^\{ok,\s*\[(ok,?\s*)*\]\}$/.test(stdout.trim())) throw new Error(`rabbitmqctl eval said: ${stdout.trim().slice(0, 200)}`);
+  // Every node of a cluster: each keeps its own copy.
+  for (const node of endpoint.nodes ?? [endpoint.node]) {
+    const { stdout } = await promisify(execFile)(endpoint.rabbitmqctl, ['-n', node, 'eval', expr], { timeout: 30_000, encoding: 'utf8' });
+    if (!/^\{ok,\s*\[(ok,?\s*)*\]\}$/.test(stdout.trim())) throw new Error(`rabbitmqctl eval on ${node} said: ${stdout.trim().slice(0, 200)}`);
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import type { RabbitSettings } from './settings.ts';
 export function capabilities(s: RabbitSettings, runtime: RuntimeKind): BrokerCapabilities {
   return {
     // Only the local node is a process of ours; the external runtime keeps a proxy in front.
-    nodes: runtime === 'local' ? ['node-1'] : [],
+    nodes: runtime === 'local' ? Array.from({ length: s.nodes }, (_, i) => `node-${i + 1}`) : [],
     links: ['clients'],
     addPartitions: `RabbitMQ queues have no partitions to add (topology ${s.topology}${s.topology === 'hash-lanes' ? `, a fixed ${s.lanes} lanes` : ''})`,
     lanes: s.lanes,

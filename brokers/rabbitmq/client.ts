@@ -38,7 +38,7 @@ import {
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { DeliveryGate } from '../../harness/delivery/gate.ts';
-import { backoff, closeConnection, openConnection, redact, type RabbitEndpoint } from './connection.ts';
+import { backoff, closeConnection, openConnection, preferredNode, redact, type RabbitEndpoint } from './connection.ts';
 import { destinations, KEY_HEADER, type Destinations } from './names.ts';
 import type { RabbitSettings } from './settings.ts';
 
@@ -109,7 +109,7 @@ export class RabbitProducer implements ProducerClient {
       if (this.closed) throw new Error('producer closed');
       let conn: amqp.ChannelModel | undefined;
       try {
-        conn = await openConnection(this.endpoint, { name: `convoy-producer-${this.options.id}`, heartbeatSeconds: this.settings.heartbeatSeconds });
+        conn = await openConnection(this.endpoint, { name: `convoy-producer-${this.options.id}`, heartbeatSeconds: this.settings.heartbeatSeconds, prefer: preferredNode(this.options.id) });
         const ch = await conn.createConfirmChannel();
         if (this.closed) {
           await closeConnection(conn);
@@ -324,7 +324,7 @@ export class RabbitConsumer implements ConsumerClient {
       for (let attempt = 1; !this.closed; attempt++) {
         let conn: amqp.ChannelModel | undefined;
         try {
-          conn = await openConnection(this.endpoint, { name: `convoy-consumer-${this.options.id}`, heartbeatSeconds: this.settings.heartbeatSeconds });
+          conn = await openConnection(this.endpoint, { name: `convoy-consumer-${this.options.id}`, heartbeatSeconds: this.settings.heartbeatSeconds, prefer: preferredNode(this.options.id) });
           await this.subscribe(conn);
           if (attempt > 1 || this.gen > 1) this.options.log(`consumer ${this.options.id}: consuming again after ${attempt} attempt(s)`);
           return;

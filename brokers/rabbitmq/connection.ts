@@ -11,9 +11,17 @@ export interface RabbitEndpoint {
   url: string;
   /** Control-plane URL for admin() (the node's own port, so link faults do not hit admin). */
   adminUrl?: string;
+  /**
+   * A cluster: every node's client URL and admin URL, the first ones as `url` and `adminUrl`. A
+   * connection tries them in turn from the one it prefers, so a client whose node is down
+   * connects to another, as a client given the cluster's node list does.
+   */
+  urls?: string[];
+  adminUrls?: string[];
   tls?: RabbitSettings['tls'];
-  /** Local runtime: the Erlang node name and its rabbitmqctl, for control the AMQP API lacks. */
+  /** Local runtime: the Erlang node name and its rabbitmqctl, for control the AMQP API lacks (a cluster: its first node; `nodes` has them all). */
   node?: string;
+  nodes?: string[];
   rabbitmqctl?: string;
   /** A queue made beforehand (the external runtime's queue.name): convoy declares and deletes nothing, and tells runs apart by the run id in each payload. */
   queue?: string;
@@ -48,17 +56,37 @@ function socketOptions(tls: RabbitEndpoint['tls'], name: string): amqp.SocketOpt
   return opts;
 }
 
-/** One connection (no recovery: producer and consumer run their own reconnect loops). */
+/**
+ * One connection (no recovery: producer and consumer run their own reconnect loops). On a
+ * cluster it tries each node in turn, from `prefer` (a client's number spreads clients over the
+ * nodes), and fails with the last node's error.
+ */
 export async function openConnection(
   endpoint: RabbitEndpoint,
-  opts: { name: string; heartbeatSeconds: number; admin?: boolean },
+  opts: { name: string; heartbeatSeconds: number; admin?: boolean; prefer?: number },
 ): Promise<amqp.ChannelModel> {
-  const url = new URL(opts.admin && endpoint.adminUrl ? endpoint.adminUrl : endpoint.url);
-  url.searchParams.set('heartbeat', String(opts.heartbeatSeconds));
-  const conn = await amqp.connect(url.toString(), socketOptions(endpoint.tls, opts.name));
-  // Errors also arrive as 'close'; without a listener an 'error' event would crash the process.
-  conn.on('error', () => {});
-  return conn;
+  const all = opts.admin ? (endpoint.adminUrls ?? [endpoint.adminUrl ?? endpoint.url]) : (endpoint.urls ?? [endpoint.url]);
+  const start = Math.abs(opts.prefer ?? 0) % all.length;
+  let lastError: unknown;
+  for (let i = 0; i < all.length; i++) {
+    const url = new URL(all[(start + i) % all.length]!);
+    url.searchParams.set('heartbeat', String(opts.heartbeatSeconds));
+    try {
+      const conn = await amqp.connect(url.toString(), socketOptions(endpoint.tls, opts.name));
+      // Errors also arrive as 'close'; without a listener an 'error' event would crash the process.
+      conn.on('error', () => {});
+      return conn;
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw lastError;
+}
+
+/** A client's preferred node: the number in its id (p-producer-2, c3), or 0. */
+export function preferredNode(id: string): number {
+  const m = /(\d+)$/.exec(id);
+  return m ? Number(m[1]) - 1 : 0;
 }
 
 /** Exponential backoff with a little jitter: 100 ms, 200 ms, ... up to maxMs. */

@@ -39,15 +39,20 @@ export function parseRing(exchange: string, stdout: string): HashRing {
 }
 
 /** The ring now; an error (the node down, no rabbitmqctl) is part of the answer, not thrown. */
-export async function readHashRing(endpoint: RabbitEndpoint, exchange: string, timeoutMs = 10_000): Promise<HashRing> {
+export async function readHashRing(endpoint: RabbitEndpoint, exchange: string, timeoutMs = 10_000): Promise<HashRing & { node?: string }> {
   if (!endpoint.node || !endpoint.rabbitmqctl) return { exchange, error: 'no local node to reach with rabbitmqctl' };
-  try {
-    const { stdout } = await promisify(execFile)(endpoint.rabbitmqctl, ['-n', endpoint.node, 'eval', ringExpression(exchange)], { timeout: timeoutMs, encoding: 'utf8' });
-    return parseRing(exchange, stdout);
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    return { exchange, error: (e.stderr?.trim().split('\n')[0] || e.message).slice(0, 200) };
+  let error = '';
+  // A cluster: the first node that answers (each node keeps the ring).
+  for (const node of endpoint.nodes ?? [endpoint.node]) {
+    try {
+      const { stdout } = await promisify(execFile)(endpoint.rabbitmqctl, ['-n', node, 'eval', ringExpression(exchange)], { timeout: timeoutMs, encoding: 'utf8' });
+      return { ...parseRing(exchange, stdout), ...(endpoint.nodes ? { node } : {}) };
+    } catch (err) {
+      const e = err as { stderr?: string; message: string };
+      error = (e.stderr?.trim().split('\n')[0] || e.message).slice(0, 200);
+    }
   }
+  return { exchange, error };
 }
 
 /** Queues whose buckets changed between two readings (empty when either could not be read). */

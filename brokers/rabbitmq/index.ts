@@ -3,6 +3,7 @@
  * user's broker (external); amqplib clients; three ordering topologies (settings.ts).
  */
 import { brokerModule } from '../../harness/broker/module.ts';
+import { InputError } from '../../harness/errors.ts';
 import { TOXIPROXY } from '../../harness/net/toxiproxy.ts';
 import { capabilities } from './capabilities.ts';
 import { RabbitAdmin } from './admin.ts';
@@ -11,9 +12,12 @@ import { asEndpoint } from './connection.ts';
 import { containerServices, deployContainers } from './containers.ts';
 import { checkExternal, deployExternal, EXTERNAL_SETTINGS } from './external.ts';
 import { deployLocal } from './local.ts';
+import { deployCluster } from './cluster.ts';
 import { RABBITMQ_SERVER } from './requirements.ts';
 import { resolveSettings, settingsSchema, type RabbitSettings } from './settings.ts';
 import { rabbitServiceLink } from './service-link.ts';
+
+const onlyLocal = (s: RabbitSettings) => `broker.nodes ${s.nodes}: only the local runtime starts a RabbitMQ cluster (an external broker is used as it is; leave nodes out)`;
 
 const rabbitmq = brokerModule({
   name: 'rabbitmq',
@@ -24,7 +28,12 @@ const rabbitmq = brokerModule({
     TOXIPROXY,
     { requirement: RABBITMQ_SERVER, purpose: 'to run RabbitMQ locally' },
   ],
-  deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
+  // broker.nodes > 1: a cluster of local nodes (cluster.ts).
+  deploy: {
+    local: (ctx, s) => (s.nodes > 1 ? deployCluster(ctx, s) : deployLocal(ctx, s)),
+    containers: (ctx, s) => (s.nodes > 1 ? Promise.reject(new InputError(onlyLocal(s))) : deployContainers(ctx, s)),
+    external: (ctx, s) => (s.nodes > 1 ? Promise.reject(new InputError(onlyLocal(s))) : deployExternal(ctx, s)),
+  },
   externalSettings: EXTERNAL_SETTINGS,
   checkExternal,
   containerServices,

@@ -75,12 +75,26 @@ export function nodeLayout(dir: string, amqpPort: number, distPort: number): Nod
   };
 }
 
-/** rabbitmq.conf for a private node: loopback only, one listener, small disk limit. */
-export function nodeConfig(layout: NodeLayout): string {
+/**
+ * rabbitmq.conf for a private node: loopback only, one listener, small disk limit. In a cluster
+ * (`peers`: every node's name, itself included), a node with an empty database joins the others
+ * at its first boot (classic peer discovery), with no random wait before it (3.10 waits 5 to 60 s
+ * by default, for nodes that boot at the same moment; convoy starts the first one alone).
+ */
+export function nodeConfig(layout: NodeLayout, peers: string[] = []): string {
+  const cluster = peers.length > 1
+    ? [
+        'cluster_formation.peer_discovery_backend = classic_config',
+        ...peers.map((p, i) => `cluster_formation.classic_config.nodes.${i + 1} = ${p}`),
+        'cluster_formation.randomized_startup_delay_range.min = 0',
+        'cluster_formation.randomized_startup_delay_range.max = 1',
+      ]
+    : [];
   return [
     `listeners.tcp.default = 127.0.0.1:${layout.amqpPort}`,
     'loopback_users.guest = true',
     'disk_free_limit.absolute = 50MB',
+    ...cluster,
     '',
   ].join('\n');
 }
@@ -108,10 +122,10 @@ export function nodeEnv(layout: NodeLayout): NodeJS.ProcessEnv {
   };
 }
 
-export function writeNodeFiles(layout: NodeLayout): void {
+export function writeNodeFiles(layout: NodeLayout, peers: string[] = []): void {
   mkdirSync(join(layout.dataDir, 'mnesia'), { recursive: true });
   mkdirSync(join(layout.dataDir, 'log'), { recursive: true });
-  writeFileSync(join(layout.dir, 'rabbitmq.conf'), nodeConfig(layout));
+  writeFileSync(join(layout.dir, 'rabbitmq.conf'), nodeConfig(layout, peers));
   writeFileSync(join(layout.dir, 'enabled_plugins'), '[rabbitmq_consistent_hash_exchange].\n');
   writeFileSync(join(layout.dir, 'rabbitmq-env.conf'), '# convoy: private node, settings come from the environment\n');
 }
@@ -141,7 +155,6 @@ export function startFailureLines(logFile: string): string[] {
 
 /** The node as a BrokerNode: SIGKILL / SIGTERM and start again on the same ports and data. */
 export class LocalRabbitNode implements BrokerNode {
-  readonly id = 'node-1';
   private proc?: LocalProcess;
   /** Start-up time of the last start, spawn to healthy. */
   startupMs = 0;
@@ -152,11 +165,13 @@ export class LocalRabbitNode implements BrokerNode {
     private readonly log: (line: string) => void,
     /** Called after every start (an owner updates its instance record with the new pid). */
     public onStarted: () => void = () => {},
+    /** node-1, node-2, ... (what kill-broker names). */
+    readonly id = 'node-1',
   ) {}
 
   /** A node started by an earlier convoy process (`brokers up`), known by its pid file. */
-  static adopt(layout: NodeLayout, log: (line: string) => void): LocalRabbitNode {
-    return new LocalRabbitNode(layout, true, log);
+  static adopt(layout: NodeLayout, log: (line: string) => void, id = 'node-1'): LocalRabbitNode {
+    return new LocalRabbitNode(layout, true, log, () => {}, id);
   }
 
   private pidFromFile(): number | undefined {
@@ -264,11 +279,11 @@ interface RecordData {
   endpoint: RabbitEndpoint;
 }
 
-export function instanceKey(settings: RabbitSettings): string {
-  return `rabbitmq-${settings.version}-1node`;
+export function instanceKey(settings: Pick<RabbitSettings, 'version' | 'nodes'>): string {
+  return `rabbitmq-${settings.version}-${settings.nodes}node`;
 }
 
-function versions(): Record<string, string> {
+export function versions(): Record<string, string> {
   return {
     rabbitmq: installedVersion() ?? 'unknown',
     erlang: erlangVersion() ?? 'unknown',
@@ -277,7 +292,7 @@ function versions(): Record<string, string> {
   };
 }
 
-function checkVersion(settings: RabbitSettings): void {
+export function checkVersion(settings: RabbitSettings): void {
   const have = installedVersion();
   if (have && !have.startsWith(settings.version + '.')) {
     throw new InputError(`broker.version ${settings.version}: the local runtime has RabbitMQ ${have} (from apt); use version: "${have.split('.').slice(0, 2).join('.')}" or the containers runtime`);

@@ -14,6 +14,8 @@ export interface RabbitSettings extends BrokerSettings {
   kind: 'rabbitmq';
   /** RabbitMQ major.minor. Local runs use what apt installed (3.10); containers use the image tag. */
   version: string;
+  /** Local runtime: nodes in one cluster (1: a single node). */
+  nodes: number;
   topology: Topology;
   /** hash-lanes: how many queues the consistent hash exchange spreads keys over. */
   lanes: number;
@@ -68,6 +70,7 @@ export const settingsSchema: Record<string, unknown> = {
   properties: {
     kind: { const: 'rabbitmq' },
     version: { type: 'string', pattern: '^3\\.[0-9]+$', description: 'major.minor; default 3.10' },
+    nodes: { type: 'integer', minimum: 1, maximum: 5, description: 'local runtime: nodes in one cluster, each behind its own proxy on the clients link (default 1); quorum queues get a member on each' },
     topology: {
       enum: ['competing', 'single-active', 'hash-lanes'],
       description: 'competing: one queue, many consumers; single-active: x-single-active-consumer; hash-lanes: consistent hash exchange into N single-active queues',
@@ -135,6 +138,7 @@ export function resolveSettings(input: BrokerSettings): RabbitSettings {
   const resolved: RabbitSettings = {
     kind: 'rabbitmq',
     version: s.version ?? '3.10',
+    nodes: s.nodes ?? 1,
     topology,
     lanes: topology === 'hash-lanes' ? (s.lanes ?? 4) : 1,
     queueType,

@@ -14,7 +14,8 @@ import pubsub from '../index.ts';
 import type { PubsubAdmin } from '../admin.ts';
 import { resolveSettings, type PubsubSettings } from '../settings.ts';
 import { BrokerRun } from '../../../test/helpers/broker-run.ts';
-import { sleep, waitFor } from './helpers.ts';
+import { brokerPerFile, sleep, waitFor } from './helpers.ts';
+import { publishFailureTests } from './publish-failures.ts';
 
 let emu: PubsubEmulator;
 let client: PubSub;
@@ -30,6 +31,15 @@ after(async () => {
   await client.close();
   await emu.close();
 });
+
+/** Runs of convoy's adapter on a second in-process emulator, for the tests shared with pstest. */
+const adapterRuns = brokerPerFile(
+  async () => {
+    const e = await startEmulator({ port: 0, controlPort: 0 });
+    return { endpoint: { projectId: 'convoy-local', emulatorHost: e.emulatorHost, adminHost: e.emulatorHost, controlUrl: `http://127.0.0.1:${e.controlPort}` }, stop: () => e.close() };
+  },
+  (dep, over, tag) => BrokerRun.open<PubsubSettings, PubsubAdmin>(pubsub, dep.endpoint, resolveSettings({ kind: 'pubsub', emulator: 'convoy', ...over }), tag),
+);
 
 interface Got {
   data: string;
@@ -219,4 +229,8 @@ describe("convoy's Pub/Sub emulator through @google-cloud/pubsub", () => {
     await r.admin.failNextPublish({ key: 'k' });
     await assert.rejects(p.send({ key: 'k', payload: Buffer.from('x') }), /FAILED_PRECONDITION/);
   });
+});
+
+describe("convoy's Pub/Sub emulator: the adapter's publish-failure tests, shared with pstest (ordering.test.ts)", () => {
+  publishFailureTests(adapterRuns.run);
 });

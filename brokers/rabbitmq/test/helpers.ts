@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import rabbitmq from '../index.ts';
 import { deployLocal, type RabbitDeployment } from '../local.ts';
 import { resolveSettings, type RabbitSettings } from '../settings.ts';
-import type { ConsumerClient, ConsumerGroupEvent, Delivery, ProducerClient, RunNames, Settlement } from '../../../harness/broker/contract.ts';
+import type { ConsumerClient, ConsumerGroupEvent, Delivery, Deployment, ProducerClient, RunNames, Settlement } from '../../../harness/broker/contract.ts';
 
 import { quiet, runNames } from '../../../test/helpers/broker-run.ts';
 
@@ -54,12 +54,12 @@ export class Harness {
   admin!: Awaited<ReturnType<typeof rabbitmq.admin>>;
 
   constructor(
-    readonly dep: RabbitDeployment,
+    readonly dep: Pick<Deployment, 'endpoint'>,
     readonly settings: RabbitSettings,
     readonly names: RunNames,
   ) {}
 
-  static async create(dep: RabbitDeployment, over: Record<string, unknown>, tag: string): Promise<Harness> {
+  static async create(dep: Pick<Deployment, 'endpoint'>, over: Record<string, unknown>, tag: string): Promise<Harness> {
     const h = new Harness(dep, settings(over), runNames(tag));
     h.admin = await rabbitmq.admin(dep.endpoint, h.settings, h.names);
     await h.admin.createDestinations();

@@ -7,6 +7,7 @@ import { destinations } from '../names.ts';
 import { mainQueueArgs } from '../admin.ts';
 import { movedBuckets, parseRing, ringExpression } from '../hash-ring.ts';
 import { deliveryCountOf } from '../client.ts';
+import { preferredNode } from '../connection.ts';
 import { CONTAINER_PORTS, containerServices } from '../containers.ts';
 import { nodeConfig, nodeEnv, nodeLayout, startFailureLines } from '../local.ts';
 import { InputError } from '../../../harness/errors.ts';
@@ -154,5 +155,22 @@ describe('the consistent hash ring, as rabbitmqctl eval prints it', () => {
   it('puts only names convoy makes into the Erlang expression', () => {
     assert.match(ringExpression('convoy.run-1.hash'), /<<"convoy\.run-1\.hash">>/);
     assert.throws(() => ringExpression('x">>, evil'), /not a name convoy makes/);
+  });
+});
+
+describe('a local cluster', () => {
+  it('each node lists every peer for classic peer discovery, with no random start-up wait; one node lists none', () => {
+    const l = nodeLayout('/tmp/x', 5672, 25672);
+    const conf = nodeConfig(l, ['convoy-5672@localhost', 'convoy-5673@localhost', 'convoy-5674@localhost']);
+    assert.match(conf, /^cluster_formation\.peer_discovery_backend = classic_config$/m);
+    assert.match(conf, /^cluster_formation\.classic_config\.nodes\.3 = convoy-5674@localhost$/m);
+    assert.match(conf, /^cluster_formation\.randomized_startup_delay_range\.max = 1$/m);
+    assert.doesNotMatch(nodeConfig(l), /cluster_formation/);
+  });
+  it('a client prefers the node of its number, round the cluster', () => {
+    assert.deepEqual(['p-producer-1', 'c2', 'c3', 'admin'].map(preferredNode), [0, 1, 2, 0]);
+    assert.deepEqual(resolveSettings({ kind: 'rabbitmq' }).nodes, 1);
+    assert.deepEqual(rabbitmq.capabilities!(resolveSettings({ kind: 'rabbitmq', nodes: 3 }), 'local').nodes, ['node-1', 'node-2', 'node-3']);
+    assert.match(settingsErrors({ kind: 'rabbitmq', nodes: 9 }).join('\n'), /broker\.nodes/);
   });
 });

@@ -1,0 +1,176 @@
+/**
+ * A local RabbitMQ cluster (`broker.nodes: 3`): private nodes from the Debian package, each with
+ * its own name, ports and data folder, clustered at their first boot, each behind its own proxy
+ * in one private Toxiproxy (the `clients` link holds them all). The first node boots alone; the
+ * others then boot together and join it (classic peer discovery: local.ts's nodeConfig). Nodes
+ * share epmd and the user's Erlang cookie, as every local node does.
+ *
+ * Clients get every node's URL and connect to their own node first, then to the others in turn
+ * (connection.ts), as a client given a cluster's node list does; quorum queues get a member on
+ * each node. Reuse (`brokers up`) works as for one node: the record keeps every node's layout.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { DeployContext, Deployment } from '../../harness/broker/contract.ts';
+import { InfraError } from '../../harness/errors.ts';
+import { startToxiproxy, ToxiproxyApi, type ToxiproxyServer } from '../../harness/net/toxiproxy.ts';
+import { onCleanup } from '../../harness/runtime/cleanup.ts';
+import { loadInstance, ownerOf, removeInstance, saveInstance, type InstanceRecord } from '../../harness/runtime/instances.ts';
+import { freePorts } from '../../harness/runtime/ports.ts';
+import { tailFile } from '../../harness/runtime/process.ts';
+import type { RabbitEndpoint } from './connection.ts';
+import { amqpHealthy, checkVersion, instanceKey, LocalRabbitNode, nodeLayout, RABBITMQ_BIN_DIR, versions, writeNodeFiles, type NodeLayout } from './local.ts';
+import type { RabbitSettings } from './settings.ts';
+
+/** The clients' proxy of node i (1-based). */
+export const clusterProxyName = (i: number): string => `rabbitmq-amqp-${i}`;
+
+export interface ClusterDeployment extends Deployment {
+  nodes: LocalRabbitNode[];
+  startupMs: number;
+  reused: boolean;
+}
+
+/** What the instance record keeps. */
+interface ClusterRecord {
+  layouts: NodeLayout[];
+  proxyPorts: number[];
+  toxiproxyPort: number;
+  endpoint: RabbitEndpoint;
+}
+
+const rabbitmqctl = (): string => join(RABBITMQ_BIN_DIR, 'rabbitmqctl');
+
+/** The nodes the first one counts as running in its cluster (rabbitmqctl cluster_status). */
+export async function runningNodes(nodeName: string, timeoutMs = 15_000): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(rabbitmqctl(), ['-n', nodeName, 'cluster_status', '--formatter', 'json'], { timeout: timeoutMs, encoding: 'utf8' });
+  return (JSON.parse(stdout) as { running_nodes?: string[] }).running_nodes ?? [];
+}
+
+function endpointOf(layouts: NodeLayout[], proxyPorts: number[]): RabbitEndpoint {
+  const urls = proxyPorts.map((p) => `amqp://guest:guest@127.0.0.1:${p}`);
+  const adminUrls = layouts.map((l) => `amqp://guest:guest@127.0.0.1:${l.amqpPort}`);
+  return { url: urls[0]!, urls, adminUrl: adminUrls[0], adminUrls, node: layouts[0]!.nodeName, nodes: layouts.map((l) => l.nodeName), rabbitmqctl: rabbitmqctl() };
+}
+
+function deploymentOf(parts: { nodes: LocalRabbitNode[]; endpoint: RabbitEndpoint; toxiproxyUrl: string; logFiles: string[]; reused: boolean; startupMs: number; stop: () => Promise<void> }): ClusterDeployment {
+  return {
+    broker: 'rabbitmq',
+    runtime: 'local',
+    endpoint: parts.endpoint as unknown as Record<string, unknown>,
+    versions: versions(),
+    links: [{ name: 'clients', proxies: parts.nodes.map((_, i) => clusterProxyName(i + 1)), toxiproxyUrl: parts.toxiproxyUrl }],
+    nodes: parts.nodes,
+    logFiles: parts.logFiles,
+    startupMs: parts.startupMs,
+    reused: parts.reused,
+    stop: parts.stop,
+  };
+}
+
+/** A cluster left running by `convoy brokers up` with the same setup, if every node is in it. */
+async function reuse(ctx: DeployContext, settings: RabbitSettings): Promise<ClusterDeployment | undefined> {
+  const rec = loadInstance(instanceKey(settings));
+  if (!rec) return undefined;
+  const data = rec.data as unknown as ClusterRecord;
+  const api = new ToxiproxyApi(`http://127.0.0.1:${data.toxiproxyPort}`);
+  const healthy = await runningNodes(data.layouts[0]!.nodeName).then((r) => r.length === data.layouts.length, () => false) && (await api.healthy());
+  if (!healthy) {
+    ctx.log(`rabbitmq: cluster ${rec.key} is recorded but not healthy; starting a new one`);
+    return undefined;
+  }
+  // An interrupted run may have left a link disabled or toxics on it.
+  for (const [i] of data.layouts.entries()) {
+    const name = clusterProxyName(i + 1);
+    const p = await api.describe(name);
+    if (!p.enabled) await api.setEnabled(name, true);
+    for (const t of p.toxics) await api.removeToxic(name, t.name);
+  }
+  ctx.log(`rabbitmq: reusing the ${data.layouts.length}-node cluster ${data.layouts[0]!.nodeName}, ..., ${ownerOf(rec)}`);
+  const nodes = data.layouts.map((l, i) => LocalRabbitNode.adopt(l, ctx.log, `node-${i + 1}`));
+  nodes.forEach((n, i) => {
+    n.onStarted = () => {
+      const pid = n.groupPid;
+      if (pid) saveInstance({ ...rec, pids: rec.pids.map((p, j) => (j === i ? pid : p)) });
+    };
+  });
+  return deploymentOf({ nodes, endpoint: data.endpoint, toxiproxyUrl: api.url, logFiles: data.layouts.map((l) => l.logFile), reused: true, startupMs: 0, stop: async () => {} });
+}
+
+export async function deployCluster(ctx: DeployContext, settings: RabbitSettings): Promise<ClusterDeployment> {
+  checkVersion(settings);
+  if (ctx.reuse !== false) {
+    const reused = await reuse(ctx, settings);
+    if (reused) return reused;
+  }
+  const t0 = Date.now();
+  const persistent = ctx.persistent === true;
+  const count = settings.nodes;
+  const dir = join(ctx.workDir, `rabbitmq-${count}node`);
+  mkdirSync(dir, { recursive: true });
+  const ports = await freePorts(count * 3 + 1);
+  const layouts = Array.from({ length: count }, (_, i) => nodeLayout(join(dir, `node-${i + 1}`), ports[i * 3]!, ports[i * 3 + 1]!));
+  const proxyPorts = layouts.map((_, i) => ports[i * 3 + 2]!);
+  const peers = layouts.map((l) => l.nodeName);
+  for (const l of layouts) {
+    mkdirSync(l.dir, { recursive: true });
+    writeNodeFiles(l, peers);
+  }
+  const nodes = layouts.map((l, i) => new LocalRabbitNode(l, persistent, ctx.log, () => {}, `node-${i + 1}`));
+  let toxi: ToxiproxyServer | undefined;
+  let record: InstanceRecord | undefined;
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    unregister();
+    await toxi?.stop().catch(() => {});
+    // The last nodes first: the first one was the others' seed.
+    for (const n of [...nodes].reverse()) await n.stop('SIGTERM').catch(() => {});
+    if (persistent) removeInstance(instanceKey(settings));
+    for (const l of layouts) rmSync(l.dataDir, { recursive: true, force: true });
+  };
+  const unregister = persistent ? () => {} : onCleanup(`rabbitmq cluster ${peers[0]}, ...`, stop);
+  try {
+    const toxiStart = startToxiproxy({ workDir: dir, persistent, log: ctx.log }).then((s) => (toxi = s));
+    // The first node alone, then the others together: each joins a running node at its first boot.
+    await nodes[0]!.start();
+    await Promise.all([...nodes.slice(1).map((n) => n.start()), toxiStart]);
+    const running = await runningNodes(peers[0]!).catch((err: Error) => [`(cluster_status failed: ${err.message.split('\n')[0]})`]);
+    if (peers.some((p) => !running.includes(p))) {
+      throw new InfraError(`RabbitMQ cluster did not form: ${peers[0]} counts ${running.join(', ') || 'no node'} running, expected ${peers.join(', ')}; last log lines of ${layouts.at(-1)!.logFile}:`, tailFile(layouts.at(-1)!.logFile, 12));
+    }
+    for (const [i, l] of layouts.entries()) await toxi!.api.createProxy(clusterProxyName(i + 1), proxyPorts[i]!, `127.0.0.1:${l.amqpPort}`);
+    const endpoint = endpointOf(layouts, proxyPorts);
+    for (const url of endpoint.urls!) {
+      if (!(await amqpHealthy(url).catch(() => false))) throw new InfraError(`RabbitMQ cluster: a node answers but not through its Toxiproxy proxy (${url})`, tailFile(join(dir, 'toxiproxy.log')));
+    }
+    if (persistent) {
+      const data: ClusterRecord = { layouts, proxyPorts, toxiproxyPort: toxi!.port, endpoint };
+      record = {
+        key: instanceKey(settings),
+        broker: 'rabbitmq',
+        pids: [...nodes.map((n) => n.groupPid!), toxi!.process.pid!],
+        pidFiles: [...layouts.map((l) => l.pidFile), join(dir, 'toxiproxy.pid')],
+        startedAt: new Date().toISOString(),
+        data: data as unknown as Record<string, unknown>,
+      };
+      saveInstance(record);
+      // A fault restarts a node under a new pid: keep the record's pid current.
+      nodes.forEach((n, i) => {
+        n.onStarted = () => {
+          const pid = n.groupPid;
+          if (record && pid) saveInstance((record = { ...record, pids: record.pids.map((p, j) => (j === i ? pid : p)) }));
+        };
+      });
+    }
+    const startupMs = Date.now() - t0;
+    ctx.log(`rabbitmq cluster of ${count} nodes formed in ${(startupMs / 1000).toFixed(1)} s (${peers.join(', ')})`);
+    return deploymentOf({ nodes, endpoint, toxiproxyUrl: toxi!.api.url, logFiles: [...layouts.map((l) => l.logFile), join(dir, 'toxiproxy.log')], reused: false, startupMs, stop });
+  } catch (err) {
+    await stop().catch(() => {});
+    throw err;
+  }
+}
