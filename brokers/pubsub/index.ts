@@ -14,6 +14,7 @@ import { deployExternal, EXTERNAL_SETTINGS } from './external.ts';
 import { existsSync } from 'node:fs';
 import { GO } from '../../harness/runtime/requirements.ts';
 import { deployLocal, provisionPstest, pstestBinary } from './local.ts';
+import { deployConvoyEmulator } from './emulator-local.ts';
 import { resolveSettings, settingsSchema, type PubsubSettings } from './settings.ts';
 import { pubsubServiceLink } from './service-link.ts';
 
@@ -30,7 +31,8 @@ const pubsub = brokerModule({
   async provision(log) {
     provisionPstest(log);
   },
-  deploy: { local: deployLocal, containers: deployContainers, external: deployExternal },
+  // broker.emulator: convoy starts convoy's own emulator (emulator-local.ts), else pstest.
+  deploy: { local: (ctx, s) => (s.emulator === 'convoy' ? deployConvoyEmulator(ctx, s) : deployLocal(ctx, s)), containers: deployContainers, external: deployExternal },
   externalSettings: EXTERNAL_SETTINGS,
   containerServices,
   capabilities,

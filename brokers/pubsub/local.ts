@@ -25,7 +25,6 @@ import { GO, requireTool } from '../../harness/runtime/requirements.ts';
 import { TOXIPROXY_VERSION } from '../../harness/net/toxiproxy.ts';
 import { clientVersion, type PubsubEndpoint } from './connection.ts';
 import type { PubsubSettings } from './settings.ts';
-import { deployConvoyEmulator } from './emulator-local.ts';
 
 /** In the checkout (real path: the compiled tree links the folder), as go builds and messages name it. */
 export const SOURCE_DIR = `${realpathSync(fileURLToPath(new URL('./pstest-server/', import.meta.url)))}/`;
@@ -177,7 +176,6 @@ async function reuse(ctx: DeployContext, settings: PubsubSettings): Promise<Pubs
 }
 
 export async function deployLocal(ctx: DeployContext, settings: PubsubSettings): Promise<PubsubDeployment> {
-  if (settings.emulator === 'convoy') return deployConvoyEmulator(ctx, settings);
   if (ctx.reuse !== false) {
     const reused = await reuse(ctx, settings);
     if (reused) return reused;
