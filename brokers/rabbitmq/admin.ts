@@ -11,6 +11,7 @@ import { InfraError, InputError } from '../../harness/errors.ts';
 import { closeConnection, openConnection, type RabbitEndpoint } from './connection.ts';
 import { destinations, REDRIVE_HEADER, type Destinations } from './names.ts';
 import { readHashRing } from './hash-ring.ts';
+import { readQuorumStatus } from './quorum-status.ts';
 import type { RabbitSettings } from './settings.ts';
 
 /** Queue arguments for a main queue (or lane) of this run. */
@@ -183,12 +184,16 @@ export class RabbitAdmin implements BrokerAdmin {
   /**
    * Broker-side evidence a node fault records before, during and after it: for hash lanes, the
    * consistent hash exchange's ring (which queue owns each bucket), which a node restart can
-   * rebuild differently (hash-ring.ts).
+   * rebuild differently (hash-ring.ts); for quorum queues, the members and the leader
+   * (quorum-status.ts).
    */
   async describeReplication(): Promise<Record<string, unknown>> {
     const d = this.dest;
-    if (!d.hashExchange) return { topology: this.settings.topology };
-    return { topology: this.settings.topology, hashRing: await readHashRing(this.endpoint, d.hashExchange) };
+    return {
+      topology: this.settings.topology,
+      ...(d.hashExchange ? { hashRing: await readHashRing(this.endpoint, d.hashExchange) } : {}),
+      ...(this.settings.queueType === 'quorum' && this.endpoint.node ? { quorum: await readQuorumStatus(this.endpoint, [...d.queues]) } : {}),
+    };
   }
 
   /**

@@ -46,6 +46,11 @@ test('the quorum queue\'s leader node is killed: another member leads, nothing c
     await h.consumer('c2');
     for (let s = 0; s < 50; s++) await p.send({ key: 'k', payload: payload('k', s) });
     await waitFor(() => h.handled.length >= 50, 15_000, 'the first 50');
+    type Evidence = { quorum: { leader?: string; members?: { node: string }[] }[] };
+    const names = dep.endpoint.nodes as string[];
+    const before = ((await h.admin.describeReplication!()) as Evidence).quorum[0]!;
+    assert.equal(before.leader, names[0], `declared through node-1, led there: ${JSON.stringify(before)}`);
+    assert.deepEqual(before.members!.map((m) => m.node).sort(), [...names].sort(), 'a member on each node');
     const node1 = dep.nodes[0]!;
     await node1.stop('SIGKILL');
     // A member on node 2 or 3 takes over; a send nacked while there is no leader is sent again.
@@ -63,6 +68,8 @@ test('the quorum queue\'s leader node is killed: another member leads, nothing c
     const firsts: number[] = [];
     for (const x of h.handled) if (!firsts.includes(x.seq)) firsts.push(x.seq);
     assert.deepEqual(firsts, [...Array(100).keys()], 'each message first handled in order');
+    const after = ((await h.admin.describeReplication!()) as Evidence).quorum[0]!;
+    assert.ok(after.leader && after.leader !== names[0], `another member leads: ${JSON.stringify(after)}`);
     await node1.start();
     assert.equal((await runningNodes((dep.endpoint.nodes as string[])[1]!)).length, 3, 'the killed node is back in the cluster');
   } finally {

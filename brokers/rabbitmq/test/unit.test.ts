@@ -6,6 +6,7 @@ import { resolveSettings, settingsErrors } from '../settings.ts';
 import { destinations } from '../names.ts';
 import { mainQueueArgs } from '../admin.ts';
 import { movedBuckets, parseRing, ringExpression } from '../hash-ring.ts';
+import { parseQuorumStatus } from '../quorum-status.ts';
 import { deliveryCountOf } from '../client.ts';
 import { preferredNode } from '../connection.ts';
 import { CONTAINER_PORTS, containerServices } from '../containers.ts';
@@ -172,5 +173,17 @@ describe('a local cluster', () => {
     assert.deepEqual(resolveSettings({ kind: 'rabbitmq' }).nodes, 1);
     assert.deepEqual(rabbitmq.capabilities!(resolveSettings({ kind: 'rabbitmq', nodes: 3 }), 'local').nodes, ['node-1', 'node-2', 'node-3']);
     assert.match(settingsErrors({ kind: 'rabbitmq', nodes: 9 }).join('\n'), /broker\.nodes/);
+  });
+});
+
+describe('a quorum queue\'s members, as rabbitmq-queues quorum_status prints them', () => {
+  it('names the leader and each member\'s state; other output is an error, not a throw', () => {
+    const printed = JSON.stringify([
+      { 'Node Name': 'convoy-1@localhost', 'Raft State': 'leader', 'Log Index': 10 },
+      { 'Node Name': 'convoy-2@localhost', 'Raft State': 'follower', 'Log Index': 10 },
+    ]);
+    assert.deepEqual(parseQuorumStatus('q', printed), { queue: 'q', leader: 'convoy-1@localhost', members: [{ node: 'convoy-1@localhost', state: 'leader' }, { node: 'convoy-2@localhost', state: 'follower' }] });
+    assert.deepEqual(parseQuorumStatus('q', '[]'), { queue: 'q', members: [] });
+    assert.match(parseQuorumStatus('q', 'Error: nodedown').error!, /rabbitmq-queues said: Error: nodedown/);
   });
 });
