@@ -42,7 +42,7 @@ import type { KafkaAdmin } from '../brokers/kafka/admin.ts';
 import { provision, toolCommand, PRODUCER_PERFORMANCE } from '../brokers/kafka/provision.ts';
 import { BARE_CLIENTS } from './bare/clients.ts';
 import { convoyConsumer, javaConsumer, median, preload, trees } from './consume.ts';
-import { convoyRun, JAVA_VARIANTS, load, scenario, sustained, withCpu, withKafka, type Cpu } from './kafka.ts';
+import { convoyRun, JAVA_VARIANTS, load, scenario, withCpu, withKafka, type Cpu } from './kafka.ts';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SIZE = 256;
@@ -148,11 +148,9 @@ async function producerRows(o: TableOptions, d: Deployment, resultsDir: string, 
       measure: async () => {
         const r = await withCpu(() => convoyRun(d, resultsDir, scenario(`bench-${client}`, client, { kind: 'unlimited' }, { messages: RECORDS })));
         const w = r.value.result.workload as { sent: number };
-        // The mean of the fully busy seconds; a run too short to have two (the CI smoke), its
-        // messages over its time beyond a 1-message run's.
-        const busy = r.value.acks.slice(1, -1).filter((n) => n > 0).length >= 2;
-        const rate = busy ? sustained(r.value.acks) : w.sent / Math.max(0.001, r.wallS - base.wallS);
-        const notes = [w.sent < RECORDS ? `sent ${w.sent} of ${RECORDS}` : '', busy ? '' : 'rate from the run time'].filter(Boolean);
+        // As the perf tool counts: acknowledged messages from the first send to the last ack.
+        const rate = r.value.acked.rate;
+        const notes = [w.sent < RECORDS ? `sent ${w.sent} of ${RECORDS}` : '', r.value.acked.messages < w.sent ? `acked ${r.value.acked.messages} of ${w.sent}` : ''].filter(Boolean);
         return { rate, cpuPer1k: beyond(r, base, RECORDS), note: notes.join(', ') || undefined };
       },
     });

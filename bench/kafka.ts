@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { ackedRate } from './acked-rate.ts';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Deployment } from '../harness/broker/contract.ts';
@@ -77,8 +78,9 @@ export async function convoyRun(d: Deployment, resultsDir: string, s: Scenario) 
   const result = await analyzeRun(record);
   const acks = (result.timeline as { series: { acked: number[] } }).series.acked;
   const lat = (result.latency as { whole: Record<string, { p50: number; p99: number }> }).whole;
-  return { result, acks, lat };
+  return { result, acks, lat, acked: await ackedRate(record.historyFile) };
 }
+
 
 /** Peak per-second acked rate, and the mean over the seconds that were fully busy. */
 export function sustained(acks: number[]): number {
