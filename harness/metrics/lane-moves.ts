@@ -13,7 +13,13 @@ export interface LaneMoveReport {
   moved: number;
   movedShare: number | null;
   expectedShare: number | null;
-  /** When each producer process said it refreshed its metadata (run clock, µs). */
+  /** When each producer process began to refresh its metadata (run clock, µs). */
+  producersRefreshStartedAt: number[];
+  /**
+   * When each said it had refreshed. A client updates its metadata before its refresh call
+   * returns, so a write can already go to a new lane a little before this; never before the
+   * refresh began.
+   */
   producersRefreshedAt: number[];
   /** The first write acked on a lane that did not exist before. */
   firstWriteOnNewLaneAt: number | null;
@@ -34,6 +40,7 @@ export function laneMoves(
   fault: { name: string; startUs: number; evidence?: unknown },
   writes: KeyWrites,
   refreshMarks: number[],
+  refreshStartMarks: number[] = [],
 ): LaneMoveReport {
   const ev = (fault.evidence ?? {}) as { lanesBefore?: number; lanesAfter?: number };
   const refreshed = refreshMarks.filter((t) => t >= fault.startUs).sort((a, b) => a - b);
@@ -67,6 +74,7 @@ export function laneMoves(
     moved,
     movedShare: keys ? moved / keys : null,
     expectedShare: n && m ? expectedMovedShare(n, m) : null,
+    producersRefreshStartedAt: refreshStartMarks.filter((t) => t >= fault.startUs).sort((a, b) => a - b),
     producersRefreshedAt: refreshed,
     firstWriteOnNewLaneAt: firstNew,
   };

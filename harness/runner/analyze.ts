@@ -120,12 +120,13 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   const growth = record.faults.filter((f) => f.kind === 'add-partitions' && f.startUs !== undefined);
   const m = await measureHistory(record.historyFile, scenario, record.measureStartUs, windows, { keyWrites: growth.length > 0 });
   const refreshMarks = m.marks.filter((k) => k.name === 'producer-metadata-refreshed').map((k) => k.at);
+  const refreshStartMarks = m.marks.filter((k) => k.name === 'producer-metadata-refresh').map((k) => k.at);
   // Who owned which lane when: the consumers' rebalance callbacks, and the faults that ended a consumer.
   const group = groupOwnership(
     [...m.rebalanceEvents, ...record.faults.filter((f) => f.startUs !== undefined).map((f) => ({ type: 'fault', phase: 'start', name: f.name, kind: f.kind, at: f.startUs!, evidence: f.evidence }))],
     { fromUs: record.measureStartUs, endUs: m.lastSendUs },
   );
-  const laneChanges = growth.map((f) => laneMoves({ name: f.name, startUs: f.startUs!, evidence: f.evidence }, m.keyWrites, refreshMarks));
+  const laneChanges = growth.map((f) => laneMoves({ name: f.name, startUs: f.startUs!, evidence: f.evidence }, m.keyWrites, refreshMarks, refreshStartMarks));
 
   const seriesLen = ((m.series as { sent: number[] }).sent ?? []).length;
   const perKey = await keyBacklog(record.historyFile, m.topKeys, record.measureStartUs, 1_000_000, seriesLen);
