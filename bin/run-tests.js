@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { availableParallelism, loadavg, tmpdir, userInfo } from 'node:os';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { pathToFileURL } from 'node:url';
 import { compiledTree } from './compiled-tree.js';
 import { pidAlive } from './pid-alive.js';
 import { watchProgress } from './stall-watch.js';
@@ -71,6 +72,8 @@ if (args.includes('--list')) {
 // The usual report (node's default: spec on a terminal, TAP otherwise); `--times` adds each
 // process's wall time, slowest first; every run remembers the files' times for the next one's
 // plan and this run's figures for its summary.
+// Fails a file fast when a handle it left open keeps its process alive after its tests.
+const exitGuard = pathToFileURL(join(root, 'bin', 'test-exit-guard.js')).href;
 const reporters = [
   ...(args.includes('--times') ? ['spec', join(root, 'bin', 'file-times.js')] : [process.stdout.isTTY ? 'spec' : 'tap']),
   join(root, 'bin', 'test-times.js'),
@@ -142,7 +145,7 @@ function keepTsxCache(base, dir) {
  */
 const STALL_MS = Number(process.env.CONVOY_TEST_STALL_MS ?? 600_000);
 async function runNodeTests(list, concurrency, { extraEnv = {}, buffered = false } = {}) {
-  const args = ['--import', 'tsx/esm', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...list];
+  const args = ['--import', 'tsx/esm', '--import', exitGuard, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...list];
   const child = spawn(process.execPath, args, { cwd: root, stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: { ...env, ...extraEnv } });
   const out = [];
   if (buffered) for (const s of [child.stdout, child.stderr]) s.on('data', (d) => out.push(d));

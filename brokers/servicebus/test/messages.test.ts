@@ -50,6 +50,7 @@ test("send single and batch; peek-lock receive returns them in order with broker
 test("competing receivers on a queue without sessions share its messages", T, () =>
   withHarness({ q: {} }, async ({ client, newClient }) => {
     const byReceiver: number[][] = [[], []];
+    let handled = 0;
     const receivers = [client.createReceiver("q"), newClient().createReceiver("q")];
     const subs = receivers.map((r, i) =>
       r.subscribe(
@@ -57,6 +58,7 @@ test("competing receivers on a queue without sessions share its messages", T, ()
           processMessage: async (m) => {
             byReceiver[i].push(m.body as number);
             await sleep(20);
+            handled++;
           },
           processError: async () => undefined,
         },
@@ -65,7 +67,11 @@ test("competing receivers on a queue without sessions share its messages", T, ()
     );
     await sleep(500); // both links attached and holding credit
     await client.createSender("q").sendMessages(Array.from({ length: 20 }, (_, n) => ({ body: n })));
-    for (let i = 0; i < 100 && byReceiver[0].length + byReceiver[1].length < 20; i++) await sleep(50);
+    for (let i = 0; i < 100 && handled < 20; i++) await sleep(50);
+    // Close only once every handler has returned and its message is settled: the SDK settles a
+    // message whose link closed meanwhile through a $management link, and one opened while the
+    // client closes keeps a 45-minute token-renewal timer that holds the process open.
+    await sleep(100);
     await Promise.all(subs.map((s) => s.close()));
     assert.deepEqual([...byReceiver[0], ...byReceiver[1]].sort((a, b) => a - b), Array.from({ length: 20 }, (_, n) => n));
     assert.ok(byReceiver[0].length >= 5 && byReceiver[1].length >= 5, `both got work: ${byReceiver.map((b) => b.length)}`);
