@@ -67,8 +67,8 @@ export function quorumLanes(statuses: QuorumStatus[], nodes: string[]): Record<s
         s.queue,
         {
           leader: s.leader ? num(s.leader) : -1,
-          replicas: s.members!.map((m) => num(m.node)).sort(),
-          isr: s.members!.filter((m) => m.state === 'leader' || m.state === 'follower').map((m) => num(m.node)).sort(),
+          replicas: s.members!.map((m) => num(m.node)).sort((a, b) => a - b),
+          isr: s.members!.filter((m) => m.state === 'leader' || m.state === 'follower').map((m) => num(m.node)).sort((a, b) => a - b),
         },
       ]),
   );

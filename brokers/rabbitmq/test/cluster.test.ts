@@ -3,7 +3,9 @@
  * peer proxies, each node behind its own proxy on the clients link; when a quorum queue's leader
  * node is killed (SIGKILL), another member leads, every confirmed message is delivered, in
  * order, and the node comes back into the cluster; when the isolate fault cuts a node's peer
- * links, the others count it down and the majority goes on, and the heal brings it back.
+ * links, the others count it down and the majority goes on, and the heal brings it back. Kept
+ * up as `convoy brokers up` keeps it: recorded, reused by the next deploy, and stopped whole by
+ * its record.
  */
 // @needs own rabbitmq
 import { after, before, test } from 'node:test';
@@ -12,21 +14,28 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCleanup } from '../../../harness/runtime/cleanup.ts';
+import { loadInstance, stopInstance } from '../../../harness/runtime/instances.ts';
+import { pidAlive, stopByPidFile } from '../../../harness/runtime/process.ts';
 import { ToxiproxyApi } from '../../../harness/net/toxiproxy.ts';
 import type { FaultContext } from '../../../harness/faults/contract.ts';
 import type { FaultSpec } from '../../../harness/spec/types.ts';
 import isolate from '../../../harness/faults/isolate.ts';
 import type { RabbitEndpoint } from '../connection.ts';
 import { deployCluster, runningNodes, type ClusterDeployment } from '../cluster.ts';
+import { instanceKey } from '../local.ts';
 import { resolveSettings } from '../settings.ts';
 import { Harness, payload, quiet, sleep, waitFor } from './helpers.ts';
 
+process.env.CONVOY_CACHE = mkdtempSync(join(tmpdir(), 'convoy-rmq-cache-'));
+// Records in that cache, never beside the test suite's held brokers.
+delete process.env.CONVOY_INSTANCES;
+const clusterSettings = resolveSettings({ kind: 'rabbitmq', nodes: 3, peerLinks: 'proxied' });
 let dep: ClusterDeployment;
 let startedMs = 0;
 
 before(async () => {
   const t0 = Date.now();
-  dep = await deployCluster({ runtime: 'local', workDir: mkdtempSync(join(tmpdir(), 'convoy-rmq-cluster-')), cacheDir: '', log: quiet, reuse: false }, resolveSettings({ kind: 'rabbitmq', nodes: 3, peerLinks: 'proxied' }));
+  dep = await deployCluster({ runtime: 'local', workDir: mkdtempSync(join(tmpdir(), 'convoy-rmq-cluster-')), cacheDir: '', log: quiet, reuse: false, persistent: true }, clusterSettings);
   startedMs = Date.now() - t0;
 });
 
@@ -134,4 +143,21 @@ test('node-3 cut off by the isolate fault: the others count it down and go on, a
   } finally {
     await h.close();
   }
+});
+
+test('kept up (`convoy brokers up`): recorded, the next deploy reuses the whole cluster, and its record stops every node', { timeout: 90_000 }, async () => {
+  const rec = loadInstance(instanceKey(clusterSettings));
+  assert.ok(rec, 'recorded in the cache');
+  assert.equal(rec.key, 'rabbitmq-3.10-3node-peerproxied');
+  assert.equal(rec.pids.length, 4, 'three nodes and toxiproxy');
+  assert.deepEqual(rec.pids.slice(0, 3), dep.nodes.map((n) => n.groupPid), 'the record follows the node restarted above');
+  const again = await deployCluster({ runtime: 'local', workDir: mkdtempSync(join(tmpdir(), 'convoy-rmq-cluster-')), cacheDir: '', log: quiet }, clusterSettings);
+  assert.equal(again.reused, true);
+  assert.deepEqual(again.endpoint, dep.endpoint);
+  assert.equal(again.links.filter((l) => l.peer).length, 6, 'with its peer links');
+  await again.stop();
+  const vms = dep.nodes.map((n) => n.pid());
+  assert.ok(vms.every((p) => pidAlive(p)), 'stopping a reused deployment leaves the nodes running');
+  await stopInstance(rec, stopByPidFile);
+  assert.deepEqual([...rec.pids, ...vms].filter((p) => pidAlive(p)), [], 'every node (script and Erlang VM) and toxiproxy stopped');
 });
