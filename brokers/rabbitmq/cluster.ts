@@ -23,7 +23,7 @@ import { freePorts } from '../../harness/runtime/ports.ts';
 import { tailFile } from '../../harness/runtime/process.ts';
 import { peerNet } from '../../harness/net/peer-address.ts';
 import type { RabbitEndpoint } from './connection.ts';
-import { runCli } from './ctl.ts';
+import { cliError, runCli } from './ctl.ts';
 import { cliInetrc, nodeInetrc, peerHostName, peerLinks, peerProxies, type PeerProxy } from './peer-links.ts';
 import { amqpHealthy, checkVersion, instanceKey, LocalRabbitNode, nodeLayout, RABBITMQ_BIN_DIR, versions, writeNodeFiles, type NodeLayout } from './local.ts';
 import type { RabbitSettings } from './settings.ts';
@@ -50,7 +50,11 @@ interface ClusterRecord {
 /** The nodes `node` counts as running in its cluster (rabbitmqctl cluster_status). */
 export async function runningNodes(endpoint: RabbitEndpoint, node: string, timeoutMs = 15_000): Promise<string[]> {
   const stdout = await runCli(endpoint, 'rabbitmqctl', node, ['cluster_status', '--formatter', 'json'], timeoutMs);
-  return (JSON.parse(stdout) as { running_nodes?: string[] }).running_nodes ?? [];
+  try {
+    return (JSON.parse(stdout) as { running_nodes?: string[] }).running_nodes ?? [];
+  } catch {
+    throw new Error(`rabbitmqctl cluster_status printed ${JSON.stringify(stdout.slice(0, 200))}`);
+  }
 }
 
 function endpointOf(layouts: NodeLayout[], proxyPorts: number[], inetrc?: string): RabbitEndpoint {
@@ -155,7 +159,7 @@ export async function deployCluster(ctx: DeployContext, settings: RabbitSettings
     await toxiStart;
     for (const p of peerProxyList) await toxi!.api.createProxyAt(p.name, p.listen, p.upstream);
     await Promise.all(nodes.slice(1).map((n) => n.start()));
-    const running = await runningNodes(endpoint, peers[0]!).catch((err: Error) => [`(cluster_status failed: ${err.message.split('\n')[0]})`]);
+    const running = await runningNodes(endpoint, peers[0]!).catch((err: Error) => [`(cluster_status failed: ${cliError(err)})`]);
     if (peers.some((p) => !running.includes(p))) {
       throw new InfraError(`RabbitMQ cluster did not form: ${peers[0]} counts ${running.join(', ') || 'no node'} running, expected ${peers.join(', ')}; last log lines of ${layouts.at(-1)!.logFile}:`, tailFile(layouts.at(-1)!.logFile, 12));
     }

@@ -15,7 +15,10 @@ export async function runCli(endpoint: Pick<RabbitEndpoint, 'rabbitmqctl' | 'ine
   if (!endpoint.rabbitmqctl) throw new Error(`no local node to reach with ${tool}`);
   const path = tool === 'rabbitmqctl' ? endpoint.rabbitmqctl : join(endpoint.rabbitmqctl, '..', tool);
   const env = endpoint.inetrc ? { ...process.env, ERL_INETRC: endpoint.inetrc } : process.env;
-  const { stdout } = await promisify(execFile)(path, ['-n', node, ...args], { timeout: timeoutMs, encoding: 'utf8', env });
+  const { stdout, stderr } = await promisify(execFile)(path, ['-n', node, ...args], { timeout: timeoutMs, encoding: 'utf8', env });
+  // A tool that could not reach the node can still exit 0 with --formatter json: nothing on
+  // stdout, the reason on stderr.
+  if (!stdout.trim() && stderr.trim()) throw Object.assign(new Error(`${tool} printed nothing`), { stderr });
   return stdout;
 }
 

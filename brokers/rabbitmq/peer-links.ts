@@ -44,10 +44,16 @@ export function peerProxies(distPorts: number[], net: number): PeerProxy[] {
   return out;
 }
 
-/** An Erlang host table (inetrc): the given names at the given addresses, looked up first. */
+/**
+ * An Erlang host table (inetrc): the given names at the given addresses, looked up first. One
+ * entry per address: a second `host` entry for an address replaces the first one's names.
+ */
 function inetrc(entries: [address: string, name: string][]): string {
+  const byAddress = new Map<string, string[]>();
+  for (const [ip, name] of entries) byAddress.set(ip, [...(byAddress.get(ip) ?? []), name]);
   const tuple = (ip: string) => `{${ip.split('.').join(',')}}`;
-  return [...entries.map(([ip, name]) => `{host, ${tuple(ip)}, ["${name}"]}.`), '{lookup, [file, native]}.', ''].join('\n');
+  const hosts = [...byAddress].map(([ip, names]) => `{host, ${tuple(ip)}, [${names.map((n) => `"${n}"`).join(', ')}]}.`);
+  return [...hosts, '{lookup, [file, native]}.', ''].join('\n');
 }
 
 /** Node `self`'s host table: each peer at the proxy self->peer, itself at 127.0.0.1. */
