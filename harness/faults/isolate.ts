@@ -104,7 +104,22 @@ const isolate: FaultKind = {
         }, flapMs)
       : undefined;
     const isr = new IsrLog(t0, before);
-    const poller = setInterval(() => void replication(ctx).then((r) => isr.add(r)), POLL_MS);
+    // One reading at a time: a broker's reading can take seconds (RabbitMQ's CLI waits for a
+    // member that does not answer), and readings piled up would load the machine.
+    let polling = true;
+    let poller: NodeJS.Timeout | undefined;
+    const poll = (): void => {
+      poller = setTimeout(
+        () =>
+          void replication(ctx).then((r) => {
+            if (!polling) return;
+            isr.add(r);
+            poll();
+          }),
+        POLL_MS,
+      );
+    };
+    poll();
     const evidence = {
       nodes,
       why,
@@ -133,7 +148,8 @@ const isolate: FaultKind = {
           await new Promise((r) => setTimeout(r, 250));
           after = await replication(ctx);
         }
-        clearInterval(poller);
+        polling = false;
+        clearTimeout(poller);
         isr.add(after);
         for (const p of ctx.producers()) endInWorker(p, 'isolate');
         return {
