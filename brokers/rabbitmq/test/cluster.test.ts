@@ -3,7 +3,7 @@
  * peer proxies, each node behind its own proxy on the clients link; when a quorum queue's leader
  * node is killed (SIGKILL), another member leads, every confirmed message is delivered, in
  * order, and the node comes back into the cluster; when the isolate fault cuts a node's peer
- * links, the others count it down and the majority goes on, and the heal brings it back. Kept
+ * links, its quorum member stops answering, the majority goes on, and the heal brings it back. Kept
  * up as `convoy brokers up` keeps it: recorded, reused by the next deploy, and stopped whole by
  * its record.
  */
@@ -103,9 +103,8 @@ test('the quorum queue\'s leader node is killed: another member leads, nothing c
   }
 });
 
-test('node-3 cut off by the isolate fault: the others count it down and go on, and the heal brings it back', { timeout: 120_000 }, async () => {
+test('node-3 cut off by the isolate fault: its member stops answering, the majority goes on, and the heal brings it back', { timeout: 120_000 }, async () => {
   const h = await Harness.create(dep, { topology: 'single-active', queueType: 'quorum' }, 'cluster-isolate');
-  const names = endpoint().nodes!;
   const ctx: FaultContext = {
     runtime: 'local',
     allowDestructive: true,
@@ -127,18 +126,16 @@ test('node-3 cut off by the isolate fault: the others count it down and go on, a
     // The majority goes on: sends through node-1, deliveries through node-2.
     for (let s = 0; s < 20; s++) await p.send({ key: 'k', payload: payload('k', s) });
     await waitFor(() => h.handled.length >= 20, 15_000, '20 handled while node-3 is cut off');
-    // Erlang counts a silent peer down after 7.5 to 12.5 s (net_ticktime 10).
-    const deadline = Date.now() + 30_000;
-    while ((await running(names[0]!)).includes(names[2]!) && Date.now() < deadline) await sleep(500);
-    assert.deepEqual(await running(names[0]!), [names[0]!, names[1]!].sort(), 'node-1 counts node-3 down');
+    // Healed before Erlang counts node-3 down (7.5 to 12.5 s, net_ticktime 10), to keep the
+    // test short: the nightly rabbitmq-cluster-quorum-minority-cut holds the cut past it (the
+    // node pauses and rejoins). Here the fault's reading while cut asks each member for its
+    // state and node-3's does not answer.
     type Lanes = { lanes?: Record<string, { leader: number; isr: number[] }> };
-    const healed = (await fault.end()) as { recoveredAtMs?: number; whileCut: { replication: Lanes }; isrChanges: { lanes: Record<string, string> }[] };
+    const healed = (await fault.end()) as { recoveredAtMs?: number; whileCut: { replication: Lanes }; isrChanges: unknown[] };
     const whileCut = Object.values(healed.whileCut.replication.lanes ?? {})[0];
-    assert.deepEqual(whileCut?.isr, [1, 2], `the evidence: node-3's member does not answer while cut: ${JSON.stringify(healed.whileCut)}`);
+    assert.deepEqual(whileCut, { leader: 1, replicas: [1, 2, 3], isr: [1, 2] }, `the evidence: node-3's member does not answer while cut: ${JSON.stringify(healed.whileCut)}`);
     assert.ok(healed.recoveredAtMs !== undefined, `every member answers again within 20 s of the heal: ${JSON.stringify(healed.isrChanges)}`);
-    const back = Date.now() + 30_000;
-    while ((await running(names[0]!)).length < 3 && Date.now() < back) await sleep(500);
-    assert.deepEqual(await running(names[0]!), [...names].sort(), 'node-3 is back in the cluster');
+    assert.deepEqual(await running(endpoint().nodes![0]!), [...endpoint().nodes!].sort(), 'all three nodes in the cluster');
     assert.deepEqual(h.handled.map((x) => x.seq), [...Array(20).keys()], 'nothing lost or reordered');
   } finally {
     await h.close();
