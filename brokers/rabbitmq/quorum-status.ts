@@ -29,7 +29,7 @@ export function parseQuorumStatus(queue: string, stdout: string): QuorumStatus {
   return { queue, ...(leader ? { leader } : {}), members };
 }
 
-/** Each queue's status, from the first node that answers; an error is part of the answer. */
+/** Each queue's status, from the first node that answers with its members; an error is part of the answer. */
 export async function readQuorumStatus(endpoint: RabbitEndpoint, queues: string[], timeoutMs = 10_000): Promise<QuorumStatus[]> {
   if (!endpoint.node || !endpoint.rabbitmqctl) return queues.map((queue) => ({ queue, error: 'no local node to reach with rabbitmq-queues' }));
   const out: QuorumStatus[] = [];
@@ -38,7 +38,8 @@ export async function readQuorumStatus(endpoint: RabbitEndpoint, queues: string[
     for (const node of endpoint.nodes ?? [endpoint.node]) {
       try {
         status = parseQuorumStatus(queue, await runCli(endpoint, 'rabbitmq-queues', node, ['quorum_status', queue, '--formatter', 'json'], timeoutMs));
-        break;
+        // Output that is no member list (seen once under load: nothing at all): ask the next node.
+        if (!status.error) break;
       } catch (err) {
         status = { queue, error: cliError(err) };
       }
