@@ -135,7 +135,6 @@ test('node-3 cut off by the isolate fault: its member stops answering, the major
     const whileCut = Object.values(healed.whileCut.replication.lanes ?? {})[0];
     assert.deepEqual(whileCut, { leader: 1, replicas: [1, 2, 3], isr: [1, 2] }, `the evidence: node-3's member does not answer while cut: ${JSON.stringify(healed.whileCut)}`);
     assert.ok(healed.recoveredAtMs !== undefined, `every member answers again within 20 s of the heal: ${JSON.stringify(healed.isrChanges)}`);
-    assert.deepEqual(await running(endpoint().nodes![0]!), [...endpoint().nodes!].sort(), 'all three nodes in the cluster');
     assert.deepEqual(h.handled.map((x) => x.seq), [...Array(20).keys()], 'nothing lost or reordered');
   } finally {
     await h.close();
