@@ -30,6 +30,7 @@ import {
   type ProducerOptions,
   type RunNames,
   type SendAck,
+  type OnDelivery,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { InfraError } from '../../harness/errors.ts';
@@ -436,7 +437,7 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
   };
 
   return {
-    async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+    async start(onDelivery: OnDelivery): Promise<void> {
       core.start(onDelivery);
       running = true;
       loop = consumeLoop().catch((err: Error) => out(`consume loop stopped: ${err.message}`));

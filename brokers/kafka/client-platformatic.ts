@@ -24,6 +24,7 @@ import {
   type ProducerClient,
   type ProducerOptions,
   type RunNames,
+  type OnDelivery,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { ConsumerCore, handOutPartitions, throttledLog } from './consumer-core.ts';
@@ -256,7 +257,7 @@ export async function platformaticConsumer(endpoint: KafkaEndpoint, settings: Ka
   stream = await openStream();
 
   return {
-    async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+    async start(onDelivery: OnDelivery): Promise<void> {
       core.start(onDelivery);
       running = true;
       loop = consumeLoop().catch((err: Error) => out(`platformatic consume loop stopped: ${err.message}`));

@@ -9,7 +9,8 @@ import { deliveryEvent, processEvent, type ProcessBase } from './process-event.t
 import { recorder } from './record.ts';
 import type { Settle } from './settle.ts';
 
-export type Handle = (d: Delivery, msg: DecodedMessage | null, received: number) => Promise<void>;
+/** Nothing (no promise) when the handling finished before it returned (the usual path, below). */
+export type Handle = (d: Delivery, msg: DecodedMessage | null, received: number) => Promise<void> | void;
 
 /**
  * Handles one delivery: each attempt waits the handler time and any fault holding handlers,
@@ -25,7 +26,7 @@ export function handler(ctx: ConsumerContext, client: ConsumerClient, apply: App
   // And only for a pure strategy: one that holds or reads its owner answers later.
   const groupable = () => client.commitsLater === true && store.strategy.pure && faults.effects().next().done === true;
 
-  const slowly: Handle = async (d, msg, received) => {
+  const slowly = async (d: Delivery, msg: DecodedMessage | null, received: number): Promise<void> => {
     const base: ProcessBase = processBase(init.id, d, msg);
     let settlement: Settlement = 'ack';
     let grouped = false;

@@ -8,7 +8,7 @@ import type { Task } from '../../consumer/concurrency/contract.ts';
  * handling the hot-key modes use to drop superseded deliveries and handle a key's deliveries
  * together (grouped-handling.ts).
  */
-export function scheduler(ctx: ConsumerContext): { scheduler: Scheduler; task(parts: TaskParts, run: () => Promise<void>): Task } {
+export function scheduler(ctx: ConsumerContext): { scheduler: Scheduler; task(parts: TaskParts, run: Task): Task } {
   const { init, history, stats, phases, store, poison, handlerTime, settleLog, faults, group, spec } = ctx;
   const together = groupedHandling({ consumer: init.id, history, stats, phases, store, poison, handlerTime, effects: () => faults.effects(), log: settleLog, endGroup: () => group.end() });
   return {

@@ -1,8 +1,9 @@
-import type { Delivery, Settlement } from '../../broker/contract.ts';
+import { SETTLED_AT_ONCE, type Delivery, type Settlement } from '../../broker/contract.ts';
 import { nowMicros } from '../../clock.ts';
 import type { ConsumerContext } from './context.ts';
 
-export type Settle = (d: Delivery, settlement: Settlement, grouped: boolean) => Promise<void>;
+/** Nothing (no promise) when the adapter settled at once (SETTLED_AT_ONCE). */
+export type Settle = (d: Delivery, settlement: Settlement, grouped: boolean) => Promise<void> | void;
 
 /**
  * Settles a handled delivery with the broker. The handling's record reaches the file before its
@@ -21,8 +22,10 @@ export function settler(ctx: ConsumerContext): Settle {
   return (d, settlement, grouped) => {
     if (!grouped || settlement !== 'ack') flushAll();
     const t = performance.now();
+    const settling = d.settle(settlement);
+    if (settling === SETTLED_AT_ONCE) return settledSince(t);
     // Arrows passed straight on: a named one is renamed per call (tsx keeps function names).
-    return d.settle(settlement).then(
+    return settling.then(
       () => settledSince(t),
       (e: Error) => {
         log(`settle ${settlement} failed: ${e.message}`);
