@@ -24,7 +24,7 @@ export function ackLine(key: string, producer: string, seq: number, at: number, 
  * A number as JSON writes it (non-finite numbers become null). Microsecond times (~1.7e15)
  * are past V8's small-integer fast path: printed as two halves below 1e8 they cost a third.
  */
-export function num(n: number): string {
+function num(n: number): string {
   if (n >= 2147483648 && n <= Number.MAX_SAFE_INTEGER && Number.isInteger(n)) {
     const hi = Math.floor(n / 1e8);
     return String(hi) + String(n - hi * 1e8).padStart(8, '0');

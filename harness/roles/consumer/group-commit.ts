@@ -1,5 +1,4 @@
-import type { ProcessEvent } from '../../history/events.ts';
-import { processLine } from '../../history/process-line.ts';
+import type { HistoryEvent } from '../../history/events.ts';
 import type { HistoryWriter } from '../../history/writer.ts';
 import type { Effect, EntityStore } from '../../consumer/entity-store.ts';
 import type { Delivered } from '../../consumer/strategies/contract.ts';
@@ -17,8 +16,7 @@ import type { ConsumerPhases } from '../../workers/phases.ts';
  * together. The other process's writes wait at most for one group (busy_timeout).
  */
 export class GroupCommit {
-  /** The group's records, as their history lines. */
-  private pending: string[] = [];
+  private pending: HistoryEvent[] = [];
   private open = false;
   private scheduled = false;
 
@@ -45,9 +43,9 @@ export class GroupCommit {
     return this.store.applyNow(m);
   }
 
-  /** The record of a message applied in this group (built by process-event.ts); written when the group ends. */
-  record(ev: ProcessEvent): void {
-    this.pending.push(processLine(ev));
+  /** The record of a message applied in this group; written when the group ends. */
+  record(ev: HistoryEvent): void {
+    this.pending.push(ev);
     if (this.pending.length >= this.maxSize) this.end();
   }
 
@@ -61,7 +59,7 @@ export class GroupCommit {
     }
     if (this.pending.length) {
       const t = performance.now();
-      for (const line of this.pending) this.history.writeLine(line);
+      for (const ev of this.pending) this.history.write(ev);
       this.pending = [];
       this.history.flush();
       this.phases.historyMs += performance.now() - t;

@@ -1,9 +1,8 @@
 import type { ProcessEvent } from '../../history/events.ts';
-import { processLine } from '../../history/process-line.ts';
 import type { ConsumerContext } from './context.ts';
 
 /**
- * Writes one handling attempt's event (built by process-event.ts) at once. The open group commit is written first, so the
+ * Writes one handling attempt's event at once. The open group commit is written first, so the
  * file keeps the handling order and no record precedes its commit.
  */
 export function recorder(ctx: ConsumerContext): (ev: ProcessEvent) => void {
@@ -11,7 +10,7 @@ export function recorder(ctx: ConsumerContext): (ev: ProcessEvent) => void {
   return (ev) => {
     const t = performance.now();
     group.end();
-    history.writeLine(processLine(ev));
+    history.write(ev);
     phases.historyMs += performance.now() - t;
   };
 }
