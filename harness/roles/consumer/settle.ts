@@ -1,5 +1,5 @@
 import { SETTLED_AT_ONCE, type Delivery, type Settlement } from '../../broker/contract.ts';
-import { nowMicros } from '../../clock.ts';
+import { microsAt } from '../../clock.ts';
 import type { ConsumerContext } from './context.ts';
 
 /** Nothing (no promise) when the adapter settled at once (SETTLED_AT_ONCE). */
@@ -15,9 +15,10 @@ export type Settle = (d: Delivery, settlement: Settlement, grouped: boolean) => 
 export function settler(ctx: ConsumerContext): Settle {
   const { phases, settleLog: log, flushAll } = ctx;
   const settledSince = (t: number) => {
-    phases.settleMs += performance.now() - t;
+    const now = performance.now();
+    phases.settleMs += now - t;
     phases.deliveries++;
-    phases.lastUs = nowMicros();
+    phases.lastUs = microsAt(now);
   };
   return (d, settlement, grouped) => {
     if (!grouped || settlement !== 'ack') flushAll();
