@@ -359,6 +359,13 @@ export class ConsumerCore {
   }
 }
 
+/** A fetched message as the batch-reading adapters give it (librdkafka's own message object, as it comes). */
+export interface BatchMessage {
+  offset: number;
+  value: Buffer | null;
+}
+const EMPTY = Buffer.alloc(0);
+
 /**
  * Hands a fetched batch out partition by partition (the batch-reading adapters: librdkafka's
  * consume loop, @platformatic/kafka's stream): each partition's messages in offset order, one
@@ -368,17 +375,17 @@ export class ConsumerCore {
  */
 export async function handOutPartitions(
   core: ConsumerCore,
-  byPartition: Map<number, { offset: number; payload: Buffer }[]>,
+  byPartition: Map<number, BatchMessage[]>,
   epochs: Map<number, number>,
   closing: () => boolean,
 ): Promise<void> {
-  const drain = async (partition: number, messages: { offset: number; payload: Buffer }[]): Promise<void> => {
+  const drain = async (partition: number, messages: BatchMessage[]): Promise<void> => {
     const epoch = epochs.get(partition);
     const stale = () => closing() || epochs.get(partition) !== epoch;
     const hooks = { stale };
     for (const m of messages) {
       if (stale()) return;
-      const handed = core.handOut(partition, m.offset, m.payload, hooks);
+      const handed = core.handOut(partition, m.offset, m.value ?? EMPTY, hooks);
       // Awaited only when it is a promise: a message handled at once costs no turn.
       if (handed === false || (handed !== true && !(await handed))) return;
     }

@@ -69,4 +69,10 @@ export interface ConcurrencyMode {
   defence?: string;
   /** JSON Schema properties this mode adds to `consumers.concurrency` (its own fields). */
   schema?: Record<string, unknown>;
+  /**
+   * Set by a mode whose scheduler drops or groups tasks through `ModeContext.handling`
+   * (conflate, batch): its tasks carry their deliveries for it. Other modes' tasks go without
+   * (one object fewer per message).
+   */
+  groups?: boolean;
 }

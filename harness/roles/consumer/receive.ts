@@ -1,11 +1,11 @@
 import type { ConsumerClient } from '../../broker/contract.ts';
-import type { Scheduler, Task } from '../../consumer/concurrency/contract.ts';
+import type { Scheduler } from '../../consumer/concurrency/contract.ts';
 import { nowMicros } from '../../clock.ts';
 import { decodeMessage } from '../../workload/codec.ts';
 import type { ConsumerContext } from './context.ts';
-import type { TaskParts } from './grouped-handling.ts';
 import type { Handle } from './handle.ts';
 import type { Holding } from './hold.ts';
+import type { MakeTask } from './schedule.ts';
 
 /**
  * Takes the client's deliveries: each is decoded and given to the mode's scheduler as a task
@@ -16,7 +16,7 @@ import type { Holding } from './hold.ts';
 export async function receive(
   ctx: ConsumerContext,
   client: ConsumerClient,
-  schedule: { scheduler: Scheduler; task(parts: TaskParts, run: Task): Task },
+  schedule: { scheduler: Scheduler; task: MakeTask },
   handle: Handle,
   holding: Holding,
 ): Promise<void> {
@@ -35,7 +35,7 @@ export async function receive(
     // Another run's message on a destination runs share: settled unseen, never this run's history.
     if (msg?.run !== undefined && msg.run !== runId) return d.settle('ack').catch((e: Error) => ctx.log(`settling another run's message failed: ${e.message}`));
     stats.inFlight = scheduler.inFlight + 1;
-    const taken = scheduler.accept(msg?.key ?? null, task({ d, msg, received }, () => handle(d, msg, received)));
+    const taken = scheduler.accept(msg?.key ?? null, task(d, msg, received, () => handle(d, msg, received)));
     if (taken === undefined) return accepted();
     return taken.then(accepted);
   });
