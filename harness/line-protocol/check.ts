@@ -16,7 +16,7 @@ export function messageCheck(messages: readonly TObject[]): (m: Record<string, u
     if (!validators) {
       const Ajv = require('ajv/dist/2020.js') as { default: new (o: object) => { compile(s: object): ValidateFunction } };
       const ajv = new Ajv.default({ strict: false, allErrors: false });
-      validators = new Map(messages.map((s) => [(s.properties.type as { const: string }).const, ajv.compile(JSON.parse(JSON.stringify(s)))]));
+      validators = new Map(messages.map((s) => [(s.properties.type as unknown as { const: string }).const, ajv.compile(JSON.parse(JSON.stringify(s)))]));
     }
     const v = typeof m.type === 'string' ? validators.get(m.type) : undefined;
     if (!v) return `unknown message type ${JSON.stringify(m.type)}`;
