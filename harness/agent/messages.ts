@@ -29,9 +29,11 @@ const Hello = msg('hello', 'The runner\'s first line on every connection: versio
   worker: opt(workerId),
 });
 const Spawn = msg('spawn', 'Start a worker process for the run (the same worker code and fault hooks as a local one)', { worker: workerId });
+/** The signals an agent sends its workers: kill, terminate, freeze and thaw. */
+export const AGENT_SIGNALS = ['SIGKILL', 'SIGTERM', 'SIGSTOP', 'SIGCONT'] as const;
 const Signal = msg('signal', 'Send a signal to a worker\'s process group (a kill or freeze fault, or the run\'s end)', {
   worker: workerId,
-  signal: Type.Union([Type.Literal('SIGKILL'), Type.Literal('SIGTERM'), Type.Literal('SIGSTOP'), Type.Literal('SIGCONT')]),
+  signal: Type.Union(AGENT_SIGNALS.map((s) => Type.Literal(s))),
 });
 const Read = msg('read', 'Bytes of a file in the run\'s folder on the agent, from an offset (history lines as they grow)', {
   id: Type.Integer({ minimum: 0, description: 'Chosen by the runner; the answer carries it' }),
