@@ -6,7 +6,7 @@
  */
 import { Type } from '../typebox.ts';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { schemaId } from '../schema-id.ts';
+import { lineProtocolSchema } from '../line-protocol/schema.ts';
 import { FROM_WORKER_TYPES, TO_WORKER_TYPES, WORKER_PROTOCOL_VERSION, type FromWorkerType, type ToWorkerType } from './message-names.ts';
 
 const opt = <T extends TSchema>(t: T) => Type.Optional(t);
@@ -147,16 +147,10 @@ export type ToWorkerMessage = { [K in ToWorkerType]: Static<(typeof TO_WORKER_ME
 export type FromWorkerMessage = { [K in FromWorkerType]: Static<(typeof FROM_WORKER_MESSAGES)[K]> }[FromWorkerType];
 
 /** The published schema: a line is one of the messages, either way. */
-export const workerProtocolSchema = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: schemaId('worker-protocol', WORKER_PROTOCOL_VERSION),
+export const workerProtocolSchema = lineProtocolSchema({
+  shape: 'worker-protocol',
+  version: WORKER_PROTOCOL_VERSION,
   title: `convoy worker protocol, version ${WORKER_PROTOCOL_VERSION}`,
   description: 'One line of the worker protocol (docs/worker-protocol.md): newline-delimited JSON over one byte stream between the runner and a worker process. fromWorker: what a worker writes; toWorker: what the runner writes.',
-  oneOf: [{ $ref: '#/$defs/fromWorker' }, { $ref: '#/$defs/toWorker' }],
-  $defs: {
-    fromWorker: { oneOf: FROM_WORKER_TYPES.map((t) => ({ $ref: `#/$defs/${t}` })) },
-    toWorker: { oneOf: TO_WORKER_TYPES.map((t) => ({ $ref: `#/$defs/${t}` })) },
-    ...FROM_WORKER_MESSAGES,
-    ...TO_WORKER_MESSAGES,
-  },
-};
+  directions: { fromWorker: FROM_WORKER, toWorker: TO_WORKER },
+});
