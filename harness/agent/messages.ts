@@ -7,7 +7,7 @@
  */
 import { Type } from '../typebox.ts';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { schemaId } from '../schema-id.ts';
+import { lineProtocolSchema } from '../line-protocol/schema.ts';
 
 /** The agent protocol version this convoy speaks; a peer of another one is refused at the handshake. */
 export const AGENT_PROTOCOL_VERSION = 1;
@@ -82,16 +82,10 @@ export type AgentHello = Static<typeof Hello>;
 export type AgentSignal = Static<typeof Signal>['signal'];
 
 /** The published schema: a line is one of the messages, either way. */
-export const agentProtocolSchema = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: schemaId('agent-protocol', AGENT_PROTOCOL_VERSION),
+export const agentProtocolSchema = lineProtocolSchema({
+  shape: 'agent-protocol',
+  version: AGENT_PROTOCOL_VERSION,
   title: `convoy agent protocol, version ${AGENT_PROTOCOL_VERSION}`,
   description: 'One line of the agent protocol (docs/agents.md): newline-delimited JSON over TCP or TLS between a runner and a convoy agent. toAgent: what the runner writes; fromAgent: what the agent writes. A worker connection carries the worker protocol after its welcome.',
-  oneOf: [{ $ref: '#/$defs/toAgent' }, { $ref: '#/$defs/fromAgent' }],
-  $defs: {
-    toAgent: { oneOf: Object.keys(TO_AGENT_MESSAGES).map((t) => ({ $ref: `#/$defs/${t}` })) },
-    fromAgent: { oneOf: Object.keys(FROM_AGENT_MESSAGES).map((t) => ({ $ref: `#/$defs/${t}` })) },
-    ...TO_AGENT_MESSAGES,
-    ...FROM_AGENT_MESSAGES,
-  },
-};
+  directions: { toAgent: TO_AGENT, fromAgent: FROM_AGENT },
+});

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { AgentLink } from '../../harness/agent/client.ts';
 import { readFirstLine } from '../../harness/agent/first-line.ts';
 import { WORKER_PROTOCOL_VERSION } from '../../harness/workers/message-names.ts';
 import { convoyVersion } from '../../harness/convoy-version.ts';
+import { FROM_AGENT_MESSAGES, TO_AGENT_MESSAGES } from '../../harness/agent/messages.ts';
 
 const TOKEN = 'a-shared-secret';
 
@@ -110,4 +111,11 @@ test('a runner that goes silent has its run stopped: the workers are killed', as
     assert.ok(!alive(pid), 'killed once the runner was unheard for the timeout');
     await link.bye();
   }, 800);
+});
+
+test('docs/agents.md lists every message, each with its direction, in the protocol\'s order', () => {
+  const doc = readFileSync(new URL('../../docs/agents.md', import.meta.url), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([a-z-]+)` \| (runner|agent) \|/gm)].map((m) => [m[1]!, m[2]!]);
+  assert.deepEqual(rows.filter(([, from]) => from === 'runner').map(([type]) => type), Object.keys(TO_AGENT_MESSAGES));
+  assert.deepEqual(rows.filter(([, from]) => from === 'agent').map(([type]) => type), Object.keys(FROM_AGENT_MESSAGES));
 });
