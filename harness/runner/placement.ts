@@ -25,6 +25,8 @@ export const AGENT_TOKEN_ENV = 'CONVOY_AGENT_TOKEN';
 export class Placement {
   private readonly next = new Map<PlacedRole, number>();
   private readonly copies: Array<() => Promise<void>> = [];
+  /** The workers each agent ran, by its name. */
+  private readonly placed = new Map<string, string[]>();
 
   private constructor(private readonly links: Array<{ link: AgentLink; roles: PlacedRole[] }>) {}
 
@@ -73,6 +75,9 @@ export class Placement {
       { remote: `${init.id}.log`, local: logFile },
     ], log);
     this.copies.push(port.copied);
+    const ids = this.placed.get(link.name) ?? [];
+    if (!ids.includes(init.id)) ids.push(init.id);
+    this.placed.set(link.name, ids);
     return new WorkerHandle(remoteInit, logFile, log, host, port);
   }
 
@@ -105,8 +110,8 @@ export class Placement {
     }
   }
 
-  /** The agents' hosts and sizes, for the record. */
-  describe(): Array<{ agent: string; host: string; cores: number; roles: PlacedRole[] }> {
-    return this.links.map((l) => ({ agent: l.link.name, host: l.link.info.host, cores: l.link.info.cores, roles: l.roles }));
+  /** The agents' hosts and sizes, and the workers placed on each so far, for the record. */
+  describe(): Array<{ agent: string; host: string; cores: number; roles: PlacedRole[]; workers: string[] }> {
+    return this.links.map((l) => ({ agent: l.link.name, host: l.link.info.host, cores: l.link.info.cores, roles: l.roles, workers: this.placed.get(l.link.name) ?? [] }));
   }
 }

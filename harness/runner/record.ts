@@ -60,7 +60,7 @@ export interface RunRecord {
   /** Order-service runs: the load driver's and router's last stats, and the service's store. */
   gateway?: { driver: WorkerStats; services: Record<string, WorkerStats>; storeFile: string };
   /** The agents that ran some of its workers: each one's address, host, cores and roles. */
-  agents?: Array<{ agent: string; host: string; cores: number; roles: string[] }>;
+  agents?: Array<{ agent: string; host: string; cores: number; roles: string[]; workers: string[] }>;
   /** Set when the run stopped sending early because its verdict was already unknown. */
   gaveUp: { atMs: number; reason: string } | null;
   interrupted: boolean;

@@ -36,6 +36,11 @@ test('producers on one agent and consumers on another: the run passes, with ever
     const processed = history.filter((e) => e.type === 'process').length;
     assert.ok(sends >= 250, `the producer's history came back (${sends} sends)`);
     assert.ok(processed >= sends, `the consumers' histories came back (${processed} handled of ${sends} sent)`);
+    // Each agent's share, in the result.
+    const shares = (result.harness as unknown as { agents: Array<{ agent: string; workers: string[]; acked: number; applied: number; ackedPerSecond: number }> }).agents;
+    assert.deepEqual(shares.map((a) => [a.agent, a.workers]), [[`127.0.0.1:${agents[0]!.port}`, ['p-producer-1']], [`127.0.0.1:${agents[1]!.port}`, ['c1', 'c2']]]);
+    assert.ok(shares[0]!.acked >= 250 && shares[0]!.ackedPerSecond > 0 && shares[0]!.applied === 0, JSON.stringify(shares[0]));
+    assert.ok(shares[1]!.applied >= shares[0]!.acked && shares[1]!.acked === 0, JSON.stringify(shares[1]));
   } finally {
     delete process.env[AGENT_TOKEN_ENV];
     await Promise.all(agents.map((a) => a.close()));

@@ -21,6 +21,7 @@ export const agents: Stage = {
     ctx.record.agents = placement.describe();
     for (const a of ctx.record.agents) ctx.log(`agent ${a.agent}: ${a.host}, ${a.cores} cores, runs the ${a.roles.join(' and ')}`);
     ctx.defer('copying from the agents', async () => {
+      ctx.record.agents = placement.describe();
       await placement.finish(ctx.record.storeFile);
     });
   },
