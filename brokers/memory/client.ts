@@ -6,6 +6,7 @@
  */
 import type {
   ConsumerClient, ConsumerOptions, Delivery, OutgoingMessage, ProducerClient, ProducerOptions, RunNames, SendAck, Settlement,
+  OnDelivery,
 } from '../../harness/broker/contract.ts';
 import type { PeerLink } from '../../harness/broker/in-process.ts';
 import { DeliveryGate } from '../../harness/delivery/gate.ts';
@@ -20,7 +21,8 @@ export class MemoryProducer implements ProducerClient {
   }
 
   async send(m: OutgoingMessage): Promise<SendAck> {
-    return (await this.link.call('send', { prefix: this.names.prefix, key: m.key, payload: m.payload })) as SendAck;
+    // Bytes cross the link as base64 (its calls are JSON: over a worker's stream to the runner, or directly).
+    return (await this.link.call('send', { prefix: this.names.prefix, key: m.key, payload: m.payload.toString('base64') })) as SendAck;
   }
 
   async close(): Promise<void> {
@@ -37,7 +39,7 @@ export class MemoryConsumer implements ConsumerClient {
     this.link = linkTo(endpoint, options.id);
   }
 
-  async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+  async start(onDelivery: OnDelivery): Promise<void> {
     const prefix = this.names.prefix;
     const { id, maxInFlight, log } = this.options;
     const gate = new DeliveryGate(onDelivery, { id, maxInFlight, log, onHandlerError: 'requeue', onRenewal: this.options.onRenewal });
@@ -49,7 +51,7 @@ export class MemoryConsumer implements ConsumerClient {
         return;
       }
       const d: Delivery = {
-        payload: Buffer.from(p.payload),
+        payload: Buffer.from(p.payload, 'base64'),
         lane: p.lane,
         offset: p.offset,
         deliveryCount: p.deliveryCount,

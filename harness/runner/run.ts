@@ -12,6 +12,7 @@ import type { RunOptions, RunRecord, RunStage } from './record.ts';
 import { setup } from './stages/setup.ts';
 import { deploy } from './stages/deploy.ts';
 import { provision } from './stages/provision.ts';
+import { agents } from './stages/agents.ts';
 import { owner } from './stages/owner.ts';
 import { consumers } from './stages/consumers.ts';
 import { gateway } from './stages/gateway.ts';
@@ -30,6 +31,7 @@ export const STAGES: readonly Stage[] = [
   setup, // what the machine needs; the fault kinds
   deploy, // the broker
   provision, // the run's destinations
+  agents, // convoy agents on other hosts, when the run has any
   owner, // the entities' owner service, when used
   consumers, // c1..cN, holding their lanes before the first message
   gateway, // an order service that publishes instead of the producers, when configured

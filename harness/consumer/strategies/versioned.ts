@@ -9,7 +9,7 @@
 import type { ConsumerStrategy } from './contract.ts';
 import { rowTable } from './rows.ts';
 import { applyChange } from '../../workload/changes.ts';
-import { eventContent, stateJson } from '../../workload/entity.ts';
+import { entityStateAt, eventContent, stateJson } from '../../workload/entity.ts';
 
 const versioned: ConsumerStrategy = {
   name: 'versioned',
@@ -43,7 +43,8 @@ const versioned: ConsumerStrategy = {
     return {
       apply({ key, seq }) {
         if (entity.events === 'change') return next(key, seq);
-        return newer.run(key, seq, stateJson(eventContent(entity, key, seq).set!)).changes > 0 ? 'applied' : 'skipped';
+        // The whole state alone (eventContent's `set`, without the event's name beside it).
+        return newer.run(key, seq, stateJson(entityStateAt(entity.kind, key, seq))).changes > 0 ? 'applied' : 'skipped';
       },
       finalStates: () => rows.all(),
     };

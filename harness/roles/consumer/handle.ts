@@ -9,7 +9,8 @@ import { deliveryEvent, processEvent, type ProcessBase } from './process-event.t
 import { recorder } from './record.ts';
 import type { Settle } from './settle.ts';
 
-export type Handle = (d: Delivery, msg: DecodedMessage | null, received: number) => Promise<void>;
+/** Nothing (no promise) when the handling finished before it returned (the usual path, below). */
+export type Handle = (d: Delivery, msg: DecodedMessage | null, received: number) => Promise<void> | void;
 
 /**
  * Handles one delivery: each attempt waits the handler time and any fault holding handlers,
@@ -23,9 +24,9 @@ export function handler(ctx: ConsumerContext, client: ConsumerClient, apply: App
   // Grouped only while no fault acts in this worker: a fault's hooks (a kill after the apply,
   // a failing handler) see each message's effects written, as they were designed against.
   // And only for a pure strategy: one that holds or reads its owner answers later.
-  const groupable = () => client.commitsLater === true && store.strategy.pure && faults.effects().next().done === true;
+  const groupable = () => client.commitsLater === true && store.strategy.pure && !faults.acting;
 
-  const slowly: Handle = async (d, msg, received) => {
+  const slowly = async (d: Delivery, msg: DecodedMessage | null, received: number): Promise<void> => {
     const base: ProcessBase = processBase(init.id, d, msg);
     let settlement: Settlement = 'ack';
     let grouped = false;
