@@ -107,13 +107,13 @@ async function runVersions(record: RunRecord, scenario: RunRecord['scenario']): 
  * run checked again) and returns the result. `source`: the scenario file's text and its
  * parents', recorded beside the resolved scenario.
  */
-export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSource; write?: boolean } = {}): Promise<Result> {
+export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSource; write?: boolean; correctClocks?: boolean } = {}): Promise<Result> {
   const { scenario } = record;
   const write = extra.write ?? true;
   // The record first: a run folder can be checked again (`convoy check <run folder>`).
   if (write) writeRunRecord(record);
   const incomplete = [...record.incomplete];
-  const outcome = await checkFile(record.historyFile, { lenient: true, settleMs: scenario.run.settleMs });
+  const outcome = await checkFile(record.historyFile, { lenient: true, settleMs: scenario.run.settleMs, correctClocks: extra.correctClocks });
   const windows: Window[] = record.faults
     .filter((f) => f.startUs !== undefined)
     .map((f) => ({ name: f.name, kind: f.kind, startUs: f.startUs!, endUs: f.endUs ?? record.endUs }));
@@ -186,7 +186,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   const { [FINAL_STATE_EXPECTATION]: stateSpec, [DUPLICATE_VERSIONS_EXPECTATION]: duplicateSpec, ...rest } = scenario.expect;
   const anomalySpecs = Object.fromEntries(Object.entries(rest).filter(([k]) => !isThresholdName(k)));
   const { expectations, verdict } = evaluateExpectations(
-    { anomalies: outcome.anomalies, occurrences: outcome.occurrences, faults: outcome.faults, input: outcome.input, remaining: outcome.remaining },
+    { anomalies: outcome.anomalies, occurrences: outcome.occurrences, faults: outcome.faults, input: outcome.input, remaining: outcome.remaining, uncertain: outcome.uncertain },
     parseExpectations(anomalySpecs),
     { incomplete },
   );

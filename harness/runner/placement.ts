@@ -10,6 +10,8 @@ import { InfraError } from '../errors.ts';
 import type { BrokerHost } from '../broker/in-process.ts';
 import { AgentLink, agentName, type AgentAddress } from '../agent/client.ts';
 import { remoteWorker, remoteName } from '../agent/remote-worker.ts';
+import { measureOffset } from '../agent/clock-offset.ts';
+import type { ClockEvent } from '../history/events.ts';
 import { WorkerHandle } from '../workers/handle.ts';
 import type { WorkerInit } from '../workers/protocol.ts';
 
@@ -28,6 +30,8 @@ export class Placement {
   private readonly copies: Array<() => Promise<void>> = [];
   /** The workers each agent ran, by its name. */
   private readonly placed = new Map<string, string[]>();
+  private clockTimer?: NodeJS.Timeout;
+  private writeClock?: (e: ClockEvent) => void;
 
   private constructor(private readonly links: Array<{ link: AgentLink; roles: PlacedRole[] }>) {}
 
@@ -100,9 +104,37 @@ export class Placement {
     rmSync(`${storeFile}-shm`, { force: true });
   }
 
+  /**
+   * Measures every agent's clock against this one now, every `everyMs` while the run goes on,
+   * and once more when it finishes; each measurement is a `clock` event for the history, naming
+   * the workers placed there so far (the checker maps their times by it).
+   */
+  async watchClocks(write: (e: ClockEvent) => void, everyMs = 5_000): Promise<void> {
+    this.writeClock = write;
+    await this.measureClocks();
+    this.clockTimer = setInterval(() => void this.measureClocks(), everyMs);
+    this.clockTimer.unref();
+  }
+
+  private measureClocks(): Promise<void> {
+    const write = this.writeClock;
+    if (!write) return Promise.resolve();
+    return Promise.all(this.links.map(async ({ link }) => {
+      if (link.lost) return;
+      try {
+        const m = await measureOffset(link);
+        write({ type: 'clock', host: link.name, at: m.at, offset: m.offset, uncertainty: m.uncertainty, workers: [...(this.placed.get(link.name) ?? [])] });
+      } catch {
+        /* lost meanwhile: the run is incomplete already */
+      }
+    })).then(() => {});
+  }
+
   /** The last of every worker's files and the consumers' store, then each agent forgets the run. */
   async finish(storeFile: string): Promise<void> {
+    clearInterval(this.clockTimer);
     try {
+      await this.measureClocks();
       await Promise.all(this.copies.map((c) => c().catch(() => {})));
       await this.copyStore(storeFile);
     } finally {
