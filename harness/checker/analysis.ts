@@ -38,8 +38,9 @@
  *   than the two hosts' uncertainties together (the runner's is 0; two times of one host share
  *   its clock's error): it is counted in the type's `uncertain` qualifier, with its margin, not
  *   as the type. It is the type when any pair that makes it one differs by more: a reorder when
- *   some higher seq landed earlier by more than the pair's uncertainty, an overlap when some
- *   other attempt ran on past its start by more. An order that looks right by less than the
+ *   some higher seq's first apply landed earlier by more than the pair's uncertainty, an
+ *   overlap when it ran together with some other attempt (from its start to the earlier of
+ *   the two ends) longer than that. An order that looks right by less than the
  *   uncertainty is not reported. Split and displaced take the mapped times as they are.
  *
  * Nothing here may depend on the order events arrived in: interned ids are never compared,
@@ -445,8 +446,10 @@ export class FinalPass {
   /**
    * The attempt at order[g] started at `t` while another of the key ran (one that started
    * earlier, latest end per host in `runningOn`, or one of its start group i..j): an overlap
-   * when one of them ran on past `t` by more than the pair's uncertainty, else uncertain, with
-   * the largest such margin.
+   * when, with one of them, the two ran together (from `t` to the earlier end) longer than the
+   * pair's uncertainty, else uncertain, with the longest such margin. (Measured from the later
+   * start, the margin never exceeds how far the two could shift apart before they no longer
+   * overlap, so a certain overlap is one whatever the clocks' error.)
    */
   private startedWhileRunning(order: Int32Array, kEnd: Float64Array, i: number, j: number, g: number, t: number, k: number, runningOn: Float64Array): void {
     const s = this.store;
@@ -459,13 +462,14 @@ export class FinalPass {
         margin = by;
         uncertainty = u;
       }
-      return by > u;
+      return by > u || u === 0; // one clock: an instant's overlap is one too
     };
+    const endG = kEnd[g] === kEnd[g] ? kEnd[g] : Infinity;
     for (let o = 0; o < runningOn.length; o++) {
-      if (runningOn[o] > t && consider(runningOn[o] - t, o)) return this.record(T.overlap, t, k, order[g]);
+      if (runningOn[o] > t && consider(Math.min(runningOn[o], endG) - t, o)) return this.record(T.overlap, t, k, order[g]);
     }
     for (let o = i; o < j; o++) {
-      if (o !== g && kEnd[o] > t && consider(Math.min(kEnd[o], kEnd[g] === kEnd[g] ? kEnd[g] : Infinity) - t, s.evHost[order[o]])) return this.record(T.overlap, t, k, order[g]);
+      if (o !== g && kEnd[o] > t && consider(Math.min(kEnd[o], endG) - t, s.evHost[order[o]])) return this.record(T.overlap, t, k, order[g]);
     }
     this.recordUncertain(T.overlap, t, k, order[g], margin, uncertainty);
   }
