@@ -129,7 +129,7 @@ export function oracle(events: Json[], options: { correctClocks?: boolean } = {}
   };
   const procs: Proc[] = events
     .filter((e) => e.type === 'process')
-    .map((e) => ({
+    .map((e): Proc => ({
       key: typeof e.key === 'string' ? e.key : null,
       producer: typeof e.producer === 'string' ? e.producer : null,
       seq: typeof e.seq === 'number' ? e.seq : null,
@@ -141,7 +141,7 @@ export function oracle(events: Json[], options: { correctClocks?: boolean } = {}
       outcome: e.outcome === 'ok' ? 'ok' : e.outcome === 'error' ? 'error' : null,
       host: typeof e.consumer === 'string' ? (clocks.hostOf.get(e.consumer) ?? null) : null,
     }))
-    .map((pe) => {
+    .map((pe): Proc => {
       const start = clocks.toRunner(pe.host, pe.start);
       return { ...pe, start, end: pe.end === null ? null : Math.max(start, clocks.toRunner(pe.host, pe.end)) };
     });
