@@ -1,4 +1,5 @@
 import { Placement } from '../placement.ts';
+import { FINAL_STATE_EXPECTATION } from '../../spec/sections.ts';
 import type { Stage } from '../context.ts';
 
 /**
@@ -13,11 +14,12 @@ export const agents: Stage = {
   name: 'agents',
   applies: (ctx) => (ctx.opts.agents?.length ?? 0) > 0,
   async run(ctx) {
+    const expectsAnyState = String((ctx.scenario.expect as Record<string, unknown>)[FINAL_STATE_EXPECTATION]) === 'any';
     const placement = await Placement.connect(ctx.opts.agents!, ctx.record.runId, (agent, reason) => {
       const why = `agent ${agent} lost: ${reason}`;
       if (!ctx.record.incomplete.includes(why)) ctx.record.incomplete.push(why);
       ctx.log(why);
-    });
+    }, expectsAnyState);
     ctx.placement = placement;
     ctx.record.agents = placement.describe();
     for (const a of ctx.record.agents) ctx.log(`agent ${a.agent}: ${a.host}, ${a.cores} cores, runs the ${a.roles.join(' and ')}`);
