@@ -11,6 +11,7 @@ import { parseBytes } from './byteParser.ts';
 import { Fields, parseFast } from './lineParser.ts';
 import { Occurrences } from './occurrences.ts';
 import { HistoryStore, WHOLE_EVENT } from './history-columns.ts';
+import type { ClockOffsets } from '../history/clock-offsets.ts';
 import type { Anomalies, BadLine, BrokerRemaining, FaultWindow, InputStats, WindowInput } from './types.ts';
 
 export interface CheckerOptions {
@@ -51,6 +52,8 @@ export interface CheckOutcome {
   uncertain: Occurrences;
   /** The other hosts' clocks, as measured (empty for a history from one host). */
   clocks: HostClockSummary[];
+  /** The same, to map other events by (null: one host, or the correction turned off). */
+  clockOffsets: ClockOffsets | null;
 }
 
 /** One host's clock against the runner's, for the result. */
@@ -236,6 +239,7 @@ export class Checker {
       settleMs,
       remaining: s.remaining,
       uncertain: this.judged.uncertain,
+      clockOffsets: s.clocks.size > 0 && s.correctClocks ? s.clocks : null,
       clocks: s.clocks.hosts().map((h) => ({
         host: h.host,
         workers: [...h.workers].sort(),

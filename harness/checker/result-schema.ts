@@ -254,6 +254,15 @@ export const LatencySection = Type.Object({
     Type.Partial(Type.Record(Type.Union([Type.Literal('before'), Type.Literal('during'), Type.Literal('after'), Type.Literal('outside')]), Type.Record(Type.String(), Latency))),
   ]))),
   encoded: Type.Optional(Type.Record(Type.String(), Type.String())),
+  clockUncertaintyUs: Type.Optional(
+    Type.Object(
+      {
+        endToEnd: Type.Number({ minimum: 0, description: 'How far an end-to-end latency between two hosts can be off (µs): the two hosts\' clock uncertainties together, the worst pair; 0 when consumers and producers shared a host.' }),
+        producersOnSeveralHosts: Type.Optional(Type.Boolean({ description: 'The producers ran on several hosts: intended send times were left as stamped.' })),
+      },
+      { description: "Runs across hosts (v1.7): the figures' times are on the runner's clock, each host's mapped by its measured offset." },
+    ),
+  ),
 });
 
 const PerBucket = Type.Array(Type.Number());

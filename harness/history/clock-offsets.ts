@@ -82,3 +82,70 @@ export function toRunnerClock(h: HostClock, hostUs: number): number {
   const offset = span > 0 ? h.offset[lo]! + ((h.offset[hi]! - h.offset[lo]!) * (hostUs - at[lo]!)) / span : h.offset[lo]!;
   return Math.round(hostUs - offset);
 }
+
+/**
+ * What the figures need of the clocks: each event's times on the runner's clock, and how far a
+ * latency between two hosts can be off. A consumer's times go by its host; a producer's send
+ * by the host of its process; the times a process event carries from its producer (the
+ * intended send time) and the acks (which name no process) by the producers' host when they
+ * all ran on one, else as stamped (`producersSplit`).
+ */
+export class EventClocks {
+  private readonly hosts: HostClock[];
+  private readonly hostOf: Map<string, number>;
+  /** The producers' one host (index, -1: the runner's), or null when they ran on several. */
+  private readonly producerHost: number | null;
+
+  constructor(offsets: ClockOffsets, producerWorkers: readonly string[]) {
+    this.hosts = offsets.hosts();
+    this.hostOf = offsets.workerHosts();
+    const hosts = new Set(producerWorkers.map((w) => this.hostOf.get(w) ?? -1));
+    this.producerHost = hosts.size === 1 ? [...hosts][0]! : hosts.size === 0 ? -1 : null;
+  }
+
+  get producersSplit(): boolean {
+    return this.producerHost === null;
+  }
+
+  private map(host: number | null | undefined, t: number): number {
+    return host === undefined || host === null || host < 0 ? t : toRunnerClock(this.hosts[host]!, t);
+  }
+
+  private uncertaintyOf(host: number | null | undefined): number {
+    return host === undefined || host === null || host < 0 ? 0 : this.hosts[host]!.uncertainty;
+  }
+
+  /**
+   * How far an end-to-end latency (a consumer's start minus its producer's intended time) can
+   * be off, at most over the hosts that ran consumers and producers (µs; 0 on one host).
+   */
+  endToEndUncertainty(consumerWorkers: readonly string[]): number {
+    const consumerHosts = new Set(consumerWorkers.map((w) => this.hostOf.get(w) ?? -1));
+    const producerHosts = this.producerHost === null ? this.hosts.map((_, i) => i).concat(-1) : [this.producerHost];
+    let worst = 0;
+    for (const c of consumerHosts) for (const p of producerHosts) if (c !== p) worst = Math.max(worst, this.uncertaintyOf(c) + this.uncertaintyOf(p));
+    return worst;
+  }
+
+  /** The event with its times on the runner's clock (the same object when nothing moves). */
+  event<E extends { type: string }>(e: E): E {
+    const x = e as unknown as Record<string, unknown>;
+    if (e.type === 'process') {
+      const c = typeof x.consumer === 'string' ? this.hostOf.get(x.consumer) : undefined;
+      const p = this.producerHost;
+      if (c === undefined && (p === null || p < 0)) return e;
+      const out: Record<string, unknown> = { ...x };
+      for (const f of ['received', 'start', 'end', 'held']) if (typeof x[f] === 'number') out[f] = this.map(c, x[f] as number);
+      if (typeof x.intended === 'number') out.intended = this.map(p, x.intended);
+      return out as unknown as E;
+    }
+    if (e.type === 'send' || e.type === 'ack') {
+      const h = e.type === 'send' && typeof x.process === 'string' ? (this.hostOf.get(x.process) ?? -1) : this.producerHost;
+      if (h === null || h < 0) return e;
+      const out: Record<string, unknown> = { ...x };
+      for (const f of ['at', 'intended', 'sent']) if (typeof x[f] === 'number') out[f] = this.map(h, x[f] as number);
+      return out as unknown as E;
+    }
+    return e;
+  }
+}

@@ -3,6 +3,7 @@ import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { checkFile } from '../checker/readFile.ts';
+import { EventClocks } from '../history/clock-offsets.ts';
 import { countHolds, evaluateExpectations, parseExpectations, type Expected } from '../checker/expectations.ts';
 import { buildResult, checkSection, redactSecrets } from '../checker/result.ts';
 import type { ResultShape } from '../checker/result-schema.ts';
@@ -118,7 +119,12 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
     .filter((f) => f.startUs !== undefined)
     .map((f) => ({ name: f.name, kind: f.kind, startUs: f.startUs!, endUs: f.endUs ?? record.endUs }));
   const growth = record.faults.filter((f) => f.kind === 'add-partitions' && f.startUs !== undefined);
-  const m = await measureHistory(record.historyFile, scenario, record.measureStartUs, windows, { keyWrites: growth.length > 0 });
+  // Times other hosts stamped, on this one's clock; end-to-end latency between hosts is known to within their uncertainties.
+  const clocks = outcome.clockOffsets ? new EventClocks(outcome.clockOffsets, Object.keys(record.producerStats)) : null;
+  const m = await measureHistory(record.historyFile, scenario, record.measureStartUs, windows, { keyWrites: growth.length > 0, clocks });
+  if (clocks) {
+    m.latency.clockUncertaintyUs = { endToEnd: clocks.endToEndUncertainty(Object.keys(record.consumerStats)), ...(clocks.producersSplit ? { producersOnSeveralHosts: true } : {}) };
+  }
   const refreshMarks = m.marks.filter((k) => k.name === 'producer-metadata-refreshed').map((k) => k.at);
   const refreshStartMarks = m.marks.filter((k) => k.name === 'producer-metadata-refresh').map((k) => k.at);
   // Who owned which lane when: the consumers' rebalance callbacks, and the faults that ended a consumer.
