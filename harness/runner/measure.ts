@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { HistoryEvent } from '../history/events.ts';
+import type { EventClocks } from '../history/clock-offsets.ts';
 import { MetricsCollector, type Window } from '../metrics/collector.ts';
 import type { RatesSection } from '../metrics/rates.ts';
 import type { KeyWrites } from '../metrics/lane-moves.ts';
