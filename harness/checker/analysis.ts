@@ -194,28 +194,14 @@ export class FinalPass {
   private record(type: number, time: number, keyId: number, exampleId: number, c1 = -1, c2 = -1): void {
     this.counts[type]++;
     this.occurrences.add(type, time, keyId);
-    if (keyId >= 0) {
-      let marks = this.keyMarks[type];
-      if (!marks) marks = this.keyMarks[type] = new Uint8Array(this.store.keys.size);
-      if (marks[keyId] === 0) {
-        marks[keyId] = 1;
-        this.keyCounts[type]++;
-      }
-    }
+    if (keyId >= 0 && firstOfKey(this.keyMarks, type, keyId, this.store.keys.size)) this.keyCounts[type]++;
     this.top[type].offer(exampleId, c1, c2);
   }
 
   private recordUncertain(type: number, time: number, keyId: number, exampleId: number, margin: number, uncertainty: number, c1 = -1): void {
     this.uncertainCounts[type]++;
     this.uncertainOccurrences.add(type, time, keyId);
-    if (keyId >= 0) {
-      let marks = this.uncertainKeyMarks[type];
-      if (!marks) marks = this.uncertainKeyMarks[type] = new Uint8Array(this.store.keys.size);
-      if (marks[keyId] === 0) {
-        marks[keyId] = 1;
-        this.uncertainKeyCounts[type]++;
-      }
-    }
+    if (keyId >= 0 && firstOfKey(this.uncertainKeyMarks, type, keyId, this.store.keys.size)) this.uncertainKeyCounts[type]++;
     this.uncertainTop[type].offer(exampleId, c1);
     this.uncertainMargins[type].set(exampleId, { margin, uncertainty });
   }
@@ -601,6 +587,15 @@ function laneVerdicts(s: HistoryStore, r: BrokerRemaining, byTotal: number): Uin
     if (id >= 0) out[id + 1] = n === 0 ? emptyLane : T.unseen;
   }
   return out;
+}
+
+/** Marks a key for a type; true the first time (the type's distinct keys). */
+function firstOfKey(marksByType: (Uint8Array | null)[], type: number, keyId: number, keys: number): boolean {
+  let marks = marksByType[type];
+  if (!marks) marks = marksByType[type] = new Uint8Array(keys);
+  if (marks[keyId] !== 0) return false;
+  marks[keyId] = 1;
+  return true;
 }
 
 /** When an event happened: its end, or its start if it never ended. */
