@@ -141,6 +141,9 @@ export function formatSummary(result: ConvoyResult, expectationsNote = ''): stri
     for (const f of check.faults) {
       lines.push(`  fault ${f.name}${f.kind ? ` (${f.kind})` : ''}: ${f.start ?? 'beginning'} .. ${f.end ?? 'never ended'}, window until ${f.until ?? 'the end'} (settle ${check.settleMs} ms)`);
     }
+    for (const c of check.clocks ?? []) {
+      lines.push(`  clock of ${c.host} (${c.workers.join(', ') || 'no workers'}): ${c.offsetUs.first} .. ${c.offsetUs.last} µs off the runner's, ±${c.uncertaintyUs} µs, ${c.corrected ? 'corrected' : 'NOT corrected (--no-clock-correction)'}`);
+    }
     if (expectationsNote) lines.push(expectationsNote.trimEnd());
     lines.push('');
   }
@@ -158,11 +161,13 @@ export function formatSummary(result: ConvoyResult, expectationsNote = ''): stri
   lines.push(fmt(header));
   for (const r of rows) lines.push(fmt(r));
 
-  const shown = ANOMALY_TYPES.filter((t) => result.anomalies[t].examples.length > 0);
+  const shown = ANOMALY_TYPES.filter((t) => result.anomalies[t].examples.length > 0 || result.anomalies[t].uncertain);
   if (shown.length > 0) {
     lines.push('', '  examples');
     for (const t of shown) {
       for (const ex of result.anomalies[t].examples.slice(0, EXAMPLES_SHOWN)) lines.push(`  ${t.padEnd(17)} ${who(ex)}: ${ex.note}`);
+      const u = result.anomalies[t].uncertain;
+      if (u) lines.push(`  ${t.padEnd(17)} and ${count(u.count, 'uncertain one')} (${count(u.keys, 'key')}), not counted: ${u.examples[0]?.note ?? ''}`);
     }
   }
 
