@@ -16,14 +16,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { makeNetwork, netnsUnavailable, type Host, type Network } from '../helpers/netns.ts';
+import { AGENT_PORT, convoyOn, output, startAgent } from '../helpers/netns-convoy.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TOKEN = 'netns-agents-token';
-const PORT = 7411;
 const unavailable = netnsUnavailable();
 const skip = unavailable && process.env.CONVOY_REQUIRE_NETNS !== '1' ? unavailable : false;
 const T = { skip, timeout: 120_000 };
@@ -48,29 +45,6 @@ expect:
   return file;
 }
 
-const convoy = (host: Host, args: string[], log: string, env: Record<string, string> = {}): ChildProcess => {
-  const child = host.spawn(process.execPath, [join(ROOT, 'bin', 'convoy.js'), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, CONVOY_AGENT_TOKEN: TOKEN, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  for (const s of [child.stdout!, child.stderr!]) s.on('data', (d) => (out += d));
-  child.on('exit', () => writeFileSync(log, out));
-  (child as ChildProcess & { output: () => string }).output = () => out;
-  return child;
-};
-const output = (c: ChildProcess): string => (c as ChildProcess & { output: () => string }).output();
-
-async function waitListening(agent: ChildProcess): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (/listening on/.test(output(agent))) return;
-    if (agent.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the agent did not start: ${output(agent)}`);
-}
-
 interface Layout {
   net: Network;
   dir: string;
@@ -83,19 +57,17 @@ async function layout(agentEnv: Record<string, Record<string, string>> = {}): Pr
   const net = makeNetwork(['runner', 'agent-a', 'agent-b']);
   const dir = mkdtempSync(join(tmpdir(), 'convoy-netns-'));
   const agents: Layout['agents'] = [];
-  try {
-    for (const name of ['agent-a', 'agent-b']) {
-      const host = net.hosts[name]!;
-      const workDir = join(dir, name);
-      const p = convoy(host, ['agent', '--listen', `${host.address}:${PORT}`, '--work-dir', workDir, '--runner-timeout', '8000'], join(dir, `${name}.log`), agentEnv[name]);
-      agents.push({ host, process: p, workDir });
-    }
-    await Promise.all(agents.map((a) => waitListening(a.process)));
-  } catch (err) {
-    for (const a of agents) a.process.kill('SIGKILL');
+  const started = await Promise.allSettled(['agent-a', 'agent-b'].map((name) => startAgent(net.hosts[name]!, join(dir, name), join(dir, `${name}.log`), agentEnv[name])));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    for (const s of started) if (s.status === 'fulfilled') s.value.kill('SIGKILL');
     net.close();
-    throw err;
+    throw failed.reason;
   }
+  started.forEach((s, i) => {
+    const name = ['agent-a', 'agent-b'][i]!;
+    agents.push({ host: net.hosts[name]!, process: (s as PromiseFulfilledResult<ChildProcess>).value, workDir: join(dir, name) });
+  });
   return {
     net, dir, runner: net.hosts.runner!, agents,
     close: async () => {
@@ -114,8 +86,8 @@ async function layout(agentEnv: Record<string, Record<string, string>> = {}): Pr
 /** `convoy run` on the runner host: producers on agent-a, consumers on agent-b (and `consumersHere`, here too). */
 async function runPlaced(l: Layout, seconds: number, during?: (run: ChildProcess) => Promise<void>, consumersHere = false): Promise<{ code: number | null; out: string; runDir: string }> {
   const results = join(l.dir, 'results');
-  const run = convoy(l.runner, ['run', scenarioFile(l.dir, seconds, consumersHere), '--results', results, '--quiet',
-    '--agent', `producers=${l.agents[0]!.host.address}:${PORT}`, ...(consumersHere ? ['--agent', 'consumers=here'] : []), '--agent', `consumers=${l.agents[1]!.host.address}:${PORT}`], join(l.dir, 'run.log'));
+  const run = convoyOn(l.runner, ['run', scenarioFile(l.dir, seconds, consumersHere), '--results', results, '--quiet',
+    '--agent', `producers=${l.agents[0]!.host.address}:${AGENT_PORT}`, ...(consumersHere ? ['--agent', 'consumers=here'] : []), '--agent', `consumers=${l.agents[1]!.host.address}:${AGENT_PORT}`], join(l.dir, 'run.log'));
   await during?.(run);
   const [code] = await once(run, 'exit');
   const runs = readdirSync(results).map((d) => join(results, d));
@@ -148,7 +120,7 @@ test('producers on one agent host and consumers on another pass, with every hist
     const lines = historyLines(r.runDir);
     assert.equal(new Set(lines).size, lines.length, 'no history line twice');
     const marks = lines.map((x) => JSON.parse(x)).filter((e) => e.type === 'mark' && e.name === 'worker-started');
-    assert.deepEqual(marks.map((m) => m.detail.agent).sort(), [`${l.agents[1]!.host.address}:${PORT}`, `${l.agents[1]!.host.address}:${PORT}`, `${l.agents[0]!.host.address}:${PORT}`].sort());
+    assert.deepEqual(marks.map((m) => m.detail.agent).sort(), [`${l.agents[1]!.host.address}:${AGENT_PORT}`, `${l.agents[1]!.host.address}:${AGENT_PORT}`, `${l.agents[0]!.host.address}:${AGENT_PORT}`].sort());
   } finally {
     await l.close();
   }
@@ -201,7 +173,7 @@ test('an agent whose clock is 50 ms behind: its offset measured to within the un
     const result = JSON.parse(readFileSync(join(r.runDir, 'result.json'), 'utf8')) as { verdict: { status: string }; check: { clocks: Array<{ host: string; workers: string[]; offsetUs: { first: number; last: number }; uncertaintyUs: number }> }; latency: { clockUncertaintyUs: { endToEnd: number } } };
     assert.equal(result.verdict.status, 'pass');
     const [a, b] = result.check.clocks;
-    assert.deepEqual([a!.host, a!.workers, b!.host, b!.workers], [`${l.agents[0]!.host.address}:${PORT}`, ['p-producer-1'], `${l.agents[1]!.host.address}:${PORT}`, ['c2']]);
+    assert.deepEqual([a!.host, a!.workers, b!.host, b!.workers], [`${l.agents[0]!.host.address}:${AGENT_PORT}`, ['p-producer-1'], `${l.agents[1]!.host.address}:${AGENT_PORT}`, ['c2']]);
     // Each measurement bounds the offset, give or take where each process placed its monotonic
     // clock on the system clock when it started (harness/clock.ts: µs, up to 1 ms under load).
     for (const off of [b!.offsetUs.first, b!.offsetUs.last]) assert.ok(Math.abs(off + 50_000) <= b!.uncertaintyUs + 1_000, `agent-b ${off} µs ±${b!.uncertaintyUs}`);

@@ -8,7 +8,10 @@
  *   hub (bridge br0, no address)
  *    ├── veth ── runner  10.<net>.0.1/24
  *    ├── veth ── agent-a 10.<net>.0.2/24
- *    └── veth ── broker  10.<net>.0.3/24
+ *    ├── veth ── agent-b 10.<net>.0.3/24
+ *    └── veth ── broker  10.<net>.0.4/24
+ *
+ * (each name given gets the next address, in order: these are the names the tests give).
  */
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 
