@@ -54,8 +54,9 @@ test('producers on one agent and consumers on another: the run passes, with ever
   }
 });
 
-test('an agent address that is no host:port, or consumers on two hosts, is one clear line', async () => {
+test('an agent address that is no host:port, an agent given twice, or consumers on two hosts, is one clear line', async () => {
   assert.throws(() => agentPlacements(['consumers=nowhere']), /--agent nowhere: expected host:port/);
+  assert.throws(() => agentPlacements(['producers=10.0.0.2:7411', 'consumers=10.0.0.2:7411']), /--agent 10\.0\.0\.2:7411 is given twice: give each agent once \(without a role it takes both/);
   process.env[AGENT_TOKEN_ENV] = TOKEN;
   try {
     const scenario = await loadScenarioFile(SMOKE, { catalogue: await scenarioCatalogue(), target: { runtime: 'local', allowDestructive: false } });
