@@ -20,5 +20,14 @@ if (tree) {
 }
 const { main } = await import(entry);
 const code = await main(process.argv.slice(2));
+// Writes to a pipe are asynchronous: what is still queued for stdout or stderr would be cut off by
+// process.exit (a `--json` document cut at 64 KiB). An empty write's callback comes once
+// everything before it has gone; bounded, so a reader that never reads cannot hold the exit. A
+// reader that has gone (`| head`) is no error of ours.
+for (const s of [process.stdout, process.stderr]) s.on('error', () => {});
+await Promise.race([
+  Promise.all([process.stdout, process.stderr].map((s) => new Promise((done) => s.write('', () => done())))),
+  new Promise((done) => setTimeout(done, 30_000).unref()),
+]);
 // Exit explicitly: a client library's stray timer must never turn a finished run into a hang.
 process.exit(code);
