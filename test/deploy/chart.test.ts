@@ -60,6 +60,11 @@ test('helm lint passes, and a release without a token or a scenario is refused w
   assert.match(noToken.out, /token: set token\.existingSecret \(a Secret you made\) or token\.value/);
   const noScenario = helmWith(tools.helm, ['template', RELEASE, CHART], { token: BASE_VALUES.token });
   assert.match(noScenario.out, /runner\.scenario: set runner\.scenario\.configMap/);
+  // values.schema.json: a value of the wrong shape names its path.
+  const noAgents = helmWith(tools.helm, ['template', RELEASE, CHART], { ...BASE_VALUES, agents: { count: 0 } });
+  assert.match(noAgents.out, /\/agents\/count': minimum: got 0, want 1/);
+  const spread = helmWith(tools.helm, ['template', RELEASE, CHART], { ...BASE_VALUES, agents: { antiAffinity: 'sometimes' } });
+  assert.match(spread.out, /\/agents\/antiAffinity': value must be one of 'required', 'preferred', 'none'/);
 });
 
 test('the rendered manifests are valid Kubernetes 1.30 objects (kubectl-validate, offline)', () => {
