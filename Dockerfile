@@ -19,7 +19,6 @@ WORKDIR /opt/convoy
 COPY . .
 # ./convoy setup installs the Debian packages it needs (a JDK and Maven among them) as root.
 RUN ./convoy setup --broker kafka rabbitmq \
-    && ./convoy doctor > /dev/null || ./convoy doctor \
     && rm -rf /root/go /root/.cache/go-build /root/.npm
 
 FROM node:26-bookworm-slim

@@ -10,7 +10,9 @@
  *     /var/lib/convoy-agent, one each; the results volume /var/lib/convoy/results; the scenario
  *     ConfigMap's mount /etc/convoy/scenario, holding the ConfigMap's data as files);
  *   - the agents' names under their headless Service: their namespaces' addresses;
- *   - the token Secret: its value, in the variable the manifests name.
+ *   - the token Secret: its value, in the variable the manifests name;
+ *   - the image's environment: the test's own (its PATH, where `node` and `sh` are found, and
+ *     convoy's cache).
  * The release has no connection Secret: its runner uses the local runtime and a scenario of the
  * in-memory broker, which lives in the runner's process, so no broker host is needed. The
  * external runtime's command line (--runtime external --connection) is checked against convoy's
