@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chartTools } from '../../harness/setup/chart-tools.ts';
 import { makeNetwork, netnsUnavailable, type Network } from '../helpers/netns.ts';
-import { commandLine, one, podOf, render, type Container, type Manifest } from '../helpers/chart.ts';
+import { commandLine, NAMESPACE, one, podOf, render, type Container, type Manifest } from '../helpers/chart.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname.replace(/\/$/, '');
 const unavailable = netnsUnavailable();
@@ -90,7 +90,7 @@ test("the chart's agents, its runner's wait and its run and dashboard, each in a
   net = makeNetwork(['runner', ...Array.from({ length: replicas }, (_, i) => `agent-${i}`)]);
 
   // The agents' pod names under the headless Service, as the runner's lines write them.
-  const names: Array<[string, string]> = Array.from({ length: replicas }, (_, i) => [`${agentSet.metadata.name}-${i}.${agentSet.spec.serviceName}.loadtest.svc`, net!.hosts[`agent-${i}`]!.address]);
+  const names: Array<[string, string]> = Array.from({ length: replicas }, (_, i) => [`${agentSet.metadata.name}-${i}.${agentSet.spec.serviceName}.${NAMESPACE}.svc`, net!.hosts[`agent-${i}`]!.address]);
   const results = join(dir, 'results');
   const scenarioDir = join(dir, 'scenario');
   mkdirSync(scenarioDir);
@@ -100,7 +100,7 @@ test("the chart's agents, its runner's wait and its run and dashboard, each in a
   const agents = Array.from({ length: replicas }, (_, i) => runIn(net!.hosts[`agent-${i}`]!, podOf(agentSet).containers[0]!, [['/var/lib/convoy-agent', join(dir, `agent-${i}`)], image], names, token));
   for (const a of agents) {
     for (let t = 0; t < 300 && !/listening on/.test(a.out()) && a.exitCode === null; t++) await new Promise((r) => setTimeout(r, 100));
-    assert.match(a.out(), /listening on 0\.0\.0\.0:7411/);
+    assert.match(a.out(), /listening on 0\.0\.0\.0:\d+/);
   }
 
   const runnerPaths: Array<[string, string]> = [['/var/lib/convoy/results', results], ['/etc/convoy/scenario', scenarioDir], image];
@@ -117,8 +117,9 @@ test("the chart's agents, its runner's wait and its run and dashboard, each in a
   // The workers ran on the agents the chart placed them on: producers on agent 0, consumers on 1.
   const marks = readFileSync(join(runDir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
     .filter((e) => e.type === 'mark' && e.name === 'worker-started').map((m) => m.detail.agent as string);
+  const port = podOf(agentSet).containers[0]!.ports![0]!.containerPort;
   const [a0, a1] = [names[0]![1], names[1]![1]];
-  assert.deepEqual(marks.sort(), [`${a0}:7411`, `${a1}:7411`, `${a1}:7411`].sort());
+  assert.deepEqual(marks.sort(), [`${a0}:${port}`, `${a1}:${port}`, `${a1}:${port}`].sort());
   // The dashboard the Job publishes is in the results volume.
   assert.ok(existsSync(join(results, 'dashboard', 'index.html')), readdirSync(results).join(' '));
 });
