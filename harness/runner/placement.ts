@@ -1,8 +1,9 @@
 /**
  * Where a run's workers go: here, or on convoy agents (`--agent`, harness/agent/). Producers and
- * consumers each go round the agents that take their role, in the order given; with no agent for
- * a role, its workers run here. A worker placed on an agent writes its files in the run's folder
- * there (its history, its log, the consumers' store), which are copied back as they grow.
+ * consumers each go round the agents that take their role, in the order given (`here`, as in
+ * `--agent consumers=here`, takes this host's turn); with no agent for a role, its workers run
+ * here. A worker placed on an agent writes its files in the run's folder there (its history,
+ * its log, the consumers' store), which are copied back as they grow.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,13 +11,22 @@ import { InfraError } from '../errors.ts';
 import type { BrokerHost } from '../broker/in-process.ts';
 import { AgentLink, agentName, type AgentAddress } from '../agent/client.ts';
 import { remoteWorker, remoteName } from '../agent/remote-worker.ts';
+import { measureOffset } from '../agent/clock-offset.ts';
+import type { ClockEvent } from '../history/events.ts';
 import { WorkerHandle } from '../workers/handle.ts';
 import type { WorkerInit } from '../workers/protocol.ts';
 
 /** The roles an agent takes: `--agent producers=host:port`, or both. */
 export type PlacedRole = 'producers' | 'consumers';
 export interface AgentPlacement {
-  address: AgentAddress;
+  /** 'here': this host takes its turn in the roles' rotation. */
+  address: AgentAddress | 'here';
+  roles: PlacedRole[];
+}
+
+/** A place in a role's rotation: an agent, or this host (null). */
+interface Place {
+  link: AgentLink | null;
   roles: PlacedRole[];
 }
 
@@ -28,38 +38,59 @@ export class Placement {
   private readonly copies: Array<() => Promise<void>> = [];
   /** The workers each agent ran, by its name. */
   private readonly placed = new Map<string, string[]>();
+  private clockTimer?: NodeJS.Timeout;
+  private writeClock?: (e: ClockEvent) => void;
 
-  private constructor(private readonly links: Array<{ link: AgentLink; roles: PlacedRole[] }>) {}
+  /** The agents connected (`places` without this host). */
+  private readonly links: Array<{ link: AgentLink; roles: PlacedRole[] }>;
+  /** Consumers on more than one host: each keeps its own entity store, none of them the run's. */
+  readonly consumersSplit: boolean;
 
-  /** Connects to every agent; one clear line when one cannot be reached or refuses. */
-  static async connect(agents: AgentPlacement[], runId: string, onLost: (agent: string, reason: string) => void): Promise<Placement> {
+  private constructor(private readonly places: Place[]) {
+    this.links = places.flatMap((p) => (p.link ? [{ link: p.link, roles: p.roles }] : []));
+    this.consumersSplit = places.filter((p) => p.roles.includes('consumers')).length > 1;
+  }
+
+  /**
+   * Connects to every agent; one clear line when one cannot be reached or refuses. Consumers
+   * on several hosts each keep their own entity store (a SQLite file), so the run's final state
+   * cannot be judged: refused unless `splitStoreAllowed` (the scenario expects any wrong state).
+   */
+  static async connect(agents: AgentPlacement[], runId: string, onLost: (agent: string, reason: string) => void, splitStoreAllowed = false): Promise<Placement> {
     const token = process.env[AGENT_TOKEN_ENV];
-    if (!token) throw new InfraError(`--agent: set ${AGENT_TOKEN_ENV} to the token the agents were started with`);
-    const consumerAgents = agents.filter((a) => a.roles.includes('consumers'));
-    if (consumerAgents.length > 1) {
-      throw new InfraError(`--agent: consumers on ${consumerAgents.length} agents (${consumerAgents.map((a) => agentName(a.address)).join(', ')}) would each keep their own entity store; place them on one agent`);
+    const remote = agents.filter((a) => a.address !== 'here');
+    if (!token && remote.length > 0) throw new InfraError(`--agent: set ${AGENT_TOKEN_ENV} to the token the agents were started with`);
+    const consumerHosts = agents.filter((a) => a.roles.includes('consumers'));
+    if (consumerHosts.length > 1 && !splitStoreAllowed) {
+      throw new InfraError(
+        `--agent: consumers on ${consumerHosts.length} hosts (${consumerHosts.map((a) => (a.address === 'here' ? 'here' : agentName(a.address))).join(', ')}) would each keep their own entity store; place them on one host, or expect wrong-state: any (the final state is then not judged)`,
+      );
     }
-    const links: Array<{ link: AgentLink; roles: PlacedRole[] }> = [];
+    const places: Place[] = [];
     try {
       for (const a of agents) {
-        const link = await AgentLink.connect({ address: a.address, token, runId });
+        if (a.address === 'here') {
+          places.push({ link: null, roles: a.roles });
+          continue;
+        }
+        const link = await AgentLink.connect({ address: a.address, token: token!, runId });
         link.onLost((reason) => onLost(link.name, reason));
-        links.push({ link, roles: a.roles });
+        places.push({ link, roles: a.roles });
       }
     } catch (err) {
-      await Promise.all(links.map((l) => l.link.bye()));
+      await Promise.all(places.map((p) => p.link?.bye()));
       throw err;
     }
-    return new Placement(links);
+    return new Placement(places);
   }
 
   /** The agent a new worker of `role` goes to, or undefined: here. */
   private agentFor(role: PlacedRole): AgentLink | undefined {
-    const takers = this.links.filter((l) => l.roles.includes(role));
+    const takers = this.places.filter((l) => l.roles.includes(role));
     if (takers.length === 0) return undefined;
     const i = this.next.get(role) ?? 0;
     this.next.set(role, i + 1);
-    return takers[i % takers.length]!.link;
+    return takers[i % takers.length]!.link ?? undefined;
   }
 
   /**
@@ -85,7 +116,7 @@ export class Placement {
   /** The consumers' store, copied here from the agent that held them (SQLite and its write-ahead log). */
   private async copyStore(storeFile: string): Promise<void> {
     const held = this.links.find((l) => l.roles.includes('consumers'));
-    if (!held) return;
+    if (!held || this.consumersSplit) return; // split: this host's own store stays
     for (const suffix of ['', '-wal']) {
       const parts: Buffer[] = [];
       for (let offset = 0; ; ) {
@@ -100,9 +131,37 @@ export class Placement {
     rmSync(`${storeFile}-shm`, { force: true });
   }
 
+  /**
+   * Measures every agent's clock against this one now, every `everyMs` while the run goes on,
+   * and once more when it finishes; each measurement is a `clock` event for the history, naming
+   * the workers placed there so far (the checker maps their times by it).
+   */
+  async watchClocks(write: (e: ClockEvent) => void, everyMs = 5_000): Promise<void> {
+    this.writeClock = write;
+    await this.measureClocks();
+    this.clockTimer = setInterval(() => void this.measureClocks(), everyMs);
+    this.clockTimer.unref();
+  }
+
+  private measureClocks(): Promise<void> {
+    const write = this.writeClock;
+    if (!write) return Promise.resolve();
+    return Promise.all(this.links.map(async ({ link }) => {
+      if (link.lost) return;
+      try {
+        const m = await measureOffset(link);
+        write({ type: 'clock', host: link.name, at: m.at, offset: m.offset, uncertainty: m.uncertainty, workers: [...(this.placed.get(link.name) ?? [])] });
+      } catch {
+        /* lost meanwhile: the run is incomplete already */
+      }
+    })).then(() => {});
+  }
+
   /** The last of every worker's files and the consumers' store, then each agent forgets the run. */
   async finish(storeFile: string): Promise<void> {
+    clearInterval(this.clockTimer);
     try {
+      await this.measureClocks();
       await Promise.all(this.copies.map((c) => c().catch(() => {})));
       await this.copyStore(storeFile);
     } finally {

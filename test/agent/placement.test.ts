@@ -32,6 +32,13 @@ test('producers on one agent and consumers on another: the run passes, with ever
     const history = readFileSync(join(runDir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; at: number; name?: string; detail?: { agent?: string; role?: string } });
     const started = history.filter((e) => e.type === 'mark' && e.name === 'worker-started').map((e) => `${e.detail!.role}@${e.detail!.agent}`);
     assert.deepEqual(started.sort(), [`consumer@127.0.0.1:${agents[1]!.port}`, `consumer@127.0.0.1:${agents[1]!.port}`, `producer@127.0.0.1:${agents[0]!.port}`]);
+    // Each agent's clock, measured at the start, during and at the end, naming its workers. One
+    // machine here, one clock: every offset is within its uncertainty.
+    const clocks = history.filter((e) => e.type === 'clock') as unknown as Array<{ host: string; offset: number; uncertainty: number; workers: string[] }>;
+    for (const a of agents) assert.ok(clocks.filter((c) => c.host === `127.0.0.1:${a.port}`).length >= 2, 'measured at the start and at the end');
+    for (const c of clocks) assert.ok(Math.abs(c.offset) <= c.uncertainty, JSON.stringify(c));
+    assert.deepEqual(clocks.filter((c) => c.host === `127.0.0.1:${agents[1]!.port}`).at(-1)!.workers.sort(), ['c1', 'c2']);
+    assert.equal((result.check as unknown as { clocks: unknown[] }).clocks.length, 2);
     const sends = history.filter((e) => e.type === 'send').length;
     const processed = history.filter((e) => e.type === 'process').length;
     assert.ok(sends >= 250, `the producer's history came back (${sends} sends)`);
@@ -47,7 +54,7 @@ test('producers on one agent and consumers on another: the run passes, with ever
   }
 });
 
-test('an agent address that is no host:port, or consumers on two agents, is one clear line', async () => {
+test('an agent address that is no host:port, or consumers on two hosts, is one clear line', async () => {
   assert.throws(() => agentPlacements(['consumers=nowhere']), /--agent nowhere: expected host:port/);
   process.env[AGENT_TOKEN_ENV] = TOKEN;
   try {
@@ -55,7 +62,8 @@ test('an agent address that is no host:port, or consumers on two agents, is one 
     const resultsDir = mkdtempSync(join(tmpdir(), 'convoy-placed-'));
     const { result } = await runOnce(scenario, { runtime: 'local', resultsDir, keep: false, allowDestructive: false, repeat: 1, quiet: true, agents: agentPlacements(['127.0.0.1:1', '127.0.0.1:2']) });
     assert.equal(result.verdict.status, 'unknown');
-    assert.match(JSON.stringify(result), /consumers on 2 agents \(127\.0\.0\.1:1, 127\.0\.0\.1:2\) would each keep their own entity store/);
+    assert.match(JSON.stringify(result), /consumers on 2 hosts \(127\.0\.0\.1:1, 127\.0\.0\.1:2\) would each keep their own entity store; place them on one host, or expect wrong-state: any/);
+    assert.deepEqual(agentPlacements(['consumers=here', 'here']), [{ address: 'here', roles: ['consumers'] }, { address: 'here', roles: ['producers', 'consumers'] }]);
   } finally {
     delete process.env[AGENT_TOKEN_ENV];
   }

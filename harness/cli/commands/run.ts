@@ -49,7 +49,7 @@ export function register(program: Command): void {
       .description('run one scenario: start brokers, drive the workload, inject faults, check, write results/<run-id>/')
       .argument('<scenario>', 'scenario YAML file (see workloads/)'),
   )
-    .option('--agent <[role=]host:port>', 'run workers on a convoy agent (repeatable); role producers= or consumers= takes only those, else both; the token comes from CONVOY_AGENT_TOKEN', collect)
+    .option('--agent <[role=]host:port>', 'run workers on a convoy agent (repeatable); role producers= or consumers= takes only those, else both; "here" takes this host\'s turn; the token comes from CONVOY_AGENT_TOKEN', collect)
     .action((file: string, o: RunFlags & { agent?: string[] }) =>
     withJsonStdout(o.json, async (json) => {
       const runtime = checkRuntime(o.runtime);
@@ -69,11 +69,12 @@ export function register(program: Command): void {
   );
 }
 
-/** `--agent producers=10.0.0.2:7411`: an agent and the roles it takes (both without a role). */
+/** `--agent producers=10.0.0.2:7411`: an agent and the roles it takes (both without a role); `here` is this host's turn. */
 export function agentPlacements(flags: string[]): AgentPlacement[] {
   return flags.map((flag) => {
     const m = /^(producers|consumers)=(.*)$/.exec(flag);
-    return { address: parseAgentAddress(m ? m[2]! : flag), roles: m ? [m[1] as PlacedRole] : ['producers', 'consumers'] };
+    const where = m ? m[2]! : flag;
+    return { address: where.trim() === 'here' ? 'here' : parseAgentAddress(where), roles: m ? [m[1] as PlacedRole] : ['producers', 'consumers'] };
   });
 }
 
