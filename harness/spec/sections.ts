@@ -329,6 +329,13 @@ const Consumers = object(
     ),
     // One branch per file in harness/consumer/strategies/.
     strategy: filled(plugin<string | StrategyOptions>('strategy')),
+    store: filled(
+      values(['sqlite', 'postgres'] as const, {
+        default: 'sqlite',
+        description:
+          "Where the consumers' entity store lives: one SQLite file in the run's folder (default), or a PostgreSQL database the run starts from Debian's packages (what consumers on several hosts share; slower per message). Either way the analysis reads the run's state.sqlite.",
+      }),
+    ),
     poison: optional(ref('poison', Poison)),
     service: optional(ref('service', Service, { description: "A team's own consumer in place of convoy's (docs/consumer-under-test.md): its processes, how they report. The strategy, handler and concurrency then do not apply." })),
     overrides: optional(

@@ -4,7 +4,7 @@
  * history file, which the runner merges at the end.
  */
 import type { BrokerSettings, Endpoint, RunNames } from '../broker/contract.ts';
-import type { Scenario } from '../spec/types.ts';
+import type { Scenario, StoreSetting } from '../spec/types.ts';
 import type { ConsumerPhases } from './phases.ts';
 
 /** The order service's processes (harness/gateway/): instances, the key-affine router, outbox relays, the load driver. */
@@ -23,6 +23,8 @@ export interface WorkerInit {
   historyFile: string;
   /** SQLite file holding entity state shared by the consumers. */
   storeFile: string;
+  /** Consumers: the entity store when it is not the SQLite file `storeFile` (a PostgreSQL database the run started). */
+  store?: StoreSetting;
   /** Consumers: the entities' owner service, when the run started one (harness/owner/). */
   ownerUrl?: string;
   /** Producer only: which logical producer and which of its processes this is. */

@@ -2,9 +2,9 @@
  * commutative: add each delta as it arrives, in any order, remembering nothing. Order cannot
  * hurt it; a redelivered message is added twice.
  */
-import type Database from 'better-sqlite3';
 import type { ConsumerStrategy, Effect } from './contract.ts';
 import { rowTable } from './rows.ts';
+import { run, transaction, type Program, type StoreDb } from '../store/program.ts';
 import { applyChange, eventsAreDeltas, type EntitySpec } from '../../workload/changes.ts';
 import { eventContent } from '../../workload/entity.ts';
 
@@ -17,17 +17,20 @@ export function commutativeStrategy(name: string, description: string, dedup: bo
     scoresVersion: false,
     unfit: (entity: EntitySpec) =>
       eventsAreDeltas(entity) ? undefined : 'needs events that are deltas (workload.entity.kind wallet or counter, with events: change)',
-    open(db: Database.Database, entity: EntitySpec) {
+    open(db: StoreDb, entity: EntitySpec) {
       const table = `entities_${name.replace(/-/g, '_')}`;
       const rows = rowTable(db, table);
-      const processed = dedup ? (db.exec(`CREATE TABLE IF NOT EXISTS ${table}_processed (message TEXT PRIMARY KEY)`), db.prepare(`INSERT OR IGNORE INTO ${table}_processed (message) VALUES (?)`)) : undefined;
+      if (dedup) db.table(`${table}_processed`, { message: 'text' });
+      const processed = dedup ? db.prepare(`INSERT INTO ${table}_processed (message) VALUES (?) ON CONFLICT (message) DO NOTHING`) : undefined;
       // The record and the effect commit together: a crash between them cannot keep one alone.
-      const apply = rows.atomically((key: string, seq: number, producer: string | null): Effect => {
-        if (processed && processed.run(`${producer ?? ''}\u0000${key}\u0000${seq}`).changes === 0) return 'skipped';
-        const row = rows.get(key);
-        rows.put(key, Math.max(seq, row?.version ?? 0), applyChange(row?.state, eventContent(entity, key, seq)));
-        return 'applied';
-      });
+      const apply = (key: string, seq: number, producer: string | null) =>
+        transaction(key, function* (): Program<Effect> {
+          // A message's record is written under its key's lock, so one per key at a time.
+          if (processed && (yield* run(processed, `${producer ?? ''}\u0000${key}\u0000${seq}`)) === 0) return 'skipped';
+          const row = yield* rows.get(key);
+          yield* rows.put(key, Math.max(seq, row?.version ?? 0), applyChange(row?.state, eventContent(entity, key, seq)));
+          return 'applied';
+        });
       return { apply: ({ key, seq, producer }) => apply(key, seq, producer), finalStates: () => rows.all() };
     },
   };

@@ -5,6 +5,7 @@
  */
 import type { ConsumerStrategy } from './contract.ts';
 import { rowTable } from './rows.ts';
+import { transaction } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent } from '../../workload/entity.ts';
 
@@ -15,12 +16,13 @@ const naive: ConsumerStrategy = {
   scoresVersion: true,
   open(db, entity) {
     const rows = rowTable(db, 'entities_naive');
-    const fold = rows.atomically((key: string, seq: number) => rows.put(key, seq, applyChange(rows.get(key)?.state, eventContent(entity, key, seq))));
     return {
-      apply({ key, seq }) {
+      *apply({ key, seq }) {
         // A whole state needs no read: one statement, no transaction.
-        if (entity.events === 'state') rows.put(key, seq, eventContent(entity, key, seq).set!);
-        else fold(key, seq);
+        if (entity.events === 'state') yield* rows.put(key, seq, eventContent(entity, key, seq).set!);
+        else yield* transaction(key, function* () {
+          yield* rows.put(key, seq, applyChange((yield* rows.get(key))?.state, eventContent(entity, key, seq)));
+        });
         return 'applied';
       },
       finalStates: () => rows.all(),

@@ -8,6 +8,7 @@
  */
 import type { ConsumerStrategy } from './contract.ts';
 import { rowTable } from './rows.ts';
+import { run, transaction } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent, stateJson } from '../../workload/entity.ts';
 
@@ -32,18 +33,19 @@ const versioned: ConsumerStrategy = {
        ON CONFLICT (key) DO UPDATE SET version = excluded.version, state = excluded.state
        WHERE entities_versioned.version < excluded.version`,
     );
-    const next = rows.atomically((key: string, seq: number) => {
-      const row = rows.get(key);
-      const stored = row?.version ?? 0;
-      if (seq <= stored) return 'skipped' as const;
-      if (seq > stored + 1 && !applyGaps) return 'rejected' as const;
-      rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
-      return 'applied' as const;
-    });
+    const next = (key: string, seq: number) =>
+      transaction(key, function* () {
+        const row = yield* rows.get(key);
+        const stored = row?.version ?? 0;
+        if (seq <= stored) return 'skipped' as const;
+        if (seq > stored + 1 && !applyGaps) return 'rejected' as const;
+        yield* rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
+        return 'applied' as const;
+      });
     return {
-      apply({ key, seq }) {
-        if (entity.events === 'change') return next(key, seq);
-        return newer.run(key, seq, stateJson(eventContent(entity, key, seq).set!)).changes > 0 ? 'applied' : 'skipped';
+      *apply({ key, seq }) {
+        if (entity.events === 'change') return yield* next(key, seq);
+        return (yield* run(newer, key, seq, stateJson(eventContent(entity, key, seq).set!))) > 0 ? 'applied' : 'skipped';
       },
       finalStates: () => rows.all(),
     };
