@@ -13,6 +13,7 @@ import { setup } from './stages/setup.ts';
 import { deploy } from './stages/deploy.ts';
 import { provision } from './stages/provision.ts';
 import { owner } from './stages/owner.ts';
+import { store } from './stages/store.ts';
 import { consumers } from './stages/consumers.ts';
 import { gateway } from './stages/gateway.ts';
 import { producers } from './stages/producers.ts';
@@ -31,6 +32,7 @@ export const STAGES: readonly Stage[] = [
   deploy, // the broker
   provision, // the run's destinations
   owner, // the entities' owner service, when used
+  store, // the consumers' PostgreSQL store, when the scenario asks for one
   consumers, // c1..cN, holding their lanes before the first message
   gateway, // an order service that publishes instead of the producers, when configured
   producers,

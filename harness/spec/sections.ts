@@ -329,9 +329,8 @@ const Consumers = object(
     ),
     // One branch per file in harness/consumer/strategies/.
     strategy: filled(plugin<string | StrategyOptions>('strategy')),
-    store: filled(
+    store: optional(
       values(['sqlite', 'postgres'] as const, {
-        default: 'sqlite',
         description:
           "Where the consumers' entity store lives: one SQLite file in the run's folder (default), or a PostgreSQL database the run starts from Debian's packages (what consumers on several hosts share; slower per message). Either way the analysis reads the run's state.sqlite.",
       }),

@@ -14,9 +14,10 @@
  * A single statement outside a transaction (an upsert whose update is conditional) is atomic
  * in PostgreSQL by itself.
  */
+import type Database from 'better-sqlite3';
 import pg from 'pg';
 import type { ColumnKind, Program, Statement, Step, StoreDb } from './program.ts';
-import { createTable } from './sqlite.ts';
+import { createTable, SqliteBackend } from './sqlite.ts';
 
 const TYPES: Record<ColumnKind, string> = { int: 'BIGINT', real: 'DOUBLE PRECISION', text: 'TEXT' };
 // Versions and counts fit a double: BIGINT as a number, not node-postgres's default string.
@@ -158,4 +159,39 @@ export function keyHash(key: string): string {
     h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
   }
   return BigInt.asIntN(64, h).toString();
+}
+
+/**
+ * Copies every table of the PostgreSQL store into a SQLite database (the run's state.sqlite),
+ * same names, columns and rows: the analysis then reads the live strategy's final state from
+ * the run's files, as it does after a SQLite run, and the server can go.
+ */
+export async function copyToSqlite(url: string, into: Database.Database): Promise<{ tables: number; rows: number }> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const cols = await c.query<{ table_name: string; column_name: string; data_type: string }>(
+      `SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`,
+    );
+    const tables = new Map<string, Record<string, ColumnKind>>();
+    for (const r of cols.rows) {
+      const kind: ColumnKind = r.data_type === 'bigint' || r.data_type === 'integer' ? 'int' : r.data_type === 'double precision' ? 'real' : 'text';
+      tables.set(r.table_name, { ...tables.get(r.table_name), [r.column_name]: kind });
+    }
+    let rows = 0;
+    const sqlite = new SqliteBackend(into);
+    for (const [table, columns] of tables) {
+      sqlite.table(table, columns);
+      const names = Object.keys(columns);
+      const insert = into.prepare(`INSERT OR REPLACE INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
+      const got = await c.query({ text: `SELECT ${names.join(', ')} FROM ${table}`, rowMode: 'array' });
+      into.transaction(() => {
+        for (const row of got.rows as unknown[][]) insert.run(...row);
+      })();
+      rows += got.rows.length;
+    }
+    return { tables: tables.size, rows };
+  } finally {
+    await c.end().catch(() => {});
+  }
 }

@@ -5,6 +5,7 @@
  */
 import type { ConsumerStrategy } from '../../../harness/consumer/strategies/contract.ts';
 import { rowTable } from '../../../harness/consumer/strategies/rows.ts';
+import { transaction } from '../../../harness/consumer/store/program.ts';
 import { stateAt } from '../../../harness/workload/entity.ts';
 
 const lastWriter: ConsumerStrategy = {
@@ -17,8 +18,10 @@ const lastWriter: ConsumerStrategy = {
   open(db, entity) {
     const rows = rowTable(db, 'entities_last_writer');
     return {
-      apply({ key, seq }) {
-        rows.put(key, Math.max(seq, rows.get(key)?.version ?? 0), stateAt(entity, key, seq));
+      *apply({ key, seq }) {
+        yield* transaction(key, function* () {
+          yield* rows.put(key, Math.max(seq, (yield* rows.get(key))?.version ?? 0), stateAt(entity, key, seq));
+        });
         return 'applied';
       },
       finalStates: () => rows.all(),
