@@ -37,7 +37,8 @@ function serverUser(): { uid: number; gid: number } | undefined {
 export async function startPostgres(log: (line: string) => void = () => {}): Promise<PostgresServer> {
   requireTool(POSTGRESQL, "for the consumers' PostgreSQL store");
   const user = serverUser();
-  const dir = mkdtempSync(join(tmpdir(), 'convoy-pg-'));
+  // The postgres user must reach it: a TMPDIR of root's own (the test runner's is 0700) would not do.
+  const dir = mkdtempSync(join(user ? '/tmp' : tmpdir(), 'convoy-pg-'));
   try {
     if (user) chownSync(dir, user.uid, user.gid);
     const data = join(dir, 'data');
