@@ -64,6 +64,11 @@ function groupCpuMs(pgid: number): number {
 }
 
 export async function storeBench(resultsDir: string): Promise<string[]> {
+  return [...(await sqliteBench(resultsDir)), ...(await postgresBench())];
+}
+
+/** SQLite, this tree beside CONVOY_BENCH_BEFORE's. */
+export async function sqliteBench(resultsDir: string): Promise<string[]> {
   const out: string[] = [];
   const rounds = Number(process.env.CONVOY_BENCH_ROUNDS ?? 3);
   const ts = trees(resultsDir);
@@ -80,11 +85,10 @@ export async function storeBench(resultsDir: string): Promise<string[]> {
       out.push([`${c.strategy} ${c.entity.events} ${grouped ? 'group' : 'alone'}`, ...meds.map((m) => m.toFixed(1)), meds.length > 1 ? (meds.at(-1)! / meds[0]!).toFixed(2) : ''].join(' | '));
     }
   }
-  out.push(...(await postgresBench(resultsDir)));
   return out;
 }
 
-async function postgresBench(_resultsDir: string): Promise<string[]> {
+async function postgresBench(): Promise<string[]> {
   const { startPostgres } = await import('../harness/runtime/postgres.ts');
   const { EntityStore } = await import('../harness/consumer/entity-store.ts');
   const { loadStrategies } = await import('../harness/consumer/strategies/registry.ts');

@@ -86,7 +86,7 @@ export class EntityStore {
 
   /** In a consumer process: the effect, possibly later, or `held` (see StrategyStore.apply). */
   apply(m: Delivered): Effect | Held | Promise<Effect | Held> {
-    return this.backend.run(this.store.apply(this.entityDelivered(m)));
+    return this.backend.runProgram(this.store.apply(this.entityDelivered(m)));
   }
 
   /** In a replay or a group commit, where only pure strategies run on SQLite: the effect at once. */
@@ -120,7 +120,7 @@ export class EntityStore {
 
   /** Held messages that may leave now (none for a strategy that never holds). */
   async release(): Promise<Released[]> {
-    return this.store.release ? this.backend.run(this.store.release()) : [];
+    return this.store.release ? this.backend.runProgram(this.store.release()) : [];
   }
 
   costs(): StrategyCosts {

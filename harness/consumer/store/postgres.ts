@@ -16,7 +16,7 @@
  */
 import type Database from 'better-sqlite3';
 import pg from 'pg';
-import type { ColumnKind, Program, Statement, Step, StoreDb } from './program.ts';
+import { waitFor, yielding, type ColumnKind, type Program, type Statement, type Step, type StoreDb } from './program.ts';
 import { createTable, SqliteBackend } from './sqlite.ts';
 
 const TYPES: Record<ColumnKind, string> = { int: 'BIGINT', real: 'DOUBLE PRECISION', text: 'TEXT' };
@@ -77,7 +77,14 @@ export class PostgresBackend implements StoreDb {
     }
   }
 
-  run<T>(p: Program<T>): Promise<T> {
+  readonly get = yielding.get;
+  readonly all = yielding.all;
+  readonly run = yielding.run;
+  readonly transaction = yielding.transaction;
+  readonly waitFor = waitFor;
+
+  /** To its end, a statement's step awaited at a time. */
+  runProgram<T>(p: Program<T>): Promise<T> {
     return this.drive(p, this.pool);
   }
 
@@ -102,7 +109,7 @@ export class PostgresBackend implements StoreDb {
       case 'wait':
         return s.promise;
       case 'tx':
-        return on === this.pool ? this.transaction(s.key, s.body) : this.drive(s.body(), on);
+        return on === this.pool ? this.inTransaction(s.key, s.body) : this.drive(s.body(), on);
       default: {
         const stmt = s.stmt as PgStatement;
         const r = await on.query({ name: stmt.name, text: stmt.text, values: s.args });
@@ -115,7 +122,7 @@ export class PostgresBackend implements StoreDb {
     }
   }
 
-  private async transaction(key: string, body: () => Program<unknown>): Promise<unknown> {
+  private async inTransaction(key: string, body: () => Program<unknown>): Promise<unknown> {
     const c = await this.pool.connect();
     try {
       // One round trip: a simple query with the hash as a literal (no parameter to escape).

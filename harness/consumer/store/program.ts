@@ -1,10 +1,11 @@
 /**
  * What a strategy writes its store's work as, once for every backend: a program, a generator
- * that yields the statements it wants run (`yield* db.get(stmt, key)`) and gets their results
- * back. A backend's driver runs it: SQLite (better-sqlite3) to its end at once, synchronously,
- * with no promise per statement, so the local path pays only a generator step per statement;
- * PostgreSQL with an await per statement. A program may also wait for a promise (`waitFor`, an
- * owner's read): SQLite's driver then goes on asynchronously from there.
+ * that runs its statements through the backend (`yield* db.get(stmt, key)`) and gets their
+ * results back. SQLite's statements run on the spot, inside the generator, and never yield
+ * (better-sqlite3 is synchronous): a program ends at its first `next()`, with no promise and no
+ * step object per statement. PostgreSQL's statements yield a step that its driver awaits. A
+ * program may also wait for a promise (`db.waitFor`, an owner's read): SQLite's driver then
+ * goes on asynchronously from there.
  *
  * SQL is written once, with `?` placeholders and the syntax both backends share (ON CONFLICT
  * upserts); tables are declared by their columns' kinds, and each backend writes its own DDL.
@@ -26,38 +27,44 @@ export type Step =
 
 export type Program<T> = Generator<Step, T, unknown>;
 
-/** A backend as a strategy sees it: declare, prepare, query, transact. */
+/** A backend as a strategy sees it: declare, prepare, query, transact, wait. */
 export interface StoreDb {
   /** Creates the table if absent: columns by kind, the first one the primary key. */
   table(name: string, columns: Record<string, ColumnKind>): void;
   prepare(sql: string): Statement;
+  /** The first row, or undefined. */
+  get<T>(stmt: Statement, ...args: unknown[]): Program<T | undefined>;
+  /** Every row. */
+  all<T>(stmt: Statement, ...args: unknown[]): Program<T[]>;
+  /** A write: how many rows it changed. */
+  run(stmt: Statement, ...args: unknown[]): Program<number>;
+  /**
+   * `body` as one transaction that serialises with every other transaction on `key` in every
+   * process (SQLite: the file's write lock, IMMEDIATE; PostgreSQL: a lock on the key, held to the
+   * commit). Inside an open group (SQLite) it becomes a savepoint. `body` must not wait.
+   */
+  transaction<T>(key: string, body: () => Program<T>): Program<T>;
+  /** Waits for a promise (another service's answer), never inside a transaction. */
+  waitFor<T>(promise: Promise<T>): Program<T>;
 }
 
-/** The first row, or undefined. */
-export function* get<T>(stmt: Statement, ...args: unknown[]): Program<T | undefined> {
-  return (yield { op: 'get', stmt, args }) as T | undefined;
-}
+/** Statements as steps for a driver that awaits them (PostgreSQL). */
+export const yielding = {
+  *get<T>(stmt: Statement, ...args: unknown[]): Program<T | undefined> {
+    return (yield { op: 'get', stmt, args }) as T | undefined;
+  },
+  *all<T>(stmt: Statement, ...args: unknown[]): Program<T[]> {
+    return (yield { op: 'all', stmt, args }) as T[];
+  },
+  *run(stmt: Statement, ...args: unknown[]): Program<number> {
+    return (yield { op: 'run', stmt, args }) as number;
+  },
+  *transaction<T>(key: string, body: () => Program<T>): Program<T> {
+    return (yield { op: 'tx', key, body }) as T;
+  },
+};
 
-/** Every row. */
-export function* all<T>(stmt: Statement, ...args: unknown[]): Program<T[]> {
-  return (yield { op: 'all', stmt, args }) as T[];
-}
-
-/** A write: how many rows it changed. */
-export function* run(stmt: Statement, ...args: unknown[]): Program<number> {
-  return (yield { op: 'run', stmt, args }) as number;
-}
-
-/**
- * `body` as one transaction that serialises with every other transaction on `key` in every
- * process (SQLite: the file's write lock, IMMEDIATE; PostgreSQL: a lock on the key, held to the
- * commit). Inside an open group (SQLite) it becomes a savepoint. `body` must not wait.
- */
-export function* transaction<T>(key: string, body: () => Program<T>): Program<T> {
-  return (yield { op: 'tx', key, body }) as T;
-}
-
-/** Waits for a promise (another service's answer) inside a program, never inside a transaction. */
+/** A wait, in every backend. */
 export function* waitFor<T>(promise: Promise<T>): Program<T> {
   return (yield { op: 'wait', promise }) as T;
 }

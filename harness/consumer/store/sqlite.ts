@@ -1,11 +1,12 @@
 /**
  * The entity store's SQLite backend: one better-sqlite3 database (a run's shared file, or
- * `:memory:` for a replay). Programs run synchronously to their end; a transaction is
+ * `:memory:` for a replay). Its statements run on the spot inside the program (they never
+ * yield), so a program that does not wait ends at its first step, synchronously; a transaction is
  * IMMEDIATE (the write lock up front, so other processes wait in busy_timeout instead of
  * failing on a lock upgrade), a savepoint inside an open one.
  */
 import type Database from 'better-sqlite3';
-import type { ColumnKind, Program, Statement, Step, StoreDb } from './program.ts';
+import { waitFor, type ColumnKind, type Program, type Statement, type StoreDb } from './program.ts';
 
 const TYPES: Record<ColumnKind, string> = { int: 'INTEGER', real: 'REAL', text: 'TEXT' };
 
@@ -13,6 +14,7 @@ interface SqliteStatement extends Statement {
   readonly prepared: Database.Statement;
 }
 
+/* eslint-disable require-yield -- the statements run at once: nothing to yield */
 export class SqliteBackend implements StoreDb {
   readonly kind = 'sqlite';
   private readonly tx: Database.Transaction<(p: Program<unknown>) => unknown>;
@@ -29,47 +31,43 @@ export class SqliteBackend implements StoreDb {
     return { sql, prepared: this.db.prepare(sql) };
   }
 
+  *get<T>(stmt: Statement, ...args: unknown[]): Program<T | undefined> {
+    return (stmt as SqliteStatement).prepared.get(...args) as T | undefined;
+  }
+
+  *all<T>(stmt: Statement, ...args: unknown[]): Program<T[]> {
+    return (stmt as SqliteStatement).prepared.all(...args) as T[];
+  }
+
+  *run(stmt: Statement, ...args: unknown[]): Program<number> {
+    return (stmt as SqliteStatement).prepared.run(...args).changes;
+  }
+
+  *transaction<T>(_key: string, body: () => Program<T>): Program<T> {
+    return this.tx.immediate(body()) as T;
+  }
+
+  readonly waitFor = waitFor;
+
   /** To its end at once, or (after a wait) as a promise. */
-  run<T>(p: Program<T>): T | Promise<T> {
+  runProgram<T>(p: Program<T>): T | Promise<T> {
     return this.resume(p, undefined);
   }
 
   /** A program that must not wait (a transaction's body, a replay). */
   runSync<T>(p: Program<T>): T {
-    const out = this.run(p);
+    const out = this.runProgram(p);
     if (out instanceof Promise) throw new Error('a store program waited where it must not (inside a transaction, or in a replay)');
     return out;
   }
 
-  /** Goes on with `v` as the last step's result (or its error, thrown where it yielded), until the end or a wait. */
+  /** Goes on with `v` as the last wait's result (or its error, thrown where it waited), until the end or the next wait. */
   private resume<T>(p: Program<T>, v: unknown, failed = false): T | Promise<T> {
-    let r = failed ? p.throw(v) : p.next(v);
-    for (;;) {
-      if (r.done) return r.value;
-      const s = r.value;
-      if (s.op === 'wait') return s.promise.then((w) => this.resume(p, w), (e: unknown) => this.resume(p, e, true));
-      let out: unknown;
-      try {
-        out = this.step(s);
-      } catch (e) {
-        r = p.throw(e);
-        continue;
-      }
-      r = p.next(out);
-    }
-  }
-
-  private step(s: Exclude<Step, { op: 'wait' }>): unknown {
-    switch (s.op) {
-      case 'get':
-        return (s.stmt as SqliteStatement).prepared.get(...s.args);
-      case 'all':
-        return (s.stmt as SqliteStatement).prepared.all(...s.args);
-      case 'run':
-        return (s.stmt as SqliteStatement).prepared.run(...s.args).changes;
-      case 'tx':
-        return this.tx.immediate(s.body());
-    }
+    const r = failed ? p.throw(v) : p.next(v);
+    if (r.done) return r.value;
+    const s = r.value;
+    if (s.op !== 'wait') throw new Error(`a SQLite store program yielded a ${s.op} step: its statements run at once`);
+    return s.promise.then((w) => this.resume(p, w), (e: unknown) => this.resume(p, e, true));
   }
 
   get inTransaction(): boolean {

@@ -4,7 +4,7 @@
  */
 import type { ConsumerStrategy, Effect } from './contract.ts';
 import { rowTable } from './rows.ts';
-import { run, transaction, type Program, type StoreDb } from '../store/program.ts';
+import { type Program, type StoreDb } from '../store/program.ts';
 import { applyChange, eventsAreDeltas, type EntitySpec } from '../../workload/changes.ts';
 import { eventContent } from '../../workload/entity.ts';
 
@@ -24,9 +24,9 @@ export function commutativeStrategy(name: string, description: string, dedup: bo
       const processed = dedup ? db.prepare(`INSERT INTO ${table}_processed (message) VALUES (?) ON CONFLICT (message) DO NOTHING`) : undefined;
       // The record and the effect commit together: a crash between them cannot keep one alone.
       const apply = (key: string, seq: number, producer: string | null) =>
-        transaction(key, function* (): Program<Effect> {
+        db.transaction(key, function* (): Program<Effect> {
           // A message's record is written under its key's lock, so one per key at a time.
-          if (processed && (yield* run(processed, `${producer ?? ''}\u0000${key}\u0000${seq}`)) === 0) return 'skipped';
+          if (processed && (yield* db.run(processed, `${producer ?? ''}\u0000${key}\u0000${seq}`)) === 0) return 'skipped';
           const row = yield* rows.get(key);
           yield* rows.put(key, Math.max(seq, row?.version ?? 0), applyChange(row?.state, eventContent(entity, key, seq)));
           return 'applied';

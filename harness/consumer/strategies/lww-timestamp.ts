@@ -10,7 +10,7 @@
 import type { ConsumerStrategy } from './contract.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent, stateJson, type EntityState } from '../../workload/entity.ts';
-import { all, get, run, transaction, value } from '../store/program.ts';
+import { value } from '../store/program.ts';
 import { statesOf } from './rows.ts';
 
 const lwwTimestamp: ConsumerStrategy = {
@@ -33,15 +33,15 @@ const lwwTimestamp: ConsumerStrategy = {
     const figure = db.prepare(`SELECT n FROM entities_lww_figures WHERE name = ?`);
     // Read, compare, write in one transaction on the key: consumer processes serialise on it.
     const apply = (key: string, seq: number, stamp: number) =>
-      transaction(key, function* () {
-        const row = yield* get<{ stamp: number; state: string }>(getRow, key);
+      db.transaction(key, function* () {
+        const row = yield* db.get<{ stamp: number; state: string }>(getRow, key);
         if (row && stamp === row.stamp) {
-          yield* run(tie);
+          yield* db.run(tie);
           return 'skipped' as const;
         }
         if (row && stamp < row.stamp) return 'skipped' as const;
         const state = applyChange(row ? (JSON.parse(row.state) as EntityState) : undefined, eventContent(entity, key, seq));
-        yield* run(put, key, seq, stamp, stateJson(state));
+        yield* db.run(put, key, seq, stamp, stateJson(state));
         return 'applied' as const;
       });
     return {
@@ -50,10 +50,10 @@ const lwwTimestamp: ConsumerStrategy = {
         return apply(key, seq, stampMs);
       },
       *finalStates() {
-        return statesOf(yield* all<{ key: string; version: number; state: string }>(every));
+        return statesOf(yield* db.all<{ key: string; version: number; state: string }>(every));
       },
       *figures() {
-        return { ties: (yield* get<{ n: number }>(figure, 'ties'))?.n ?? 0 };
+        return { ties: (yield* db.get<{ n: number }>(figure, 'ties'))?.n ?? 0 };
       },
     };
   },

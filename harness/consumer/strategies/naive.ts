@@ -5,7 +5,6 @@
  */
 import type { ConsumerStrategy } from './contract.ts';
 import { rowTable } from './rows.ts';
-import { transaction } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent } from '../../workload/entity.ts';
 
@@ -20,7 +19,7 @@ const naive: ConsumerStrategy = {
       *apply({ key, seq }) {
         // A whole state needs no read: one statement, no transaction.
         if (entity.events === 'state') yield* rows.put(key, seq, eventContent(entity, key, seq).set!);
-        else yield* transaction(key, function* () {
+        else yield* db.transaction(key, function* () {
           yield* rows.put(key, seq, applyChange((yield* rows.get(key))?.state, eventContent(entity, key, seq)));
         });
         return 'applied';

@@ -10,7 +10,7 @@
  */
 import type { ConsumerStrategy, Effect } from './contract.ts';
 import { rowTable } from './rows.ts';
-import { transaction, waitFor, type Program } from '../store/program.ts';
+import { type Program } from '../store/program.ts';
 import { emptyCosts, type StrategyCosts } from './costs.ts';
 import { sleep } from '../../clock.ts';
 import type { EntityState, VersionedState } from '../../workload/entity.ts';
@@ -30,7 +30,7 @@ const notification: ConsumerStrategy = {
     /** When each key's last store took effect, inside its transaction (appliedAt). */
     const appliedAt = new Map<string, number>();
     const store = (key: string, version: number, state: EntityState) =>
-      transaction(key, function* (): Program<Effect> {
+      db.transaction(key, function* (): Program<Effect> {
         appliedAt.set(key, context?.now() ?? Date.now() * 1000);
         if (((yield* rows.get(key))?.version ?? 0) >= version) return 'skipped';
         yield* rows.put(key, version, state);
@@ -65,7 +65,7 @@ const notification: ConsumerStrategy = {
     return {
       *apply({ key, seq }) {
         count('events');
-        const got = yield* waitFor(read(key, seq));
+        const got = yield* db.waitFor(read(key, seq));
         return yield* store(key, got.version, got.state);
       },
       appliedAt: (key) => appliedAt.get(key),

@@ -21,7 +21,7 @@
  */
 import type { ConsumerStrategy, Delivered, Effect, Released, StrategyContext } from './contract.ts';
 import { rowTable } from './rows.ts';
-import { transaction, waitFor, type Program } from '../store/program.ts';
+import { type Program } from '../store/program.ts';
 import { emptyCosts, type StrategyCosts } from './costs.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent } from '../../workload/entity.ts';
@@ -62,7 +62,7 @@ const resequencer: ConsumerStrategy = {
     const appliedAt = new Map<string, number>();
     /** The next version applies; older ones are skipped; newer ones wait. One transaction. */
     const step = (key: string, seq: number) =>
-      transaction(key, function* (): Program<Effect | 'held'> {
+      db.transaction(key, function* (): Program<Effect | 'held'> {
         const row = yield* rows.get(key);
         const stored = row?.version ?? 0;
         if (seq > stored + 1) return 'held';
@@ -73,7 +73,7 @@ const resequencer: ConsumerStrategy = {
       });
     /** Stores the owner's state when it is newer than the stored one. */
     const adopt = (key: string, version: number, state: Record<string, string | number>) =>
-      transaction(key, function* (): Program<boolean> {
+      db.transaction(key, function* (): Program<boolean> {
         if (((yield* rows.get(key))?.version ?? 0) >= version) return false;
         yield* rows.put(key, version, state);
         return true;
@@ -117,7 +117,7 @@ const resequencer: ConsumerStrategy = {
       count('fetches');
       let fetched;
       try {
-        fetched = yield* waitFor(context.fetchOwner(key));
+        fetched = yield* db.waitFor(context.fetchOwner(key));
       } catch (e) {
         count('fetchErrors');
         context.mark('resequencer-fetch-failed', { key, error: (e as Error).message });

@@ -3,7 +3,7 @@
  * strategies read a row, decide, and write it back inside one transaction on the key
  * (store/program.ts), so consumer processes sharing the store serialise instead of racing.
  */
-import { all, get, run, type Program, type StoreDb } from '../store/program.ts';
+import type { Program, StoreDb } from '../store/program.ts';
 import { stateJson, type EntityState, type VersionedState } from '../../workload/entity.ts';
 
 export interface Rows {
@@ -21,12 +21,12 @@ export function rowTable(db: StoreDb, table: string): Rows {
   const every = db.prepare(`SELECT key, version, state FROM ${table} ORDER BY key`);
   return {
     *get(key) {
-      const r = yield* get<{ version: number; state: string }>(getRow, key);
+      const r = yield* db.get<{ version: number; state: string }>(getRow, key);
       return r && { version: r.version, state: JSON.parse(r.state) as EntityState };
     },
-    put: (key, version, state) => run(put, key, version, stateJson(state)),
+    put: (key, version, state) => db.run(put, key, version, stateJson(state)),
     *all() {
-      return statesOf(yield* all<{ key: string; version: number; state: string }>(every));
+      return statesOf(yield* db.all<{ key: string; version: number; state: string }>(every));
     },
   };
 }

@@ -11,7 +11,6 @@
  */
 import type { ConsumerStrategy } from './contract.ts';
 import { rowTable } from './rows.ts';
-import { transaction } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent, type EntityState } from '../../workload/entity.ts';
 
@@ -34,7 +33,7 @@ const stateMachine: ConsumerStrategy = {
   open(db, entity) {
     const rows = rowTable(db, 'entities_state_machine');
     const apply = (key: string, seq: number) =>
-      transaction(key, function* () {
+      db.transaction(key, function* () {
         const row = yield* rows.get(key);
         const change = eventContent(entity, key, seq);
         const { status, ...others } = change.set ?? {};

@@ -8,7 +8,6 @@
  */
 import type { ConsumerStrategy } from './contract.ts';
 import { rowTable } from './rows.ts';
-import { run, transaction } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent, stateJson } from '../../workload/entity.ts';
 
@@ -34,7 +33,7 @@ const versioned: ConsumerStrategy = {
        WHERE entities_versioned.version < excluded.version`,
     );
     const next = (key: string, seq: number) =>
-      transaction(key, function* () {
+      db.transaction(key, function* () {
         const row = yield* rows.get(key);
         const stored = row?.version ?? 0;
         if (seq <= stored) return 'skipped' as const;
@@ -45,7 +44,7 @@ const versioned: ConsumerStrategy = {
     return {
       *apply({ key, seq }) {
         if (entity.events === 'change') return yield* next(key, seq);
-        return (yield* run(newer, key, seq, stateJson(eventContent(entity, key, seq).set!))) > 0 ? 'applied' : 'skipped';
+        return (yield* db.run(newer, key, seq, stateJson(eventContent(entity, key, seq).set!))) > 0 ? 'applied' : 'skipped';
       },
       finalStates: () => rows.all(),
     };

@@ -5,7 +5,6 @@
  */
 import type { ConsumerStrategy } from '../../../harness/consumer/strategies/contract.ts';
 import { rowTable } from '../../../harness/consumer/strategies/rows.ts';
-import { transaction } from '../../../harness/consumer/store/program.ts';
 import { stateAt } from '../../../harness/workload/entity.ts';
 
 const lastWriter: ConsumerStrategy = {
@@ -19,7 +18,7 @@ const lastWriter: ConsumerStrategy = {
     const rows = rowTable(db, 'entities_last_writer');
     return {
       *apply({ key, seq }) {
-        yield* transaction(key, function* () {
+        yield* db.transaction(key, function* () {
           yield* rows.put(key, Math.max(seq, (yield* rows.get(key))?.version ?? 0), stateAt(entity, key, seq));
         });
         return 'applied';
