@@ -16,7 +16,7 @@
  */
 import type Database from 'better-sqlite3';
 import pg from 'pg';
-import { waitFor, yielding, type ColumnKind, type Program, type Statement, type Step, type StoreDb } from './program.ts';
+import { stepsOf, throwInto, waitFor, yielding, type ColumnKind, type Program, type Statement, type Step, type Steps, type StoreDb } from './program.ts';
 import { createTable, SqliteBackend } from './sqlite.ts';
 
 const TYPES: Record<ColumnKind, string> = { int: 'BIGINT', real: 'DOUBLE PRECISION', text: 'TEXT' };
@@ -84,12 +84,13 @@ export class PostgresBackend implements StoreDb {
   readonly waitFor = waitFor;
 
   /** To its end, a statement's step awaited at a time. */
-  runProgram<T>(p: Program<T>): Promise<T> {
+  runProgram<T>(p: Steps<T>): Promise<T> {
     return this.drive(p, this.pool);
   }
 
   /** To the end; a step's error is thrown into the program where it yielded. */
-  private async drive<T>(p: Program<T>, on: Queryable): Promise<T> {
+  private async drive<T>(steps: Steps<T>, on: Queryable): Promise<T> {
+    const p = stepsOf(steps);
     let r = p.next();
     for (;;) {
       if (r.done) return r.value;
@@ -97,7 +98,7 @@ export class PostgresBackend implements StoreDb {
       try {
         out = await this.step(r.value, on);
       } catch (e) {
-        r = p.throw(e);
+        r = throwInto(p, e);
         continue;
       }
       r = p.next(out);

@@ -26,6 +26,8 @@ export type Step =
   | { op: 'wait'; promise: Promise<unknown> };
 
 export type Program<T> = Generator<Step, T, unknown>;
+/** What a statement is in a program (`yield* db.get(...)`): steps to yield, or none when it ran already. */
+export type Steps<T> = Iterable<Step, T, unknown>;
 
 /** A backend as a strategy sees it: declare, prepare, query, transact, wait. */
 export interface StoreDb {
@@ -33,17 +35,17 @@ export interface StoreDb {
   table(name: string, columns: Record<string, ColumnKind>): void;
   prepare(sql: string): Statement;
   /** The first row, or undefined. */
-  get<T>(stmt: Statement, ...args: unknown[]): Program<T | undefined>;
+  get<T>(stmt: Statement, ...args: unknown[]): Steps<T | undefined>;
   /** Every row. */
-  all<T>(stmt: Statement, ...args: unknown[]): Program<T[]>;
+  all<T>(stmt: Statement, ...args: unknown[]): Steps<T[]>;
   /** A write: how many rows it changed. */
-  run(stmt: Statement, ...args: unknown[]): Program<number>;
+  run(stmt: Statement, ...args: unknown[]): Steps<number>;
   /**
    * `body` as one transaction that serialises with every other transaction on `key` in every
    * process (SQLite: the file's write lock, IMMEDIATE; PostgreSQL: a lock on the key, held to the
    * commit). Inside an open group (SQLite) it becomes a savepoint. `body` must not wait.
    */
-  transaction<T>(key: string, body: () => Program<T>): Program<T>;
+  transaction<T>(key: string, body: () => Program<T>): Steps<T>;
   /** Waits for a promise (another service's answer), never inside a transaction. */
   waitFor<T>(promise: Promise<T>): Program<T>;
 }
@@ -67,6 +69,40 @@ export const yielding = {
 /** A wait, in every backend. */
 export function* waitFor<T>(promise: Promise<T>): Program<T> {
   return (yield { op: 'wait', promise }) as T;
+}
+
+/**
+ * A result already there, as steps that yield nothing: `yield*` gets `value` at once. One object
+ * is the iterable, its iterator and its result (SQLite's statements: the cheapest `yield*`).
+ */
+export class Ran<T> implements Iterable<Step, T, unknown>, Iterator<Step, T, unknown>, IteratorReturnResult<T> {
+  readonly done = true;
+  constructor(readonly value: T) {}
+  [Symbol.iterator](): Iterator<Step, T, unknown> {
+    return this;
+  }
+  next(): IteratorReturnResult<T> {
+    return this;
+  }
+}
+
+/** `f` of what the steps return: at once when they ran already (SQLite), else after them. */
+export function mapSteps<T, U>(steps: Steps<T>, f: (v: T) => U): Steps<U> {
+  if (steps instanceof Ran) return new Ran(f(steps.value as T));
+  return (function* () {
+    return f(yield* steps);
+  })();
+}
+
+/** The iterator of a program or of a statement's steps. */
+export function stepsOf<T>(p: Steps<T>): Iterator<Step, T, unknown> {
+  return p[Symbol.iterator]();
+}
+
+/** Throws `e` into a program where it yielded (an iterator without `throw` cannot catch it). */
+export function throwInto<T>(it: Iterator<Step, T, unknown>, e: unknown): IteratorResult<Step, T> {
+  if (!it.throw) throw e;
+  return it.throw(e);
 }
 
 /** A program that returns a value it already has. */

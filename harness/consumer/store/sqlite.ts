@@ -6,7 +6,7 @@
  * failing on a lock upgrade), a savepoint inside an open one.
  */
 import type Database from 'better-sqlite3';
-import { waitFor, type ColumnKind, type Program, type Statement, type StoreDb } from './program.ts';
+import { Ran, stepsOf, throwInto, waitFor, type ColumnKind, type Program, type Statement, type Step, type Steps, type StoreDb } from './program.ts';
 
 const TYPES: Record<ColumnKind, string> = { int: 'INTEGER', real: 'REAL', text: 'TEXT' };
 
@@ -14,13 +14,17 @@ interface SqliteStatement extends Statement {
   readonly prepared: Database.Statement;
 }
 
-/* eslint-disable require-yield -- the statements run at once: nothing to yield */
 export class SqliteBackend implements StoreDb {
   readonly kind = 'sqlite';
   private readonly tx: Database.Transaction<(p: Program<unknown>) => unknown>;
 
   constructor(readonly db: Database.Database) {
-    this.tx = db.transaction((p: Program<unknown>) => this.runSync(p));
+    // A transaction's body cannot wait: it ends at its first step (its statements never yield).
+    this.tx = db.transaction((p: Program<unknown>) => {
+      const r = p.next();
+      if (!r.done) throw new Error('a store program waited inside a transaction');
+      return r.value;
+    });
   }
 
   table(name: string, columns: Record<string, ColumnKind>): void {
@@ -31,39 +35,39 @@ export class SqliteBackend implements StoreDb {
     return { sql, prepared: this.db.prepare(sql) };
   }
 
-  *get<T>(stmt: Statement, ...args: unknown[]): Program<T | undefined> {
-    return (stmt as SqliteStatement).prepared.get(...args) as T | undefined;
+  get<T>(stmt: Statement, ...args: unknown[]): Ran<T | undefined> {
+    return new Ran<T | undefined>((stmt as SqliteStatement).prepared.get(...args) as T | undefined);
   }
 
-  *all<T>(stmt: Statement, ...args: unknown[]): Program<T[]> {
-    return (stmt as SqliteStatement).prepared.all(...args) as T[];
+  all<T>(stmt: Statement, ...args: unknown[]): Ran<T[]> {
+    return new Ran<T[]>((stmt as SqliteStatement).prepared.all(...args) as T[]);
   }
 
-  *run(stmt: Statement, ...args: unknown[]): Program<number> {
-    return (stmt as SqliteStatement).prepared.run(...args).changes;
+  run(stmt: Statement, ...args: unknown[]): Ran<number> {
+    return new Ran<number>((stmt as SqliteStatement).prepared.run(...args).changes);
   }
 
-  *transaction<T>(_key: string, body: () => Program<T>): Program<T> {
-    return this.tx.immediate(body()) as T;
+  transaction<T>(_key: string, body: () => Program<T>): Ran<T> {
+    return new Ran<T>(this.tx.immediate(body()) as T);
   }
 
   readonly waitFor = waitFor;
 
   /** To its end at once, or (after a wait) as a promise. */
-  runProgram<T>(p: Program<T>): T | Promise<T> {
-    return this.resume(p, undefined);
+  runProgram<T>(p: Steps<T>): T | Promise<T> {
+    return this.resume(stepsOf(p), undefined);
   }
 
   /** A program that must not wait (a transaction's body, a replay). */
-  runSync<T>(p: Program<T>): T {
+  runSync<T>(p: Steps<T>): T {
     const out = this.runProgram(p);
     if (out instanceof Promise) throw new Error('a store program waited where it must not (inside a transaction, or in a replay)');
     return out;
   }
 
   /** Goes on with `v` as the last wait's result (or its error, thrown where it waited), until the end or the next wait. */
-  private resume<T>(p: Program<T>, v: unknown, failed = false): T | Promise<T> {
-    const r = failed ? p.throw(v) : p.next(v);
+  private resume<T>(p: Iterator<Step, T, unknown>, v: unknown, failed = false): T | Promise<T> {
+    const r = failed ? throwInto(p, v) : p.next(v);
     if (r.done) return r.value;
     const s = r.value;
     if (s.op !== 'wait') throw new Error(`a SQLite store program yielded a ${s.op} step: its statements run at once`);

@@ -5,7 +5,7 @@
  * ConsumerStrategy; registry.ts finds them, the scenario schema publishes their options, the
  * consumers run the scenario's one live, and the analysis replays the others (replay.ts).
  */
-import type { Program, StoreDb } from '../store/program.ts';
+import type { Program, Steps, StoreDb } from '../store/program.ts';
 import type { EntitySpec } from '../../workload/changes.ts';
 import type { VersionedState } from '../../workload/entity.ts';
 import type { StrategyCosts } from './costs.ts';
@@ -71,7 +71,7 @@ export interface StrategyStore {
    * A strategy that reads another service (`usesOwner`) waits for it in the program; one that
    * holds messages may answer `held`. Pure strategies never wait.
    */
-  apply(m: Delivered): Program<Effect | Held>;
+  apply(m: Delivered): Steps<Effect | Held>;
   /**
    * When the last apply of `key` took effect (run clock, µs), read inside its transaction. The
    * consumer records it as the apply's end, so the history's order of ends is the store's commit
@@ -88,7 +88,7 @@ export interface StrategyStore {
   /** Cost figures so far (see costs.ts): held messages, peaks, reads, latencies. */
   costs?(): StrategyCosts;
   /** The final state per key, sorted by key. */
-  finalStates(): Program<Map<string, VersionedState>>;
+  finalStates(): Steps<Map<string, VersionedState>>;
   /** The strategy's own counts, as named in its `figures` (kept in the store, so every process's add up). */
   figures?(): Program<Record<string, number>>;
 }

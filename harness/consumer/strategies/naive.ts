@@ -5,6 +5,7 @@
  */
 import type { ConsumerStrategy } from './contract.ts';
 import { rowTable } from './rows.ts';
+import { mapSteps } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent } from '../../workload/entity.ts';
 
@@ -16,13 +17,13 @@ const naive: ConsumerStrategy = {
   open(db, entity) {
     const rows = rowTable(db, 'entities_naive');
     return {
-      *apply({ key, seq }) {
+      apply({ key, seq }) {
         // A whole state needs no read: one statement, no transaction.
-        if (entity.events === 'state') yield* rows.put(key, seq, eventContent(entity, key, seq).set!);
-        else yield* db.transaction(key, function* () {
+        if (entity.events === 'state') return mapSteps(rows.put(key, seq, eventContent(entity, key, seq).set!), () => 'applied' as const);
+        return db.transaction(key, function* () {
           yield* rows.put(key, seq, applyChange((yield* rows.get(key))?.state, eventContent(entity, key, seq)));
+          return 'applied' as const;
         });
-        return 'applied';
       },
       finalStates: () => rows.all(),
     };

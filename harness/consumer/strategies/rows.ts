@@ -3,13 +3,13 @@
  * strategies read a row, decide, and write it back inside one transaction on the key
  * (store/program.ts), so consumer processes sharing the store serialise instead of racing.
  */
-import type { Program, StoreDb } from '../store/program.ts';
+import { mapSteps, type Steps, type StoreDb } from '../store/program.ts';
 import { stateJson, type EntityState, type VersionedState } from '../../workload/entity.ts';
 
 export interface Rows {
-  get(key: string): Program<VersionedState | undefined>;
-  put(key: string, version: number, state: EntityState): Program<number>;
-  all(): Program<Map<string, VersionedState>>;
+  get(key: string): Steps<VersionedState | undefined>;
+  put(key: string, version: number, state: EntityState): Steps<number>;
+  all(): Steps<Map<string, VersionedState>>;
 }
 
 export function rowTable(db: StoreDb, table: string): Rows {
@@ -20,14 +20,9 @@ export function rowTable(db: StoreDb, table: string): Rows {
   );
   const every = db.prepare(`SELECT key, version, state FROM ${table} ORDER BY key`);
   return {
-    *get(key) {
-      const r = yield* db.get<{ version: number; state: string }>(getRow, key);
-      return r && { version: r.version, state: JSON.parse(r.state) as EntityState };
-    },
+    get: (key) => mapSteps(db.get<{ version: number; state: string }>(getRow, key), (r) => r && { version: r.version, state: JSON.parse(r.state) as EntityState }),
     put: (key, version, state) => db.run(put, key, version, stateJson(state)),
-    *all() {
-      return statesOf(yield* db.all<{ key: string; version: number; state: string }>(every));
-    },
+    all: () => mapSteps(db.all<{ key: string; version: number; state: string }>(every), statesOf),
   };
 }
 

@@ -8,6 +8,7 @@
  */
 import type { ConsumerStrategy } from './contract.ts';
 import { rowTable } from './rows.ts';
+import { mapSteps } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent, stateJson } from '../../workload/entity.ts';
 
@@ -42,9 +43,9 @@ const versioned: ConsumerStrategy = {
         return 'applied' as const;
       });
     return {
-      *apply({ key, seq }) {
-        if (entity.events === 'change') return yield* next(key, seq);
-        return (yield* db.run(newer, key, seq, stateJson(eventContent(entity, key, seq).set!))) > 0 ? 'applied' : 'skipped';
+      apply({ key, seq }) {
+        if (entity.events === 'change') return next(key, seq);
+        return mapSteps(db.run(newer, key, seq, stateJson(eventContent(entity, key, seq).set!)), (n) => (n > 0 ? 'applied' : 'skipped'));
       },
       finalStates: () => rows.all(),
     };
