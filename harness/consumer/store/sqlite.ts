@@ -55,6 +55,7 @@ export class SqliteBackend implements StoreDb {
 
   /** To its end at once, or (after a wait) as a promise. */
   runProgram<T>(p: Steps<T>): T | Promise<T> {
+    if (p instanceof Ran) return p.value as T; // a statement or transaction that ran already
     return this.resume(stepsOf(p), undefined);
   }
 
