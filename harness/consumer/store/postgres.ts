@@ -45,8 +45,9 @@ export class PostgresBackend implements StoreDb {
     poolSize = 16,
   ) {
     this.pool = new pg.Pool({ connectionString: url, max: poolSize });
-    // An idle connection's error (the server stopped) is not the run's: the next query says so.
+    // A connection's error (the server stopped) is not the run's: the query it fails says so.
     this.pool.on('error', () => {});
+    this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
   table(name: string, columns: Record<string, ColumnKind>): void {

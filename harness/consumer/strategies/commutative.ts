@@ -25,8 +25,9 @@ export function commutativeStrategy(name: string, description: string, dedup: bo
       // The record and the effect commit together: a crash between them cannot keep one alone.
       const apply = (key: string, seq: number, producer: string | null) =>
         db.transaction(key, function* (): Program<Effect> {
-          // A message's record is written under its key's lock, so one per key at a time.
-          if (processed && (yield* db.run(processed, `${producer ?? ''}\u0000${key}\u0000${seq}`)) === 0) return 'skipped';
+          // A message's record is written under its key's lock, so one per key at a time. Its parts
+          // are joined by the unit separator: PostgreSQL's text cannot hold a NUL.
+          if (processed && (yield* db.run(processed, `${producer ?? ''}\u001f${key}\u001f${seq}`)) === 0) return 'skipped';
           const row = yield* rows.get(key);
           yield* rows.put(key, Math.max(seq, row?.version ?? 0), applyChange(row?.state, eventContent(entity, key, seq)));
           return 'applied';
