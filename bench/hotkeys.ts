@@ -3,7 +3,7 @@
  * measured, each figure printed next to the arithmetic it checks (never asserted). Every run
  * here is an ordinary convoy run on the memory broker (brokers/memory, the in-process test
  * double): what is measured is the consumer side (handler time, concurrency mode, poison
- * policy), where the broker is not the point. Its IPC hand-over of each lane's deliveries is
+ * policy), where the broker is not the point. Its hand-over of each lane's deliveries (over the worker's stream) is
  * this setup's own ceiling, named where it is the limit. One run at a time; about 15 runs of
  * 5-10 s plus their drains.
  *
@@ -95,7 +95,7 @@ async function concurrency(out: (l: string) => void) {
     best = Math.max(best, got);
     out(`  key mode, 1 consumer, ${String(workers).padStart(3)} workers, offered ${offered}/s (sent ${r.achievedRate}/s): processed ${got}/s (arithmetic ${workers} x 20 = ${ideal})  [${load()}]`);
   }
-  out(`  limit found: about ${best} msg/s; past it the workers wait on the memory broker's hand-over (one IPC round trip per delivery per lane) and the host's 2 loaded cores, not on the 50 ms handler`);
+  out(`  limit found: about ${best} msg/s; past it the workers wait on the memory broker's hand-over (one round trip on the worker's stream per delivery per lane) and the host's 2 loaded cores, not on the 50 ms handler`);
 }
 
 async function hol(out: (l: string) => void) {

@@ -18,13 +18,14 @@ export interface Stored {
   /** Arrival number in its destination: the offset of a queue message. */
   seq: number;
   key: string;
-  payload: Uint8Array;
+  /** The message's bytes, base64: as the client sent them and as it gets them (its calls and pushes are JSON). */
+  payload: string;
   deliveries: number;
 }
 
 /** What the broker pushes to a consumer. */
 export type Push =
-  | { type: 'delivery'; id: number; lane: string; offset: number; payload: Uint8Array; deliveryCount: number }
+  | { type: 'delivery'; id: number; lane: string; offset: number; payload: string; deliveryCount: number }
   | { type: 'group'; phase: 'assigned' | 'revoked'; lanes: string[]; generation: number };
 
 interface Member {
@@ -90,7 +91,7 @@ export class Destination {
     this.position.push(0);
   }
 
-  send(key: string, payload: Uint8Array): { lane: string; offset: number } {
+  send(key: string, payload: string): { lane: string; offset: number } {
     const stored: Stored = { seq: this.nextSeq++, key, payload, deliveries: 0 };
     const lane = this.settings.mode === 'partitioned' ? laneOfKey(key, this.laneCount) : 0;
     this.logs[lane]!.push(stored);
@@ -289,7 +290,7 @@ export class MemoryBroker implements BrokerHost {
     const joined = new Set<string>();
     return {
       call: async (method, raw) => {
-        const args = raw as { prefix: string; key?: string; payload?: Uint8Array; id?: number; how?: 'ack'; maxInFlight?: number };
+        const args = raw as { prefix: string; key?: string; payload?: string; id?: number; how?: 'ack'; maxInFlight?: number };
         const d = this.destination(args.prefix);
         switch (method) {
           case 'send':

@@ -20,7 +20,8 @@ export class MemoryProducer implements ProducerClient {
   }
 
   async send(m: OutgoingMessage): Promise<SendAck> {
-    return (await this.link.call('send', { prefix: this.names.prefix, key: m.key, payload: m.payload })) as SendAck;
+    // Bytes cross the link as base64 (its calls are JSON: over a worker's stream to the runner, or directly).
+    return (await this.link.call('send', { prefix: this.names.prefix, key: m.key, payload: m.payload.toString('base64') })) as SendAck;
   }
 
   async close(): Promise<void> {
@@ -49,7 +50,7 @@ export class MemoryConsumer implements ConsumerClient {
         return;
       }
       const d: Delivery = {
-        payload: Buffer.from(p.payload),
+        payload: Buffer.from(p.payload, 'base64'),
         lane: p.lane,
         offset: p.offset,
         deliveryCount: p.deliveryCount,

@@ -51,7 +51,7 @@ export function localInstance(e: MemoryEndpoint): MemoryBroker | undefined {
 
 let peers = 0;
 
-/** A client's link: direct in the runner's process, over IPC from a worker. */
+/** A client's link: direct in the runner's process, over its stream to the runner from a worker. */
 export function linkTo(e: MemoryEndpoint, who: string): PeerLink {
   const local = localInstance(e);
   return local ? directLink(local, `${who}@${process.pid}.${++peers}`) : runnerLink();

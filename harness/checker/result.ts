@@ -3,7 +3,7 @@
  * expectations, and an open set of later sections (workload, latency, timeline, ...). Later
  * versions add sections; none changes the meaning of an existing field.
  */
-import { readFileSync } from 'node:fs';
+import { convoyVersion } from '../convoy-version.ts';
 import type { CheckOutcome } from './checker.ts';
 import type { ExpectationResult, Verdict } from './expectations.ts';
 import { redactSecrets } from './redact.ts';
@@ -86,13 +86,4 @@ export function checkSection(outcome: CheckOutcome, history: string | null = nul
   return { history, settleMs: outcome.settleMs, input: outcome.input, faults: outcome.faults, remaining: outcome.remaining };
 }
 
-let cachedVersion: string | null = null;
-
-/** convoy's version, from package.json. */
-export function convoyVersion(): string {
-  if (cachedVersion === null) {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    cachedVersion = pkg.version;
-  }
-  return cachedVersion;
-}
+export { convoyVersion };

@@ -11,14 +11,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import type { ValidateFunction } from 'ajv';
 import { nowMicros } from '../clock.ts';
 import { ConvoyError, EXIT, InfraError } from '../errors.ts';
+import { LineChannel } from '../line-protocol/channel.ts';
+import { messageCheck } from '../line-protocol/check.ts';
 import { ClockMap, type ClockSample } from './clock-map.ts';
 import { CLIENT_PROTOCOL_VERSION, FROM_CLIENT, type ConfigureMessage, type FromClient, type HelloMessage, type ToClient } from './messages.ts';
 
-const require = createRequire(import.meta.url);
 const LAST_LINES = 20;
 const PINGS = 5;
 
@@ -40,25 +39,12 @@ export class ProtocolVersionError extends ConvoyError {
   }
 }
 
-/** One compiled validator per message type: a line is checked against its own type's schema only. */
-let validators: Map<string, ValidateFunction> | undefined;
-function validate(m: unknown): string | undefined {
-  if (!validators) {
-    const Ajv = require('ajv/dist/2020.js') as { default: new (o: object) => { compile(s: object): ValidateFunction } };
-    const ajv = new Ajv.default({ strict: false, allErrors: false });
-    validators = new Map(FROM_CLIENT.map((s) => [s.properties.type.const as string, ajv.compile(JSON.parse(JSON.stringify(s)))]));
-  }
-  const type = (m as { type?: unknown } | null)?.type;
-  const v = typeof type === 'string' ? validators.get(type) : undefined;
-  if (!v) return `unknown message type ${JSON.stringify(type)}`;
-  if (v(m)) return undefined;
-  return (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ') || 'does not match its schema';
-}
+/** Every line a client writes is checked against its message's schema. */
+const check = messageCheck(FROM_CLIENT);
 
 export class ClientConnection {
   private readonly handlers = new Map<string, (m: any) => void>();
   private readonly lastLines: string[] = [];
-  private buffered = '';
   private failure?: Error;
   private closing = false;
   private readonly failureWaiters: ((e: Error) => void)[] = [];
@@ -172,33 +158,20 @@ export class ClientConnection {
 
   private attach(socket: Socket): void {
     socket.setNoDelay(true);
-    this.socket = socket;
-    socket.on('data', (chunk) => {
-      this.buffered += chunk.toString('utf8');
-      let nl: number;
-      while ((nl = this.buffered.indexOf('\n')) >= 0) {
-        const line = this.buffered.slice(0, nl);
-        this.buffered = this.buffered.slice(nl + 1);
-        if (line.trim()) this.receive(line);
-      }
-    });
-    socket.on('error', (e) => this.fail(new InfraError(`client socket: ${e.message}`)));
-    socket.on('close', () => {
-      // A process that is dying closes its socket first: give its exit a moment to say how.
-      if (!this.closing) setTimeout(() => this.fail(new InfraError('client closed its socket')), 500).unref();
+    this.channel = new LineChannel<FromClient, ToClient>(socket, {
+      check,
+      onMessage: (m) => this.receive(m),
+      onMalformed: (problem, line) => this.fail(new InfraError(`client wrote a malformed line (${problem}): ${line}`, this.lastLog)),
+      onClose: (e) => {
+        if (e) return this.fail(new InfraError(`client socket: ${e.message}`));
+        // A process that is dying closes its socket first: give its exit a moment to say how.
+        if (!this.closing) setTimeout(() => this.fail(new InfraError('client closed its socket')), 500).unref();
+      },
     });
   }
-  private socket?: Socket;
+  private channel?: LineChannel<FromClient, ToClient>;
 
-  private receive(line: string): void {
-    let m: FromClient;
-    try {
-      m = JSON.parse(line) as FromClient;
-    } catch {
-      return this.fail(new InfraError(`client wrote a malformed line (not JSON): ${line.slice(0, 200)}`, this.lastLog));
-    }
-    const problem = validate(m);
-    if (problem) return this.fail(new InfraError(`client wrote a malformed line (${problem}): ${line.slice(0, 200)}`, this.lastLog));
+  private receive(m: FromClient): void {
     if (m.type === 'log') {
       this.remember(m.line);
       return this.options.log(m.line);
@@ -221,19 +194,8 @@ export class ClientConnection {
 
   write(m: ToClient): void {
     if (this.failure) throw this.failure;
-    const socket = this.socket!;
-    // Lines written in one turn of the event loop go out in one write.
-    if (!this.corked) {
-      this.corked = true;
-      socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        socket.uncork();
-      });
-    }
-    socket.write(JSON.stringify(m) + '\n');
+    this.channel!.write(m);
   }
-  private corked = false;
 
   /** An optional capability of the client; rejects when it has not declared it. */
   request(what: 'refresh-metadata' | 'errors-seen' | 'describe-group'): Promise<unknown> {
@@ -268,16 +230,17 @@ export class ClientConnection {
   async close(boundMs = 10_000): Promise<void> {
     const wasFailed = this.failure !== undefined;
     this.closing = true;
-    if (!wasFailed && this.socket && !this.socket.destroyed && this.clock) {
+    const open = this.channel?.open === true;
+    if (!wasFailed && open && this.clock) {
       // The mapping made at the start must still hold at the end (one host, one rate).
       const sample = await Promise.race([this.ping(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1_000).unref())]).catch(() => undefined);
       if (sample && !this.clock.agrees(sample, 1_000)) {
         this.options.log(`client ${this.hello?.client.name}: its clock no longer maps to the run's within ${Math.round(this.clock.errorUs)} µs (off by ${Math.round(this.clock.toRun(sample.clientUs) - (sample.sentUs + sample.receivedUs) / 2)} µs at the end)`);
       }
     }
-    if (!wasFailed && this.socket && !this.socket.destroyed) {
+    if (!wasFailed && this.channel?.open) {
       const closed = new Promise<void>((resolve) => this.handlers.set('closed', () => resolve()));
-      this.socket.write(JSON.stringify({ type: 'close' }) + '\n');
+      this.channel.write({ type: 'close' });
       await Promise.race([closed, new Promise((r) => setTimeout(r, boundMs).unref())]);
     }
     if (this.child.exitCode === null && this.child.signalCode === null) {
@@ -285,7 +248,7 @@ export class ClientConnection {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 2_000).unref())]);
       if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
     }
-    this.socket?.destroy();
+    this.channel?.destroy();
     await new Promise<void>((r) => this.server.close(() => r()));
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -9,7 +9,7 @@
  */
 import { Type } from '../typebox.ts';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { schemaId } from '../schema-id.ts';
+import { lineProtocolSchema } from '../line-protocol/schema.ts';
 
 /** The protocol version this convoy speaks; a client of another one is refused. */
 export const CLIENT_PROTOCOL_VERSION = 1;
@@ -122,15 +122,10 @@ export type HelloMessage = Static<typeof Hello>;
 export type ConfigureMessage = Static<typeof Configure>;
 
 /** The published schema: a line is one of the messages, either way. */
-export const clientProtocolSchema = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: schemaId('client-protocol', CLIENT_PROTOCOL_VERSION),
+export const clientProtocolSchema = lineProtocolSchema({
+  shape: 'client-protocol',
+  version: CLIENT_PROTOCOL_VERSION,
   title: `convoy client protocol, version ${CLIENT_PROTOCOL_VERSION}`,
   description: 'One line of the client protocol (docs/client-protocol.md): newline-delimited JSON over a Unix domain socket. fromClient: what a client writes; toClient: what the worker writes.',
-  oneOf: [{ $ref: '#/$defs/fromClient' }, { $ref: '#/$defs/toClient' }],
-  $defs: {
-    fromClient: { oneOf: FROM_CLIENT.map((m) => ({ $ref: `#/$defs/${m.properties.type.const}` })) },
-    toClient: { oneOf: TO_CLIENT.map((m) => ({ $ref: `#/$defs/${m.properties.type.const}` })) },
-    ...Object.fromEntries([...FROM_CLIENT, ...TO_CLIENT].map((m) => [m.properties.type.const, m])),
-  },
-};
+  directions: { fromClient: FROM_CLIENT, toClient: TO_CLIENT },
+});

@@ -12,7 +12,8 @@ import { CHECKOUT } from '../module-ext.ts';
 import type { ConsumerClient, Delivery, ProducerClient } from '../broker/contract.ts';
 import { SendFailure } from '../broker/contract.ts';
 import { loadBroker } from '../broker/registry.ts';
-import { CLIENT_PROTOCOL_VERSION, type ConfigureMessage, type FromClient, type ToClient } from './messages.ts';
+import { LineChannel } from '../line-protocol/channel.ts';
+import { CLIENT_PROTOCOL_VERSION, TO_CLIENT, type ConfigureMessage, type FromClient, type ToClient } from './messages.ts';
 
 const path = process.env.CONVOY_CLIENT_SOCKET;
 if (!path) {
@@ -22,19 +23,16 @@ if (!path) {
 const socket = connect(path);
 socket.setNoDelay(true);
 const clock = () => performance.now() * 1000;
-let corked = false;
-/** Lines written in one turn of the event loop go out in one write. */
-const write = (m: FromClient) => {
-  if (!corked) {
-    corked = true;
-    socket.cork();
-    process.nextTick(() => {
-      corked = false;
-      socket.uncork();
-    });
-  }
-  socket.write(JSON.stringify(m) + '\n');
-};
+const toClient = new Set<string>(TO_CLIENT.map((m) => m.properties.type.const));
+const channel = new LineChannel<ToClient, FromClient>(socket, {
+  // The worker is convoy itself: a line of a known type is taken as it is.
+  check: (m) => (typeof m.type === 'string' && toClient.has(m.type) ? undefined : `unknown message type ${JSON.stringify(m.type)}`),
+  onMessage: (m) => handle(m),
+  onMalformed: (problem, line) => fatal(`the worker wrote a malformed line (${problem}): ${line}`),
+  // The worker is gone: never linger.
+  onClose: (e) => process.exit(e ? 1 : 0),
+});
+const write = (m: FromClient) => void channel.write(m);
 const log = (line: string) => write({ type: 'log', line });
 
 let producer: ProducerClient | undefined;
@@ -111,7 +109,7 @@ function handle(m: ToClient): void {
       void Promise.all([producer?.close(), consumer?.close()]).then(
         () => {
           write({ type: 'closed' });
-          socket.end(() => process.exit(0));
+          void channel.end().then(() => process.exit(0));
         },
         (e: Error) => fatal(`close: ${e.message}`),
       );
@@ -123,22 +121,8 @@ function handle(m: ToClient): void {
 
 function fatal(message: string): void {
   write({ type: 'fatal', message, log: [] });
-  socket.end(() => process.exit(1));
+  void channel.end().then(() => process.exit(1));
 }
-
-let buffered = '';
-socket.on('data', (chunk) => {
-  buffered += chunk.toString('utf8');
-  let nl: number;
-  while ((nl = buffered.indexOf('\n')) >= 0) {
-    const line = buffered.slice(0, nl);
-    buffered = buffered.slice(nl + 1);
-    if (line.trim()) handle(JSON.parse(line) as ToClient);
-  }
-});
-// The worker is gone: never linger.
-socket.on('close', () => process.exit(0));
-socket.on('error', () => process.exit(1));
 
 const { version } = JSON.parse(readFileSync(join(CHECKOUT, 'package.json'), 'utf8')) as { version: string };
 write({ type: 'hello', protocol: CLIENT_PROTOCOL_VERSION, client: { name: 'convoy-node', version }, capabilities: ['refresh-metadata', 'errors-seen', 'headers'], clockUs: clock() });

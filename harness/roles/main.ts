@@ -1,15 +1,17 @@
 /**
- * A worker process: a producer or a consumer of one run. Started by WorkerHandle with IPC;
- * everything it does goes to its own history file, and it exits when its run ends, when its
- * parent goes away, or after a fatal error (reported over IPC first). A process the runner
- * marked reusable (harness/workers/pool.ts) whose run left nothing alive (harness/workers/open-handles.ts) reports `idle` instead
- * of exiting and takes the next run's init.
+ * A worker process: a producer or a consumer of one run. Started by WorkerHandle with its
+ * stream to the runner on file descriptor 3 (harness/workers/runner-channel.ts); everything it
+ * does goes to its own history file, and it exits when its run ends, when its runner goes away
+ * (the stream ends), or after a fatal error (reported to the runner first). A process the runner
+ * marked reusable (harness/workers/pool.ts) whose run left nothing alive
+ * (harness/workers/open-handles.ts) reports `idle` instead of exiting and takes the next run's init.
  */
-import { ConvoyError } from '../errors.ts';
+import { ConvoyError, InfraError } from '../errors.ts';
 import { settingsCheckedByRunner } from '../broker/settings-check.ts';
 import { leftovers, processSnapshot } from '../workers/open-handles.ts';
 import { stopLoopLagMeters } from '../workers/loop-lag.ts';
 import type { FromWorker, Inbox, ToWorker, WorkerInit } from '../workers/protocol.ts';
+import { openRunnerChannel } from '../workers/runner-channel.ts';
 
 type Run = (init: WorkerInit, inbox: Inbox, send: (m: FromWorker) => void) => Promise<void>;
 
@@ -23,24 +25,37 @@ const ROLES: Record<WorkerInit['role'], () => Promise<Run>> = {
   load: async () => (await import('../gateway/load-driver.ts')).runLoad,
 };
 
+let current: WorkerInit | undefined;
+
+const runner = openRunnerChannel({
+  // A malformed line from the runner, or a refused hello, ends this worker with the reason.
+  onFailure: (reason) => fatal(new InfraError(reason)),
+  onGone: () => process.exit(0), // the runner is gone: never linger
+});
+
 function send(m: FromWorker): void {
-  if (process.connected) process.send!(m);
+  runner.send(m);
 }
 
-process.on('disconnect', () => process.exit(0)); // the runner is gone: never linger
+/** Exits once what this worker wrote has reached the runner. */
+function exit(code: number): void {
+  void runner.close().then(() => process.exit(code));
+}
 
 let busy = false;
-const onInit = (m: ToWorker) => {
+runner.on((m: ToWorker) => {
   if (m.type !== 'init' || busy) return;
   busy = true;
   void runOne(m.init, m.reusable === true).then((idle) => {
     busy = !idle;
   });
-};
-process.on('message', onInit);
+});
 
+let ending = false;
 /** Reports the error that ends this worker's role to the runner, then exits. */
-function fatal(init: WorkerInit, err: unknown): void {
+function fatal(err: unknown): void {
+  if (ending) return;
+  ending = true;
   const e = err as Error;
   send({
     type: 'fatal',
@@ -48,20 +63,13 @@ function fatal(init: WorkerInit, err: unknown): void {
     detail: err instanceof ConvoyError ? err.detail : (e.stack ?? '').split('\n').slice(1, 8),
     exitCode: err instanceof ConvoyError ? err.exitCode : 3,
   });
-  process.stderr.write(`${init.id}: fatal: ${e.stack ?? e.message}\n`);
-  setTimeout(() => process.exit(3), 100);
+  process.stderr.write(`${current?.id ?? 'worker'}: fatal: ${err instanceof ConvoyError ? e.message : (e.stack ?? e.message)}\n`);
+  exit(3);
 }
 
-let current: WorkerInit | undefined;
 // An error thrown outside the role's own awaits (a client process that failed mid-run) ends the
 // worker the same way: the runner hears why.
-process.on('uncaughtException', (err) => {
-  if (current) fatal(current, err);
-  else {
-    process.stderr.write(`worker: fatal: ${(err as Error).stack ?? String(err)}\n`);
-    process.exit(3);
-  }
-});
+process.on('uncaughtException', (err) => fatal(err));
 
 /** One run's role; true when the process stays for another (idle), else it is exiting. */
 async function runOne(init: WorkerInit, reusable: boolean): Promise<boolean> {
@@ -71,7 +79,7 @@ async function runOne(init: WorkerInit, reusable: boolean): Promise<boolean> {
   const handlers: ((m: ToWorker) => void)[] = [];
   const inbox: Inbox = (handler) => {
     handlers.push(handler);
-    process.on('message', handler);
+    runner.on(handler);
   };
   // The runner resolved and checked every broker setting it hands over (init.settings).
   settingsCheckedByRunner();
@@ -80,10 +88,10 @@ async function runOne(init: WorkerInit, reusable: boolean): Promise<boolean> {
     const role = init.role === 'consumer' && init.scenario.consumers.service ? (await import('./service/run.ts')).runService : await ROLES[init.role]();
     await role(init, inbox, send);
   } catch (err) {
-    fatal(init, err);
+    fatal(err);
     return false;
   }
-  for (const h of handlers) process.off('message', h);
+  for (const h of handlers) runner.off(h);
   stopLoopLagMeters();
   const left = before ? await leftovers(before) : [];
   if (before && left.length === 0) {
@@ -91,5 +99,6 @@ async function runOne(init: WorkerInit, reusable: boolean): Promise<boolean> {
     return true;
   }
   if (before) send({ type: 'log', line: `not reused: its run left ${left.join(', ')}` });
-  process.exit(0);
+  exit(0);
+  return false;
 }

@@ -129,7 +129,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
     }
     sendOne(m, intended);
     next = it.next();
-    // Yield now and then so acks, IPC and timers run even when far behind schedule.
+    // Yield now and then so acks, the runner's messages and timers run even when far behind schedule.
     if (stats.sent % 256 === 0) await new Promise<void>((r) => setImmediate(r));
   }
 

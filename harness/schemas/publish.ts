@@ -53,6 +53,7 @@ export const PUBLISHED: Published[] = [
   published('results/schema/history.v1.json', 'harness/history/schema.ts', async () => (await import('../history/schema.ts')).historySchema),
   published('results/schema/service-report.v1.json', 'harness/service/report.ts', async () => (await import('../service/report.ts')).serviceReportSchema),
   published('results/schema/client-protocol.v1.json', 'harness/client-protocol/messages.ts', async () => (await import('../client-protocol/messages.ts')).clientProtocolSchema),
+  published('results/schema/worker-protocol.v1.json', 'harness/workers/messages.ts', async () => (await import('../workers/messages.ts')).workerProtocolSchema),
 ];
 
 /** A published file's text: 2-space JSON, one trailing newline. */

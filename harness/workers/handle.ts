@@ -3,18 +3,21 @@ import { appendFileSync } from 'node:fs';
 import { InfraError } from '../errors.ts';
 import type { BrokerHost, PeerSession } from '../broker/in-process.ts';
 import { tailFile } from '../runtime/process.ts';
-import { sendToChild } from './ipc-send.ts';
 import { keepIdle, reuseAllowed, workerProcess } from './pool.ts';
+import type { WorkerChannel } from './worker-channel.ts';
 import { emptyStats, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
 
 /**
  * The runner's side of one worker of one run: its process (pool.ts: its own process group,
  * watched by the reaper; an idle one of an earlier run when the run's broker is in-process),
- * IPC, the latest stats, and a log file. The worker is done (`exited`) when its process exits
- * or, reused, when it reports itself idle.
+ * its stream (worker-channel.ts), the latest stats, and a log file. The worker is done
+ * (`exited`) when its process has exited and its last lines are read or, reused, when it
+ * reports itself idle. A malformed line from it ends it at once (kill -9): its run is unknown,
+ * with the line in the reason.
  */
 export class WorkerHandle {
   private readonly proc: ChildProcess;
+  private readonly channel: WorkerChannel;
   private readonly startKey: string;
   stats: WorkerStats = emptyStats();
   exited = false;
@@ -33,10 +36,12 @@ export class WorkerHandle {
 
   constructor(readonly init: WorkerInit, readonly logFile: string, private readonly log: (line: string) => void, private readonly host?: BrokerHost) {
     const reusable = reuseAllowed(host !== undefined);
-    const { child, key } = workerProcess(init.id, logFile, reusable);
+    const { child, channel, key } = workerProcess(init.id, logFile, reusable);
     this.proc = child;
+    this.channel = channel;
     this.startKey = key;
     const onMessage = (m: FromWorker) => {
+      if (this.exited) return;
       if (m.type === 'stats' || m.type === 'stopped') this.stats = m.stats;
       if (m.type === 'log') this.log(`${init.id}: ${m.line}`);
       if (m.type === 'fatal') this.fatal = m;
@@ -44,16 +49,27 @@ export class WorkerHandle {
       this.listeners.forEach((l) => l(m));
       if (m.type === 'idle') this.done(0, '0', true);
     };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => this.done(code ?? (signal ? 128 : null), String(signal ?? code), false);
+    const onFailure = (reason: string) => {
+      this.fatal = { type: 'fatal', message: reason };
+      this.listeners.forEach((l) => l({ type: 'fatal', message: reason }));
+      // A worker refused at the handshake exits by itself, its reason in its log; one that wrote a malformed line is not trusted to.
+      if (channel.refused) setTimeout(() => this.signal('SIGKILL'), 5_000).unref();
+      else this.signal('SIGKILL');
+    };
+    // The process's last lines (its stopped, its fatal) may still be on their way when it exits.
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      const bound = new Promise<void>((r) => setTimeout(r, 1_000).unref());
+      void Promise.race([channel.closed, bound]).then(() => this.done(code ?? (signal ? 128 : null), String(signal ?? code), false));
+    };
     // A reused process's output comes through pipes: this run's lines go to this run's log.
     const onOutput = (chunk: Buffer) => appendFileSync(logFile, chunk);
-    child.on('message', onMessage);
+    channel.listen({ onMessage, onFailure });
     child.on('exit', onExit);
     child.stdout?.on('data', onOutput);
     child.stderr?.on('data', onOutput);
     // An exited process's last output may come after its exit: its pipes end by themselves.
     this.detach = (idle) => {
-      child.off('message', onMessage);
+      channel.listen(undefined);
       child.off('exit', onExit);
       if (!idle) return;
       child.stdout?.off('data', onOutput);
@@ -72,7 +88,7 @@ export class WorkerHandle {
     for (const session of this.brokerSessions.values()) session.closed();
     this.brokerSessions.clear();
     // A process a fault froze or meant to kill is not trusted with another run.
-    if (idle) keepIdle(this.proc, this.signalled || this.killedByFault ? undefined : this.startKey);
+    if (idle) keepIdle({ child: this.proc, channel: this.channel }, this.signalled || this.killedByFault ? undefined : this.startKey);
     this.listeners.forEach((l) => l({ type: 'fatal', message: `exited (${how})` }));
     this.doneWaiters.forEach((w) => w());
     this.doneWaiters.clear();
@@ -122,7 +138,7 @@ export class WorkerHandle {
   }
 
   send(msg: ToWorker): void {
-    if (!this.exited) sendToChild(this.proc, msg);
+    if (!this.exited) this.channel.send(msg);
   }
 
   onMessage(l: (m: FromWorker) => void): () => void {

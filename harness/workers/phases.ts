@@ -5,17 +5,10 @@
  * settlement done), so the rest of the window is the client's, the delivery gate's and the concurrency mode's.
  * Read by `npm run bench -- consume`; a few clock reads per message.
  */
-export interface ConsumerPhases {
-  /** Deliveries handled (settled). */
-  deliveries: number;
-  handlerMs: number;
-  storeMs: number;
-  historyMs: number;
-  settleMs: number;
-  /** Run clock (µs) of the first delivery received and of the last settlement; 0 before. */
-  firstUs: number;
-  lastUs: number;
-}
+import type { Static } from '@sinclair/typebox';
+import type { Phases } from './messages.ts';
+
+export type ConsumerPhases = Static<typeof Phases>;
 
 export function emptyPhases(): ConsumerPhases {
   return { deliveries: 0, handlerMs: 0, storeMs: 0, historyMs: 0, settleMs: 0, firstUs: 0, lastUs: 0 };

@@ -10,11 +10,14 @@
  * pools). Never reused: a worker a fault signalled or killed, one started with
  * CONVOY_WORKER_NODE_ARGS (a profile covers one run), and any when CONVOY_WORKER_REUSE=0.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Duplex } from 'node:stream';
 import { closeSync, openSync } from 'node:fs';
 import { beforeHarnessExit, ownProcessGroup } from '../runtime/cleanup.ts';
 import { OWNER_ENV, ensureReaper, ownerTag, watchGroup } from '../runtime/reaper.ts';
 import { moduleProcessArgs } from '../module-ext.ts';
+import { RUNNER_FD } from './message-names.ts';
+import { WorkerChannel } from './worker-channel.ts';
 
 /** The worker's module: compiled, or its source through tsx's ES-module loader (module-ext.ts). */
 const WORKER_ARGS = moduleProcessArgs('harness/roles/main');
@@ -34,8 +37,13 @@ function startKey(execArgv: string[], env: NodeJS.ProcessEnv): string {
   return JSON.stringify([process.cwd(), execArgv, env]);
 }
 
-interface Idle {
+/** A worker process and the runner's end of its stream. */
+export interface WorkerProcess {
   child: ChildProcess;
+  channel: WorkerChannel;
+}
+
+interface Idle extends WorkerProcess {
   key: string;
   timer: NodeJS.Timeout;
 }
@@ -45,34 +53,32 @@ const idle: Idle[] = [];
 /**
  * A worker process for one run: an idle one started alike when `reusable` and one is waiting,
  * else a new one in its own process group (so a kill -9 fault and the final clean-up reach it
- * and anything it started), watched by the reaper. A reusable worker's output comes through
- * pipes (the handle writes it to the run's log file); any other's goes to `logFile` directly.
+ * and anything it started), watched by the reaper. Its stream to the runner is a pipe on its
+ * file descriptor 3 (docs/worker-protocol.md: the process's own, so nothing to name or clean
+ * up, and no other process can connect to it). A reusable worker's output comes through pipes
+ * (the handle writes it to the run's log file); any other's goes to `logFile` directly.
  */
-export function workerProcess(name: string, logFile: string, reusable: boolean): { child: ChildProcess; key: string; reused: boolean } {
+export function workerProcess(name: string, logFile: string, reusable: boolean): WorkerProcess & { key: string; reused: boolean } {
   ensureReaper();
   const env = { ...process.env, [OWNER_ENV]: ownerTag() };
   // CONVOY_WORKER_NODE_ARGS adds node flags to every worker, e.g. "--cpu-prof" to profile.
   const execArgv = [...WORKER_LOADER, ...(process.env.CONVOY_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const key = startKey(execArgv, env);
   if (reusable) {
-    const i = idle.findIndex((w) => w.key === key && live(w.child));
+    const i = idle.findIndex((w) => w.key === key && live(w));
     if (i >= 0) {
       const [w] = idle.splice(i, 1);
       clearTimeout(w!.timer);
-      holdOpen(w!.child, true);
-      return { child: w!.child, key, reused: true };
+      holdOpen(w!, true);
+      return { child: w!.child, channel: w!.channel, key, reused: true };
     }
   }
   const out = reusable ? undefined : openSync(logFile, 'a');
   let child: ChildProcess;
   try {
-    child = fork(WORKER_MAIN, [], {
-      env,
-      execArgv,
-      stdio: reusable ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', out!, out!, 'ipc'],
-      detached: true,
-      serialization: 'advanced',
-    });
+    const output = reusable ? 'pipe' : out!;
+    // The stream is the fourth descriptor, RUNNER_FD.
+    child = spawn(process.execPath, [...execArgv, WORKER_MAIN], { env, stdio: ['ignore', output, output, 'pipe'], detached: true });
   } finally {
     if (out !== undefined) closeSync(out);
   }
@@ -84,7 +90,7 @@ export function workerProcess(name: string, logFile: string, reusable: boolean):
     const i = idle.findIndex((w) => w.child === child);
     if (i >= 0) clearTimeout(idle.splice(i, 1)[0]!.timer);
   });
-  return { child, key, reused: false };
+  return { child, channel: new WorkerChannel(child.stdio[RUNNER_FD] as Duplex), key, reused: false };
 }
 
 /**
@@ -92,22 +98,23 @@ export function workerProcess(name: string, logFile: string, reusable: boolean):
  * kept (no key, the pool is full, or it is gone) is told to go: it exits when its channel
  * closes (main.ts).
  */
-export function keepIdle(child: ChildProcess, key: string | undefined): void {
-  if (key === undefined || !live(child) || idle.length >= MAX_IDLE) {
-    letGo(child);
+export function keepIdle(w: WorkerProcess, key: string | undefined): void {
+  const { child } = w;
+  if (key === undefined || !live(w) || idle.length >= MAX_IDLE) {
+    letGo(w);
     return;
   }
   const timer = setTimeout(() => {
-    const i = idle.findIndex((w) => w.child === child);
+    const i = idle.findIndex((x) => x.child === child);
     if (i >= 0) idle.splice(i, 1);
-    letGo(child);
+    letGo(w);
   }, IDLE_MS);
   timer.unref();
   // An idle worker must not keep the runner alive: when nothing else does, or the CLI's command
   // is done, they are let go and waited for (their exit is the runner's, CPU accounts included);
   // a runner that exits otherwise kills them in its clean-up (runtime/cleanup.ts).
-  holdOpen(child, false);
-  idle.push({ child, key, timer });
+  holdOpen(w, false);
+  idle.push({ ...w, key, timer });
   if (!process.listeners('beforeExit').includes(onBeforeExit)) process.once('beforeExit', onBeforeExit);
   beforeHarnessExit(letAllGo);
 }
@@ -118,9 +125,9 @@ const onBeforeExit = () => void letAllGo();
 function letAllGo(): Promise<void> {
   const going = idle.splice(0).map((w) => {
     clearTimeout(w.timer);
-    holdOpen(w.child, true);
+    holdOpen(w, true);
     const gone = new Promise<void>((resolve) => {
-      if (!live(w.child)) return resolve();
+      if (!live(w)) return resolve();
       const t = setTimeout(resolve, 5_000);
       t.unref();
       w.child.once('exit', () => {
@@ -128,7 +135,7 @@ function letAllGo(): Promise<void> {
         resolve();
       });
     });
-    letGo(w.child);
+    letGo(w);
     return gone;
   });
   return Promise.all(going).then(() => {});
@@ -139,17 +146,18 @@ export function idleWorkers(): number[] {
   return idle.map((w) => w.child.pid!);
 }
 
-function letGo(child: ChildProcess): void {
-  if (child.connected) child.disconnect();
+/** Ends the worker's stream: it exits when it reads the end (main.ts). */
+function letGo(w: WorkerProcess): void {
+  w.channel.end();
 }
 
-function live(child: ChildProcess): boolean {
-  return child.exitCode === null && child.signalCode === null && child.connected;
+function live(w: WorkerProcess): boolean {
+  return w.child.exitCode === null && w.child.signalCode === null && w.channel.open;
 }
 
-/** Whether the worker's process, channel and pipes keep the runner's event loop alive. */
-function holdOpen(child: ChildProcess, hold: boolean): void {
-  for (const h of [child, child.channel, child.stdout, child.stderr] as ({ ref?(): void; unref?(): void } | null | undefined)[]) {
+/** Whether the worker's process, stream and pipes keep the runner's event loop alive. */
+function holdOpen({ child, channel }: WorkerProcess, hold: boolean): void {
+  for (const h of [child, channel.stream, child.stdout, child.stderr] as ({ ref?(): void; unref?(): void } | null | undefined)[]) {
     if (hold) h?.ref?.();
     else h?.unref?.();
   }

@@ -1,4 +1,4 @@
-/** A worker exits by itself when its parent (the runner) dies and the IPC channel closes. */
+/** A worker exits by itself when its runner dies: its stream to the runner ends. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -7,21 +7,21 @@ import { pidAlive } from '../../harness/runtime/process.ts';
 
 const WORKER_MAIN = fileURLToPath(new URL('../../harness/roles/main.ts', import.meta.url));
 
-test('worker main exits when the IPC channel to its parent closes (parent killed with SIGKILL)', { timeout: 30_000 }, async () => {
-  // A stand-in parent: forks the worker detached (as WorkerHandle does), never sends init.
+test('worker main exits when its stream to the runner ends (the runner killed with SIGKILL)', { timeout: 30_000 }, async () => {
+  // A stand-in runner: starts the worker detached with its stream on fd 3 (as pool.ts does), reads its hello, never answers.
   const parentCode = `
-    const { fork } = require('node:child_process');
-    const w = fork(${JSON.stringify(WORKER_MAIN)}, [], { execArgv: ['--import', 'tsx'], detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
-    w.on('spawn', () => console.log(w.pid));
+    const { spawn } = require('node:child_process');
+    const w = spawn(process.execPath, ['--import', 'tsx', ${JSON.stringify(WORKER_MAIN)}], { detached: true, stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+    w.stdio[3].once('data', (d) => console.log(JSON.stringify({ pid: w.pid, hello: String(d) })));
     setInterval(() => {}, 1000);`;
   const parent = spawn(process.execPath, ['-e', parentCode], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const workerPid = await new Promise<number>((resolve) => parent.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
-  await new Promise((r) => setTimeout(r, 1_500)); // the worker has loaded and listens
-  assert.equal(pidAlive(workerPid), true);
+  const said = await new Promise<{ pid: number; hello: string }>((resolve) => parent.stdout.once('data', (d) => resolve(JSON.parse(String(d)))));
+  assert.match(said.hello, /^\{"type":"hello","protocol":1,"convoy":"[^"]+","pid":\d+\}\n$/);
+  assert.equal(pidAlive(said.pid), true);
   parent.kill('SIGKILL');
   const deadline = Date.now() + 10_000;
-  while (pidAlive(workerPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  const alive = pidAlive(workerPid);
-  if (alive) process.kill(workerPid, 'SIGKILL');
-  assert.equal(alive, false, 'the worker outlived its parent');
+  while (pidAlive(said.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const alive = pidAlive(said.pid);
+  if (alive) process.kill(said.pid, 'SIGKILL');
+  assert.equal(alive, false, 'the worker outlived its runner');
 });

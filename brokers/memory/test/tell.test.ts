@@ -1,8 +1,8 @@
 /**
- * A consumer's settlements and hand-over notices cross the worker's channel one way
- * (PeerLink.tell): the runner sends no reply for them, which halves the IPC messages they cost,
+ * A consumer's settlements and hand-over notices cross the worker's stream one way
+ * (PeerLink.tell): the runner sends no reply for them, which halves the messages they cost,
  * and the run still ends with every message processed once. Counted in the workers of a real
- * run (fixtures/count-ipc.cjs, preloaded through CONVOY_WORKER_NODE_ARGS).
+ * run (fixtures/count-broker-messages.cjs, preloaded through CONVOY_WORKER_NODE_ARGS).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,17 +19,17 @@ interface Counts {
 }
 
 test('settlements and hand-over notices get no reply; every call still gets one', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'convoy-ipc-counts-'));
-  const saved = { args: process.env.CONVOY_WORKER_NODE_ARGS, counts: process.env.CONVOY_IPC_COUNTS };
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-broker-counts-'));
+  const saved = { args: process.env.CONVOY_WORKER_NODE_ARGS, counts: process.env.CONVOY_BROKER_COUNTS };
   t.after(() => {
-    for (const [name, v] of [['CONVOY_WORKER_NODE_ARGS', saved.args], ['CONVOY_IPC_COUNTS', saved.counts]] as const) {
+    for (const [name, v] of [['CONVOY_WORKER_NODE_ARGS', saved.args], ['CONVOY_BROKER_COUNTS', saved.counts]] as const) {
       if (v === undefined) delete process.env[name];
       else process.env[name] = v;
     }
     rmSync(dir, { recursive: true, force: true });
   });
-  process.env.CONVOY_WORKER_NODE_ARGS = `--require ${fileURLToPath(new URL('./fixtures/count-ipc.cjs', import.meta.url))}`;
-  process.env.CONVOY_IPC_COUNTS = dir;
+  process.env.CONVOY_WORKER_NODE_ARGS = `--require ${fileURLToPath(new URL('./fixtures/count-broker-messages.cjs', import.meta.url))}`;
+  process.env.CONVOY_BROKER_COUNTS = dir;
   const { result } = await runHere(fileURLToPath(new URL('./scenarios/partitioned-smoke.yaml', import.meta.url)));
   assert.equal(result.verdict.status, 'pass', JSON.stringify(result.verdict));
 
