@@ -461,6 +461,17 @@ export const HarnessSection = Type.Object({
   gaveUp: Type.Optional(oneOf([Type.Null(), Type.Object({ atMs: Type.Number(), reason: Type.String() })], { description: 'Set when the run stopped sending early because its verdict was already unknown (v1.1).' })),
   worstLoopLagMs: Type.Optional(Type.Number()),
   cpu: Type.Optional(Type.Union([Type.Object({ host: Type.Object({ meanPercent: Type.Number(), cpus: Type.Number(), samples: Type.Number() }), workers: Type.Record(Type.String(), CpuShare) }), Type.Null()])),
+  agents: Type.Optional(Type.Array(Type.Object({
+    agent: Type.String({ description: 'host:port, as --agent gave it' }),
+    host: Type.String({ description: 'The agent\'s host name' }),
+    cores: Type.Integer({ minimum: 1 }),
+    roles: Type.Array(Type.String(), { description: 'producers, consumers' }),
+    workers: Type.Array(Type.String(), { description: 'The workers it ran' }),
+    acked: Type.Number({ description: 'Sends of its producers the broker took' }),
+    applied: Type.Number({ description: 'Messages its consumers handled' }),
+    ackedPerSecond: Type.Number({ description: 'acked per second, from the start instant to the run\'s end' }),
+    cpuMeanPercent: Type.Number({ description: 'Its workers\' mean CPU use while the producers sent, summed (percent of one core)' }),
+  }), { description: 'The convoy agents that ran some of the workers (docs/agents.md): each one\'s share (v1.1). Latency histograms come from the merged history of every host\'s workers: one histogram of all of them, not an average of each host\'s.' })),
 }, { description: ResultEnvelope.properties.harness.description });
 
 export const SourceSection = ResultEnvelope.properties.source;

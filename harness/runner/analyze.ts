@@ -273,6 +273,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         gaveUp: record.gaveUp ?? null,
         worstLoopLagMs: record.worstLoopLagMs,
         cpu: record.cpu ?? null,
+        ...(record.agents ? { agents: agentShares(record) } : {}),
         producers: record.producerStats,
         consumers: record.consumerStats,
       },
@@ -280,6 +281,22 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   }) as Result;
   if (write) writeFileSync(join(record.runDir, 'result.json'), JSON.stringify(result, null, 2));
   return result;
+}
+
+/** Each agent's share of the run: what its workers sent and handled, at what rate and CPU. */
+function agentShares(record: RunRecord) {
+  const seconds = Math.max(1e-6, (record.endUs - record.startUs) / 1e6);
+  return (record.agents ?? []).map((a) => {
+    const stats = a.workers.map((w) => record.producerStats[w] ?? record.consumerStats[w]).filter(Boolean);
+    const acked = stats.reduce((n, s) => n + s!.acked, 0);
+    return {
+      ...a,
+      acked,
+      applied: stats.reduce((n, s) => n + s!.applied, 0),
+      ackedPerSecond: Math.round(acked / seconds),
+      cpuMeanPercent: a.workers.reduce((n, w) => n + (record.cpu?.workers[w]?.meanPercent ?? 0), 0),
+    };
+  });
 }
 
 /** The final state of a consumer under test, under the name `wrong-state` judges: the service's, by version. */

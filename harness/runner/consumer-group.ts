@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import type { BrokerHost } from '../broker/in-process.ts';
 import type { WorkerInit } from '../workers/protocol.ts';
-import { WorkerHandle } from '../workers/handle.ts';
+import type { WorkerHandle } from '../workers/handle.ts';
 
 /**
  * The run's consumer processes c1..cN. A consumer killed by a fault is replaced by a fresh
@@ -17,8 +16,8 @@ export class ConsumerGroup {
     private readonly files: { runDir: string; histDir: string },
     private readonly make: (id: string, historyFile: string) => WorkerInit,
     private readonly started: (w: WorkerHandle) => void,
-    private readonly log: (line: string) => void,
-    private readonly host: () => BrokerHost | undefined,
+    /** Starts the process, here or on an agent (placement.ts). */
+    private readonly spawn: (init: WorkerInit, logFile: string) => WorkerHandle,
   ) {}
 
   /** Every process, live or retired. */
@@ -30,7 +29,7 @@ export class ConsumerGroup {
     const gen = (this.generation.get(id) ?? 0) + 1;
     this.generation.set(id, gen);
     const file = gen === 1 ? id : `${id}.${gen}`;
-    const w = new WorkerHandle(this.make(id, join(this.files.histDir, `${file}.jsonl`)), join(this.files.runDir, `${file}.log`), this.log, this.host());
+    const w = this.spawn(this.make(id, join(this.files.histDir, `${file}.jsonl`)), join(this.files.runDir, `${file}.log`));
     this.live.push(w);
     this.started(w);
     return w;

@@ -15,7 +15,7 @@ import type { FaultTimeline } from '../faults/timeline.ts';
 import { HistoryWriter } from '../history/writer.ts';
 import { onInterrupt } from '../runtime/cleanup.ts';
 import type { Scenario } from '../spec/types.ts';
-import type { WorkerHandle } from '../workers/handle.ts';
+import { WorkerHandle } from '../workers/handle.ts';
 import type { WorkerInit } from '../workers/protocol.ts';
 import { ConsumerGroup } from './consumer-group.ts';
 import { notReached } from './drain-rules.ts';
@@ -25,6 +25,7 @@ import type { RunOptions, RunRecord, RunStage } from './record.ts';
 import { newRunId } from './run-id.ts';
 import { RunWatch } from './watch.ts';
 import { mergeHistories } from './merge-histories.ts';
+import type { Placement, PlacedRole } from './placement.ts';
 
 /** One step of a run: it does its job, and `defer`s what undoes it before anything can fail. */
 export interface Stage {
@@ -85,6 +86,10 @@ export interface RunContext {
   inRunner: string[];
   /** The run's log file; the console gets only what `log` is given. */
   readonly logStream: WriteStream;
+  /** Where workers go when the run has agents (stages/agents.ts); here otherwise. */
+  placement?: Placement;
+  /** A producer's or consumer's handle, here or on an agent (placement.ts). */
+  newWorker(role: PlacedRole, init: WorkerInit, logFile: string): WorkerHandle;
 }
 
 /** Opens a run: its folder, log, history, clock bounds (Ctrl-C, run.maxDurationMs) and context. */
@@ -120,9 +125,8 @@ export async function openRun(scenario: Scenario, opts: RunOptions): Promise<Run
   const consumers = new ConsumerGroup(
     { runDir, histDir },
     (id, historyFile) => ctx.workerInit('consumer', id, { historyFile }),
-    (w) => mark('worker-started', { id: w.id, role: 'consumer', pid: w.pid }),
-    log,
-    () => ctx.deployment?.host,
+    (w) => mark('worker-started', { id: w.id, role: 'consumer', pid: w.pid, ...(w.where ? { agent: w.where } : {}) }),
+    (init, logFile) => ctx.newWorker('consumers', init, logFile),
   );
   const ctx: RunContext & { close(): Promise<void> } = {
     scenario, opts, names, runDir, histDir, record, history, signal: abort.signal, progress, watch, consumers, broker, settings, drainPlan: plan, log, mark, logStream,
@@ -132,6 +136,8 @@ export async function openRun(scenario: Scenario, opts: RunOptions): Promise<Run
       role, id, brokerKind: broker.name, endpoint: ctx.deployment!.endpoint, settings, names, scenario,
       historyFile: join(histDir, `${id}.jsonl`), storeFile: record.storeFile, ...ctx.initExtras, ...extra,
     }),
+    newWorker: (role, init, logFile) =>
+      ctx.placement ? ctx.placement.worker(role, init, logFile, log, ctx.deployment?.host) : new WorkerHandle(init, logFile, log, ctx.deployment?.host),
     faultKinds: new Map(),
     onStart: [],
     faultContext: {},

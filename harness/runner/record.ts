@@ -10,6 +10,7 @@ import type { WorkerHandle } from '../workers/handle.ts';
 import type { WorkerStats } from '../workers/protocol.ts';
 import type { CpuFigures } from './cpu-watch.ts';
 import type { DrainOutcome } from './drain-rules.ts';
+import type { AgentPlacement } from './placement.ts';
 
 export interface RunOptions {
   runtime: RuntimeKind;
@@ -27,6 +28,8 @@ export interface RunOptions {
   deployment?: Deployment;
   /** Adopt a recorded running broker of the same setup (default true); false: deploy its own. */
   reuseBrokers?: boolean;
+  /** convoy agents that run this run's producers or consumers (`--agent`; harness/runner/placement.ts). */
+  agents?: AgentPlacement[];
 }
 
 /** The name of one of a run's stages (`STAGES` in harness/runner/run.ts): a run that fails says at which. */
@@ -56,6 +59,8 @@ export interface RunRecord {
   drain: DrainOutcome;
   /** Order-service runs: the load driver's and router's last stats, and the service's store. */
   gateway?: { driver: WorkerStats; services: Record<string, WorkerStats>; storeFile: string };
+  /** The agents that ran some of its workers: each one's address, host, cores and roles. */
+  agents?: Array<{ agent: string; host: string; cores: number; roles: string[]; workers: string[] }>;
   /** Set when the run stopped sending early because its verdict was already unknown. */
   gaveUp: { atMs: number; reason: string } | null;
   interrupted: boolean;

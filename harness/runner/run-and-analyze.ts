@@ -5,6 +5,7 @@ import { analyzeRun, type Result } from './analyze.ts';
 import { executeRun } from './run.ts';
 import { readScenarioSource, type ScenarioSource } from '../scenario/source.ts';
 import { printSummary } from './summary.ts';
+import type { AgentPlacement } from './placement.ts';
 
 export interface RunCommandOptions {
   runtime: RuntimeKind;
@@ -22,6 +23,8 @@ export interface RunCommandOptions {
   scenarioFile?: string;
   /** What to record instead (a rerun passes on what the first run recorded). */
   source?: ScenarioSource;
+  /** convoy agents that run the producers or consumers (`--agent`). */
+  agents?: AgentPlacement[];
   /** Called after each run's result is written (the report renders HTML here). */
   afterRun?: (result: Result, runDir: string) => Promise<void>;
 }
@@ -37,6 +40,7 @@ export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Prom
     log: opts.quiet ? undefined : (l) => process.stderr.write(`  ${l}\n`),
     progress: !opts.quiet,
     reuseBrokers: opts.reuseBrokers,
+    agents: opts.agents,
   });
   // A run that failed, even before its broker came up, is analysed like any other: its
   // result says `unknown`, the stage it stopped at and why, so dashboards show every run.

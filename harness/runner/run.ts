@@ -12,6 +12,7 @@ import type { RunOptions, RunRecord, RunStage } from './record.ts';
 import { setup } from './stages/setup.ts';
 import { deploy } from './stages/deploy.ts';
 import { provision } from './stages/provision.ts';
+import { agents } from './stages/agents.ts';
 import { owner } from './stages/owner.ts';
 import { store } from './stages/store.ts';
 import { consumers } from './stages/consumers.ts';
@@ -31,6 +32,7 @@ export const STAGES: readonly Stage[] = [
   setup, // what the machine needs; the fault kinds
   deploy, // the broker
   provision, // the run's destinations
+  agents, // convoy agents on other hosts, when the run has any
   owner, // the entities' owner service, when used
   store, // the consumers' PostgreSQL store, when the scenario asks for one
   consumers, // c1..cN, holding their lanes before the first message

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { appendFileSync } from 'node:fs';
 import { InfraError } from '../errors.ts';
 import type { BrokerHost, PeerSession } from '../broker/in-process.ts';
@@ -6,6 +7,21 @@ import { tailFile } from '../runtime/process.ts';
 import { keepIdle, reuseAllowed, workerProcess } from './pool.ts';
 import type { WorkerChannel } from './worker-channel.ts';
 import { emptyStats, type FromWorker, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.ts';
+
+/**
+ * A worker process elsewhere (a convoy agent's, harness/agent/): what the handle needs of it. Its
+ * channel carries the worker protocol as a local one's does; `pid` is on its own host.
+ */
+export interface WorkerPort {
+  channel: WorkerChannel;
+  /** Where it runs, for the run's marks: a host name, or host:port of its agent. */
+  where: string;
+  pid(): number | undefined;
+  onExit(cb: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  offExit(cb: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  /** Signals its process group. */
+  signal(sig: NodeJS.Signals): void;
+}
 
 /**
  * The runner's side of one worker of one run: its process (pool.ts: its own process group,
@@ -16,9 +32,10 @@ import { emptyStats, type FromWorker, type ToWorker, type WorkerInit, type Worke
  * with the line in the reason.
  */
 export class WorkerHandle {
-  private readonly proc: ChildProcess;
+  private readonly proc?: ChildProcess;
+  private readonly port?: WorkerPort;
   private readonly channel: WorkerChannel;
-  private readonly startKey: string;
+  private readonly startKey?: string;
   stats: WorkerStats = emptyStats();
   exited = false;
   exitCode: number | null = null;
@@ -34,12 +51,19 @@ export class WorkerHandle {
   /** Links of this worker's clients to an in-process broker, by link number. */
   private readonly brokerSessions = new Map<number, PeerSession>();
 
-  constructor(readonly init: WorkerInit, readonly logFile: string, private readonly log: (line: string) => void, private readonly host?: BrokerHost) {
-    const reusable = reuseAllowed(host !== undefined);
-    const { child, channel, key } = workerProcess(init.id, logFile, reusable);
-    this.proc = child;
+  constructor(readonly init: WorkerInit, readonly logFile: string, private readonly log: (line: string) => void, private readonly host?: BrokerHost, port?: WorkerPort) {
+    const reusable = !port && reuseAllowed(host !== undefined);
+    let channel: WorkerChannel;
+    if (port) {
+      this.port = port;
+      channel = port.channel;
+    } else {
+      const local = workerProcess(init.id, logFile, reusable);
+      this.proc = local.child;
+      this.startKey = local.key;
+      channel = local.channel;
+    }
     this.channel = channel;
-    this.startKey = key;
     const onMessage = (m: FromWorker) => {
       if (this.exited) return;
       if (m.type === 'stats' || m.type === 'stopped') this.stats = m.stats;
@@ -64,16 +88,18 @@ export class WorkerHandle {
     // A reused process's output comes through pipes: this run's lines go to this run's log.
     const onOutput = (chunk: Buffer) => appendFileSync(logFile, chunk);
     channel.listen({ onMessage, onFailure });
-    child.on('exit', onExit);
-    child.stdout?.on('data', onOutput);
-    child.stderr?.on('data', onOutput);
+    const child = this.proc;
+    const outputs: Readable[] = child ? ([child.stdout, child.stderr].filter(Boolean) as Readable[]) : [];
+    if (child) child.on('exit', onExit);
+    else port!.onExit(onExit);
+    for (const o of outputs) o.on('data', onOutput);
     // An exited process's last output may come after its exit: its pipes end by themselves.
     this.detach = (idle) => {
       channel.listen(undefined);
-      child.off('exit', onExit);
+      if (child) child.off('exit', onExit);
+      else port!.offExit(onExit);
       if (!idle) return;
-      child.stdout?.off('data', onOutput);
-      child.stderr?.off('data', onOutput);
+      for (const o of outputs) o.off('data', onOutput);
     };
     this.send({ type: 'init', init, ...(reusable ? { reusable: true } : {}) });
   }
@@ -88,7 +114,7 @@ export class WorkerHandle {
     for (const session of this.brokerSessions.values()) session.closed();
     this.brokerSessions.clear();
     // A process a fault froze or meant to kill is not trusted with another run.
-    if (idle) keepIdle({ child: this.proc, channel: this.channel }, this.signalled || this.killedByFault ? undefined : this.startKey);
+    if (idle && this.proc) keepIdle({ child: this.proc, channel: this.channel }, this.signalled || this.killedByFault ? undefined : this.startKey);
     this.listeners.forEach((l) => l({ type: 'fatal', message: `exited (${how})` }));
     this.doneWaiters.forEach((w) => w());
     this.doneWaiters.clear();
@@ -128,13 +154,14 @@ export class WorkerHandle {
     return this.fatal ? { message: this.fatal.message, detail: this.fatal.detail ?? [] } : undefined;
   }
 
-  /** The worker's process (while this run has it). */
-  get child(): ChildProcess {
-    return this.proc;
+  /** The worker's process id on its host (while this run has it). */
+  get pid(): number | undefined {
+    return this.proc ? this.proc.pid : this.port!.pid();
   }
 
-  get pid(): number | undefined {
-    return this.proc.pid;
+  /** Where the worker runs: undefined here, else its agent. */
+  get where(): string | undefined {
+    return this.port?.where;
   }
 
   send(msg: ToWorker): void {
@@ -179,7 +206,9 @@ export class WorkerHandle {
   }
 
   private signalGroup(sig: NodeJS.Signals): void {
-    if (!this.proc.pid || this.exited) return;
+    if (this.exited) return;
+    if (this.port) return this.port.signal(sig);
+    if (!this.proc?.pid) return;
     try {
       process.kill(-this.proc.pid, sig);
     } catch {

@@ -61,8 +61,7 @@ const idle: Idle[] = [];
 export function workerProcess(name: string, logFile: string, reusable: boolean): WorkerProcess & { key: string; reused: boolean } {
   ensureReaper();
   const env = { ...process.env, [OWNER_ENV]: ownerTag() };
-  // CONVOY_WORKER_NODE_ARGS adds node flags to every worker, e.g. "--cpu-prof" to profile.
-  const execArgv = [...WORKER_LOADER, ...(process.env.CONVOY_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const execArgv = workerExecArgv();
   const key = startKey(execArgv, env);
   if (reusable) {
     const i = idle.findIndex((w) => w.key === key && live(w));
@@ -76,21 +75,44 @@ export function workerProcess(name: string, logFile: string, reusable: boolean):
   const out = reusable ? undefined : openSync(logFile, 'a');
   let child: ChildProcess;
   try {
-    const output = reusable ? 'pipe' : out!;
-    // The stream is the fourth descriptor, RUNNER_FD.
-    child = spawn(process.execPath, [...execArgv, WORKER_MAIN], { env, stdio: ['ignore', output, output, 'pipe'], detached: true });
+    child = spawnWorker(name, reusable ? 'pipe' : out!, { env, execArgv });
   } finally {
     if (out !== undefined) closeSync(out);
   }
+  child.once('exit', () => {
+    const i = idle.findIndex((w) => w.child === child);
+    if (i >= 0) clearTimeout(idle.splice(i, 1)[0]!.timer);
+  });
+  return { child, channel: new WorkerChannel(child.stdio[RUNNER_FD] as Duplex), key, reused: false };
+}
+
+/**
+ * Starts a worker process (harness/roles/main) in its own process group, so a kill -9 fault and
+ * the final clean-up reach it and anything it started, watched by the reaper; its stream is a
+ * pipe on its descriptor RUNNER_FD. `output` takes its stdout and stderr: a file descriptor, or
+ * pipes. The runner's pool and a convoy agent (harness/agent/) start workers alike.
+ */
+export function spawnWorker(
+  name: string,
+  output: number | 'pipe',
+  options: { env?: NodeJS.ProcessEnv; execArgv?: string[]; cwd?: string } = {},
+): ChildProcess {
+  ensureReaper();
+  const env = options.env ?? { ...process.env, [OWNER_ENV]: ownerTag() };
+  const execArgv = options.execArgv ?? workerExecArgv();
+  const child = spawn(process.execPath, [...execArgv, WORKER_MAIN], { env, cwd: options.cwd, stdio: ['ignore', output, output, 'pipe'], detached: true });
   const releaseGroup = child.pid ? ownProcessGroup(child.pid) : () => {};
   const unwatch = child.pid ? watchGroup(child.pid, `worker ${name}`) : () => {};
   child.once('exit', () => {
     releaseGroup();
     unwatch();
-    const i = idle.findIndex((w) => w.child === child);
-    if (i >= 0) clearTimeout(idle.splice(i, 1)[0]!.timer);
   });
-  return { child, channel: new WorkerChannel(child.stdio[RUNNER_FD] as Duplex), key, reused: false };
+  return child;
+}
+
+/** The worker's node flags: its loader, and CONVOY_WORKER_NODE_ARGS (e.g. "--cpu-prof" to profile). */
+function workerExecArgv(): string[] {
+  return [...WORKER_LOADER, ...(process.env.CONVOY_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 }
 
 /**

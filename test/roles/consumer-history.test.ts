@@ -58,7 +58,7 @@ test('a consumer killed right after its acks has every acked message in its hist
       assert.ok(Date.now() < deadline && !worker.exited, 'the consumer did not complete every message');
       await sleep(1);
     }
-    worker.child.kill('SIGKILL');
+    worker.signal('SIGKILL');
     await waitFor(() => worker.exited, 5_000, 'the worker to die');
     const handled = readFileSync(historyFile, 'utf8')
       .split('\n')
@@ -69,7 +69,7 @@ test('a consumer killed right after its acks has every acked message in its hist
     const missing = Array.from({ length: sent }, (_, i) => i + 1).filter((s) => !seqs.has(s));
     assert.deepEqual(missing, [], 'completed at the broker but not in the history');
   } finally {
-    if (!worker.exited) worker.child.kill('SIGKILL');
+    if (!worker.exited) worker.signal('SIGKILL');
     await sleep(50);
     await client.close();
     await emulator.close();

@@ -11,6 +11,8 @@ import { checkRuntime } from '../runtime-flag.ts';
 import { reportAfterRun } from '../../report/render.ts';
 import { documentHead, JSON_HELP, withJsonStdout } from '../json-output.ts';
 import type { ExitCode } from '../../errors.ts';
+import { parseAgentAddress } from '../../agent/client.ts';
+import type { AgentPlacement, PlacedRole } from '../../runner/placement.ts';
 
 export interface RunFlags {
   runtime: RuntimeKind;
@@ -46,7 +48,9 @@ export function register(program: Command): void {
       .command('run')
       .description('run one scenario: start brokers, drive the workload, inject faults, check, write results/<run-id>/')
       .argument('<scenario>', 'scenario YAML file (see workloads/)'),
-  ).action((file: string, o: RunFlags) =>
+  )
+    .option('--agent <[role=]host:port>', 'run workers on a convoy agent (repeatable); role producers= or consumers= takes only those, else both; the token comes from CONVOY_AGENT_TOKEN', collect)
+    .action((file: string, o: RunFlags & { agent?: string[] }) =>
     withJsonStdout(o.json, async (json) => {
       const runtime = checkRuntime(o.runtime);
       const repeat = Number(o.repeat);
@@ -56,13 +60,21 @@ export function register(program: Command): void {
       const external = await externalSource(runtime, o)?.(scenario.broker.kind, scenario.broker);
       const { code, runs } = await runRepeated(scenario, {
         runtime, resultsDir: resolve(o.results), resultsAsGiven: o.results, keep: Boolean(o.keep), allowDestructive: Boolean(o.allowDestructive),
-        external, repeat, quiet: Boolean(o.quiet), scenarioFile: resolve(file), reuseBrokers: o.reuseBrokers,
+        external, repeat, quiet: Boolean(o.quiet), scenarioFile: resolve(file), reuseBrokers: o.reuseBrokers, agents: agentPlacements(o.agent ?? []),
         afterRun: reportAfterRun,
       });
       json?.write(runDocument(scenario.name, resolve(file), repeat, code, runs));
       process.exitCode = code;
     }),
   );
+}
+
+/** `--agent producers=10.0.0.2:7411`: an agent and the roles it takes (both without a role). */
+export function agentPlacements(flags: string[]): AgentPlacement[] {
+  return flags.map((flag) => {
+    const m = /^(producers|consumers)=(.*)$/.exec(flag);
+    return { address: parseAgentAddress(m ? m[2]! : flag), roles: m ? [m[1] as PlacedRole] : ['producers', 'consumers'] };
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { deepMerge } from '../../scenario/deep-merge.ts';
-import { WorkerHandle } from '../../workers/handle.ts';
+import type { WorkerHandle } from '../../workers/handle.ts';
 import type { Stage } from '../context.ts';
 import { keepPublisherStats } from '../record.ts';
 import { join } from 'node:path';
@@ -28,10 +28,10 @@ export const producers: Stage = {
         // Overrides are checked against the broker's schema like the scenario's own settings.
         const producerSettings = own ? broker.resolveSettings(deepMerge(forProducer, own)) : forProducer;
         const init = { ...ctx.workerInit('producer', id), settings: producerSettings as typeof settings, producer: { name: p.name, index: i - 1, of: p.processes } };
-        started.push(new WorkerHandle(init, join(ctx.runDir, `${id}.log`), ctx.log, ctx.deployment!.host));
+        started.push(ctx.newWorker('producers', init, join(ctx.runDir, `${id}.log`)));
       }
     }
-    for (const p of started) ctx.mark('worker-started', { id: p.id, role: 'producer', pid: p.pid });
+    for (const p of started) ctx.mark('worker-started', { id: p.id, role: 'producer', pid: p.pid, ...(p.where ? { agent: p.where } : {}) });
     await Promise.all(started.map((p) => p.waitFor('ready', 60_000, 'producer start-up')));
   },
 };

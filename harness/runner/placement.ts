@@ -1,0 +1,117 @@
+/**
+ * Where a run's workers go: here, or on convoy agents (`--agent`, harness/agent/). Producers and
+ * consumers each go round the agents that take their role, in the order given; with no agent for
+ * a role, its workers run here. A worker placed on an agent writes its files in the run's folder
+ * there (its history, its log, the consumers' store), which are copied back as they grow.
+ */
+import { join } from 'node:path';
+import { InfraError } from '../errors.ts';
+import type { BrokerHost } from '../broker/in-process.ts';
+import { AgentLink, agentName, type AgentAddress } from '../agent/client.ts';
+import { remoteWorker, remoteName } from '../agent/remote-worker.ts';
+import { WorkerHandle } from '../workers/handle.ts';
+import type { WorkerInit } from '../workers/protocol.ts';
+
+/** The roles an agent takes: `--agent producers=host:port`, or both. */
+export type PlacedRole = 'producers' | 'consumers';
+export interface AgentPlacement {
+  address: AgentAddress;
+  roles: PlacedRole[];
+}
+
+/** The environment variable holding the agents' shared token. */
+export const AGENT_TOKEN_ENV = 'CONVOY_AGENT_TOKEN';
+
+export class Placement {
+  private readonly next = new Map<PlacedRole, number>();
+  private readonly copies: Array<() => Promise<void>> = [];
+  /** The workers each agent ran, by its name. */
+  private readonly placed = new Map<string, string[]>();
+
+  private constructor(private readonly links: Array<{ link: AgentLink; roles: PlacedRole[] }>) {}
+
+  /** Connects to every agent; one clear line when one cannot be reached or refuses. */
+  static async connect(agents: AgentPlacement[], runId: string, onLost: (agent: string, reason: string) => void): Promise<Placement> {
+    const token = process.env[AGENT_TOKEN_ENV];
+    if (!token) throw new InfraError(`--agent: set ${AGENT_TOKEN_ENV} to the token the agents were started with`);
+    const consumerAgents = agents.filter((a) => a.roles.includes('consumers'));
+    if (consumerAgents.length > 1) {
+      throw new InfraError(`--agent: consumers on ${consumerAgents.length} agents (${consumerAgents.map((a) => agentName(a.address)).join(', ')}) would each keep their own entity store; place them on one agent`);
+    }
+    const links: Array<{ link: AgentLink; roles: PlacedRole[] }> = [];
+    try {
+      for (const a of agents) {
+        const link = await AgentLink.connect({ address: a.address, token, runId });
+        link.onLost((reason) => onLost(link.name, reason));
+        links.push({ link, roles: a.roles });
+      }
+    } catch (err) {
+      await Promise.all(links.map((l) => l.link.bye()));
+      throw err;
+    }
+    return new Placement(links);
+  }
+
+  /** The agent a new worker of `role` goes to, or undefined: here. */
+  private agentFor(role: PlacedRole): AgentLink | undefined {
+    const takers = this.links.filter((l) => l.roles.includes(role));
+    if (takers.length === 0) return undefined;
+    const i = this.next.get(role) ?? 0;
+    this.next.set(role, i + 1);
+    return takers[i % takers.length]!.link;
+  }
+
+  /**
+   * A worker's handle, here or on an agent. There, its files are named in the run's folder of
+   * the agent, and copied to the paths `init` gives here.
+   */
+  worker(role: PlacedRole, init: WorkerInit, logFile: string, log: (line: string) => void, host: BrokerHost | undefined): WorkerHandle {
+    const link = this.agentFor(role);
+    if (!link) return new WorkerHandle(init, logFile, log, host);
+    const dir = link.info.runDir;
+    const remoteInit: WorkerInit = { ...init, historyFile: join(dir, remoteName(init.historyFile)), storeFile: join(dir, remoteName(init.storeFile)) };
+    const port = remoteWorker(link, init.id, [
+      { remote: remoteName(init.historyFile), local: init.historyFile },
+      { remote: `${init.id}.log`, local: logFile },
+    ], log);
+    this.copies.push(port.copied);
+    const ids = this.placed.get(link.name) ?? [];
+    if (!ids.includes(init.id)) ids.push(init.id);
+    this.placed.set(link.name, ids);
+    return new WorkerHandle(remoteInit, logFile, log, host, port);
+  }
+
+  /** The consumers' store, copied here from the agent that held them (SQLite and its write-ahead log). */
+  private async copyStore(storeFile: string): Promise<void> {
+    const held = this.links.find((l) => l.roles.includes('consumers'));
+    if (!held) return;
+    const { writeFileSync, rmSync } = await import('node:fs');
+    for (const suffix of ['', '-wal']) {
+      const parts: Buffer[] = [];
+      for (let offset = 0; ; ) {
+        const bytes = await held.link.read(`${remoteName(storeFile)}${suffix}`, offset);
+        if (bytes.length === 0) break;
+        parts.push(bytes);
+        offset += bytes.length;
+      }
+      rmSync(`${storeFile}${suffix}`, { force: true });
+      if (parts.length) writeFileSync(`${storeFile}${suffix}`, Buffer.concat(parts));
+    }
+    rmSync(`${storeFile}-shm`, { force: true });
+  }
+
+  /** The last of every worker's files and the consumers' store, then each agent forgets the run. */
+  async finish(storeFile: string): Promise<void> {
+    try {
+      await Promise.all(this.copies.map((c) => c().catch(() => {})));
+      await this.copyStore(storeFile);
+    } finally {
+      await Promise.all(this.links.map((l) => l.link.bye().catch(() => {})));
+    }
+  }
+
+  /** The agents' hosts and sizes, and the workers placed on each so far, for the record. */
+  describe(): Array<{ agent: string; host: string; cores: number; roles: PlacedRole[]; workers: string[] }> {
+    return this.links.map((l) => ({ agent: l.link.name, host: l.link.info.host, cores: l.link.info.cores, roles: l.roles, workers: this.placed.get(l.link.name) ?? [] }));
+  }
+}

@@ -1,0 +1,28 @@
+import { Placement } from '../placement.ts';
+import type { Stage } from '../context.ts';
+
+/**
+ * The run's agents (`--agent`): connected before any worker starts, each checked at its
+ * handshake (token, versions). An agent lost mid-run (dead, or cut off past its heartbeat
+ * bound) makes the run incomplete with the reason; its workers end there. At the end, after
+ * the workers have stopped, the last of their files and the consumers' store are copied here,
+ * and each agent forgets the run.
+ */
+export const agents: Stage = {
+  name: 'agents',
+  applies: (ctx) => (ctx.opts.agents?.length ?? 0) > 0,
+  async run(ctx) {
+    const placement = await Placement.connect(ctx.opts.agents!, ctx.record.runId, (agent, reason) => {
+      const why = `agent ${agent} lost: ${reason}`;
+      if (!ctx.record.incomplete.includes(why)) ctx.record.incomplete.push(why);
+      ctx.log(why);
+    });
+    ctx.placement = placement;
+    ctx.record.agents = placement.describe();
+    for (const a of ctx.record.agents) ctx.log(`agent ${a.agent}: ${a.host}, ${a.cores} cores, runs the ${a.roles.join(' and ')}`);
+    ctx.defer('copying from the agents', async () => {
+      ctx.record.agents = placement.describe();
+      await placement.finish(ctx.record.storeFile);
+    });
+  },
+};

@@ -1,0 +1,121 @@
+/**
+ * A convoy agent on loopback, through its own protocol: the token and versions checked at the
+ * handshake with one line of refusal; a spawned worker's stream carried to the runner byte for
+ * byte (the worker protocol's hello and welcome go through); files of the run's folder read from
+ * an offset, and none outside it; a worker's exit reported; a runner that goes silent has its
+ * run's workers killed, so nothing is left running.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { startAgent, type RunningAgent } from '../../harness/agent/server.ts';
+import { AgentLink } from '../../harness/agent/client.ts';
+import { readFirstLine } from '../../harness/agent/first-line.ts';
+import { WORKER_PROTOCOL_VERSION } from '../../harness/workers/message-names.ts';
+import { convoyVersion } from '../../harness/convoy-version.ts';
+import { FROM_AGENT_MESSAGES, TO_AGENT_MESSAGES } from '../../harness/agent/messages.ts';
+
+const TOKEN = 'a-shared-secret';
+
+async function withAgent(fn: (agent: RunningAgent, workDir: string) => Promise<void>, runnerTimeoutMs = 15_000): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), 'convoy-agent-'));
+  const agent = await startAgent({ host: '127.0.0.1', port: 0, token: TOKEN, workDir, runnerTimeoutMs, log: () => {} });
+  try {
+    await fn(agent, workDir);
+  } finally {
+    await agent.close();
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function firstLineOf(port: number, hello: Record<string, unknown>): Promise<string> {
+  const s = connect({ host: '127.0.0.1', port });
+  await once(s, 'connect');
+  s.write(JSON.stringify(hello) + '\n');
+  let got = '';
+  s.on('data', (d) => (got += d));
+  await once(s, 'close');
+  return got.trim();
+}
+
+test('a wrong token, another convoy version or a first line that is no hello is refused with one line', async () => {
+  await withAgent(async (agent) => {
+    const hello = { type: 'hello', protocol: 1, convoy: convoyVersion(), token: TOKEN, runId: 'r1', purpose: 'control' };
+    assert.deepEqual(JSON.parse(await firstLineOf(agent.port, { ...hello, token: 'guess' })), { type: 'refused', reason: 'wrong token' });
+    const other = JSON.parse(await firstLineOf(agent.port, { ...hello, convoy: '9.9.9' }));
+    assert.equal(other.type, 'refused');
+    assert.match(other.reason, /runner speaks agent protocol 1 of convoy 9\.9\.9; this agent speaks agent protocol 1 of convoy /);
+    assert.match(JSON.parse(await firstLineOf(agent.port, { type: 'ping', id: 1 })).reason, /the first line must be a hello/);
+    await assert.rejects(AgentLink.connect({ address: { host: '127.0.0.1', port: agent.port }, token: 'guess', runId: 'r1' }), /agent 127\.0\.0\.1:\d+: refused: wrong token/);
+  });
+});
+
+test('a spawned worker speaks the worker protocol through the agent, and its exit is reported', async () => {
+  await withAgent(async (agent) => {
+    const link = await AgentLink.connect({ address: { host: '127.0.0.1', port: agent.port }, token: TOKEN, runId: 'r2' });
+    assert.match(link.info.runDir, /r2$/);
+    const exits: Array<{ worker: string; code: number | null }> = [];
+    link.onExit((worker, code) => exits.push({ worker, code }));
+    const pid = await link.spawn('c1');
+    await assert.rejects(link.attach('c9'), /no worker c9 of run r2 here/);
+    // The worker's own first line comes through unchanged: its hello, with the pid the agent gave.
+    const stream = await link.attach('c1');
+    const hello = JSON.parse(await readFirstLine(stream, 4096, 10_000));
+    assert.deepEqual(hello, { type: 'hello', protocol: WORKER_PROTOCOL_VERSION, convoy: convoyVersion(), pid });
+    stream.write(JSON.stringify({ type: 'welcome', protocol: WORKER_PROTOCOL_VERSION, convoy: convoyVersion() }) + '\n');
+    // The runner ends the stream: the worker exits, as a local one does when its runner goes.
+    stream.end();
+    for (let i = 0; i < 100 && exits.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(exits.map((e) => e.worker), ['c1']);
+    assert.ok(!alive(pid), 'the worker process is gone');
+    await link.bye();
+  });
+});
+
+test('files of the run folder are read from an offset; a path outside it is refused', async () => {
+  const workDir = mkdtempSync(join(tmpdir(), 'convoy-agent-'));
+  const agent = await startAgent({ host: '127.0.0.1', port: 0, token: TOKEN, workDir, log: () => {} });
+  try {
+    const link = await AgentLink.connect({ address: { host: '127.0.0.1', port: agent.port }, token: TOKEN, runId: 'r3' });
+    writeFileSync(join(link.info.runDir, 'c1.jsonl'), 'line one\nline two\n');
+    assert.equal((await link.read('c1.jsonl', 0)).toString(), 'line one\nline two\n');
+    assert.equal((await link.read('c1.jsonl', 9)).toString(), 'line two\n');
+    assert.equal((await link.read('c1.jsonl', 18)).length, 0, 'nothing past the end');
+    assert.equal((await link.read('not-yet.jsonl', 0)).length, 0, 'a file not written yet reads as empty');
+    await assert.rejects(link.read('../../etc/passwd', 0), /outside the run's folder/);
+    await link.bye();
+  } finally {
+    await agent.close();
+  }
+});
+
+test('a runner that goes silent has its run stopped: the workers are killed', async () => {
+  await withAgent(async (agent) => {
+    // Heartbeats far apart: the agent hears nothing for longer than its timeout.
+    const link = await AgentLink.connect({ address: { host: '127.0.0.1', port: agent.port }, token: TOKEN, runId: 'r4', pingMs: 60_000, lostAfterMs: 120_000 });
+    const pid = await link.spawn('p1');
+    assert.ok(alive(pid));
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(!alive(pid), 'killed once the runner was unheard for the timeout');
+    await link.bye();
+  }, 800);
+});
+
+test('docs/agents.md lists every message, each with its direction, in the protocol\'s order', () => {
+  const doc = readFileSync(new URL('../../docs/agents.md', import.meta.url), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([a-z-]+)` \| (runner|agent) \|/gm)].map((m) => [m[1]!, m[2]!]);
+  assert.deepEqual(rows.filter(([, from]) => from === 'runner').map(([type]) => type), Object.keys(TO_AGENT_MESSAGES));
+  assert.deepEqual(rows.filter(([, from]) => from === 'agent').map(([type]) => type), Object.keys(FROM_AGENT_MESSAGES));
+});

@@ -1,0 +1,192 @@
+/**
+ * Agents across a real network boundary: a runner host and two agent hosts, each a network
+ * namespace with its own address on a bridge of the test's own (test/helpers/netns.ts); no
+ * traffic leaves them. The broker is convoy's in-memory one, inside the runner's process on the
+ * runner host, so its clients' calls cross the network too (a real broker on a host of its own
+ * adds nothing these tests check). Every process is convoy's command line, as a user runs it.
+ * All hosts share the machine's clock.
+ *
+ * Needs root (namespaces). Where it cannot run, its tests are skipped with the reason, except
+ * where CONVOY_REQUIRE_NETNS=1 (.ci/run sets it), where that is a failure: CI asserts they ran.
+ */
+// @needs root
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { makeNetwork, netnsUnavailable, type Host, type Network } from '../helpers/netns.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TOKEN = 'netns-agents-token';
+const PORT = 7411;
+const unavailable = netnsUnavailable();
+const skip = unavailable && process.env.CONVOY_REQUIRE_NETNS !== '1' ? unavailable : false;
+const T = { skip, timeout: 120_000 };
+
+function scenarioFile(dir: string, seconds: number): string {
+  const file = join(dir, `agents-${seconds}s.yaml`);
+  writeFileSync(file, `name: agents-${seconds}s
+seed: 7
+broker: { kind: memory, mode: partitioned, partitions: 3 }
+workload:
+  keys: { count: 20 }
+  rate: { kind: fixed, perSecond: 200 }
+  durationMs: ${seconds}s
+  warmupMs: 500ms
+consumers: { processes: 2, handler: { kind: constant, ms: 1 }, strategy: versioned }
+expect:
+  reorder: 0
+  duplicate: 0
+  lost: 0
+  wrong-state: 0
+`);
+  return file;
+}
+
+const convoy = (host: Host, args: string[], log: string): ChildProcess => {
+  const child = host.spawn(process.execPath, [join(ROOT, 'bin', 'convoy.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, CONVOY_AGENT_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  for (const s of [child.stdout!, child.stderr!]) s.on('data', (d) => (out += d));
+  child.on('exit', () => writeFileSync(log, out));
+  (child as ChildProcess & { output: () => string }).output = () => out;
+  return child;
+};
+const output = (c: ChildProcess): string => (c as ChildProcess & { output: () => string }).output();
+
+async function waitListening(agent: ChildProcess): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (/listening on/.test(output(agent))) return;
+    if (agent.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the agent did not start: ${output(agent)}`);
+}
+
+interface Layout {
+  net: Network;
+  dir: string;
+  runner: Host;
+  agents: Array<{ host: Host; process: ChildProcess; workDir: string }>;
+  close(): Promise<void>;
+}
+
+async function layout(): Promise<Layout> {
+  const net = makeNetwork(['runner', 'agent-a', 'agent-b']);
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-netns-'));
+  const agents: Layout['agents'] = [];
+  try {
+    for (const name of ['agent-a', 'agent-b']) {
+      const host = net.hosts[name]!;
+      const workDir = join(dir, name);
+      const p = convoy(host, ['agent', '--listen', `${host.address}:${PORT}`, '--work-dir', workDir, '--runner-timeout', '8000'], join(dir, `${name}.log`));
+      agents.push({ host, process: p, workDir });
+    }
+    await Promise.all(agents.map((a) => waitListening(a.process)));
+  } catch (err) {
+    for (const a of agents) a.process.kill('SIGKILL');
+    net.close();
+    throw err;
+  }
+  return {
+    net, dir, runner: net.hosts.runner!, agents,
+    close: async () => {
+      for (const a of agents) {
+        if (a.process.exitCode === null && a.process.signalCode === null) {
+          a.process.kill('SIGTERM');
+          await Promise.race([once(a.process, 'exit'), new Promise((r) => setTimeout(r, 5_000))]);
+          a.process.kill('SIGKILL');
+        }
+      }
+      net.close();
+    },
+  };
+}
+
+/** `convoy run` on the runner host: producers on agent-a, consumers on agent-b. */
+async function runPlaced(l: Layout, seconds: number, during?: (run: ChildProcess) => Promise<void>): Promise<{ code: number | null; out: string; runDir: string }> {
+  const results = join(l.dir, 'results');
+  const run = convoy(l.runner, ['run', scenarioFile(l.dir, seconds), '--results', results, '--quiet',
+    '--agent', `producers=${l.agents[0]!.host.address}:${PORT}`, '--agent', `consumers=${l.agents[1]!.host.address}:${PORT}`], join(l.dir, 'run.log'));
+  await during?.(run);
+  const [code] = await once(run, 'exit');
+  const runs = readdirSync(results).map((d) => join(results, d));
+  return { code, out: output(run), runDir: runs.at(-1)! };
+}
+
+const resultOf = (runDir: string) => JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8')) as { verdict: { status: string; reasons?: string[] }; incomplete?: string[] };
+const historyLines = (runDir: string) => readFileSync(join(runDir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean);
+
+/** convoy worker processes still alive that an agent of this test started (they run in its work folders). */
+function workersAlive(dir: string): number[] {
+  const pids: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('harness/roles/main') && readlinkSync(`/proc/${d}/cwd`).startsWith(dir)) pids.push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
+}
+
+test('producers on one agent host and consumers on another pass, with every history line back once', T, async () => {
+  const l = await layout();
+  try {
+    const r = await runPlaced(l, 2);
+    assert.equal(r.code, 0, r.out);
+    assert.equal(resultOf(r.runDir).verdict.status, 'pass');
+    const lines = historyLines(r.runDir);
+    assert.equal(new Set(lines).size, lines.length, 'no history line twice');
+    const marks = lines.map((x) => JSON.parse(x)).filter((e) => e.type === 'mark' && e.name === 'worker-started');
+    assert.deepEqual(marks.map((m) => m.detail.agent).sort(), [`${l.agents[1]!.host.address}:${PORT}`, `${l.agents[1]!.host.address}:${PORT}`, `${l.agents[0]!.host.address}:${PORT}`].sort());
+  } finally {
+    await l.close();
+  }
+  assert.deepEqual(workersAlive(l.dir), [], 'no worker left running');
+});
+
+test('an agent killed mid-run makes the run unknown, with the reason, and leaves nothing running', T, async () => {
+  const l = await layout();
+  try {
+    const r = await runPlaced(l, 8, async () => {
+      await new Promise((res) => setTimeout(res, 4_000));
+      l.agents[1]!.process.kill('SIGKILL'); // the consumers' agent; its workers are its children's groups
+    });
+    assert.equal(r.code, 3, r.out);
+    const result = resultOf(r.runDir);
+    assert.equal(result.verdict.status, 'unknown');
+    assert.match(JSON.stringify(result), /agent 10\.\d+\.0\.3:7411 lost/);
+  } finally {
+    await l.close();
+  }
+  // The killed agent's workers find their stream gone and exit by themselves.
+  for (let i = 0; i < 50 && workersAlive(l.dir).length > 0; i++) await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(workersAlive(l.dir), [], 'no worker left running on any host');
+});
+
+test('an agent cut off for 3 s and reconnected: the run completes, and no history line comes twice', T, async () => {
+  const l = await layout();
+  try {
+    const r = await runPlaced(l, 6, async () => {
+      await new Promise((res) => setTimeout(res, 3_000));
+      l.agents[1]!.host.cut();
+      await new Promise((res) => setTimeout(res, 3_000));
+      l.agents[1]!.host.reconnect();
+    });
+    assert.equal(r.code, 0, r.out);
+    assert.equal(resultOf(r.runDir).verdict.status, 'pass');
+    const lines = historyLines(r.runDir);
+    assert.equal(new Set(lines).size, lines.length, 'no history line twice');
+  } finally {
+    await l.close();
+  }
+});
