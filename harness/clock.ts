@@ -15,6 +15,11 @@ export function nowMicros(): number {
   return Math.round(offsetUs + performance.now() * 1000);
 }
 
+/** The run clock (as nowMicros) at a reading of performance.now() already taken: one clock read serves both. */
+export function microsAt(performanceMs: number): number {
+  return Math.round(offsetUs + performanceMs * 1000);
+}
+
 /**
  * What to add to the monotonic clock (µs) to read the wall clock (µs), from samples of the
  * wall clock (whole ms) bracketed by monotonic reads: each sample bounds the offset to a window

@@ -4,6 +4,7 @@
  * an external cluster has neither (no proxy, no process of ours).
  */
 import type { BrokerCapabilities, RuntimeKind } from '../../harness/broker/contract.ts';
+import { isolateCapability } from '../../harness/broker/peer-links.ts';
 import type { KafkaSettings } from './settings.ts';
 import { nodeName } from './topology.ts';
 
@@ -18,7 +19,7 @@ export function capabilities(s: KafkaSettings, runtime: RuntimeKind): BrokerCapa
     redriveDeadLetters: s.consumer.share?.deadLetterTopic
       ? true
       : 'Kafka has a dead-letter topic only for a share group (broker.consumer.groupProtocol: share, consumer.share.deadLetterTopic: true, Kafka 4.4 on); a consumer group parks poison messages by its strategy',
-    isolate: isolate(s, runtime),
+    isolate: isolateCapability(s, runtime),
     requestFaults: requestFaults(s, runtime),
   };
 }
@@ -31,10 +32,3 @@ function requestFaults(s: KafkaSettings, runtime: RuntimeKind): true | string {
   return true;
 }
 
-/** Cutting nodes off from their peers needs the proxied peer links of a local cluster. */
-function isolate(s: KafkaSettings, runtime: RuntimeKind): true | string {
-  if (runtime !== 'local') return 'only a local cluster has peer links convoy can cut (broker.peerLinks: proxied)';
-  if (s.nodes < 2) return 'a single node has no peers (set broker.nodes: 3)';
-  if (s.peerLinks !== 'proxied') return 'the nodes reach each other directly; set broker.peerLinks: proxied';
-  return true;
-}

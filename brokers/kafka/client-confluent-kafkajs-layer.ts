@@ -14,7 +14,7 @@
  * of maxPollIntervalMs: librdkafka then really leaves the group after maxPollIntervalMs without
  * a poll, which is what the setting means.
  */
-import type { ConsumerClient, ConsumerOptions, Delivery, RunNames } from '../../harness/broker/contract.ts';
+import type { ConsumerClient, ConsumerOptions, Delivery, RunNames, OnDelivery } from '../../harness/broker/contract.ts';
 import { ASSIGN, REVOKE, generationIn, groupConfig, loadConfluent } from './client-confluent.ts';
 import { ConsumerCore, throttledLog } from './consumer-core.ts';
 import type { KafkaEndpoint } from './endpoint.ts';
@@ -79,7 +79,7 @@ export async function confluentLayerConsumer(endpoint: KafkaEndpoint, settings: 
   await consumer.connect();
   await consumer.subscribe({ topics: [topic] });
   return {
-    async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+    async start(onDelivery: OnDelivery): Promise<void> {
       core.start(onDelivery);
       await consumer.run({
         eachBatchAutoResolve: false,

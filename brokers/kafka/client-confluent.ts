@@ -30,6 +30,7 @@ import {
   type ProducerOptions,
   type RunNames,
   type SendAck,
+  type OnDelivery,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { InfraError } from '../../harness/errors.ts';
@@ -282,7 +283,6 @@ interface RdkafkaConsumer {
 const CONSUME_BATCH = 1_000;
 /** How long one consume call waits for a first message (also the longest a close waits for it). */
 const CONSUME_WAIT_MS = 200;
-const EMPTY = Buffer.alloc(0);
 
 /**
  * The consumer runs on the library's node-rdkafka-style `KafkaConsumer`, not on its KafkaJS
@@ -419,7 +419,8 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
       // An assignment waiting for its generation is recorded before its partitions' messages.
       if (generations.waiting) await generations.settled;
       if (!running) return;
-      const byPartition = new Map<number, { offset: number; payload: Buffer }[]>();
+      // librdkafka's message objects themselves: no object of ours per message.
+      const byPartition = new Map<number, RdkafkaMessage[]>();
       for (const m of batch) {
         if (m.topic !== topic) continue;
         const target = sought.get(m.partition);
@@ -429,14 +430,14 @@ export async function confluentConsumer(endpoint: KafkaEndpoint, settings: Kafka
         }
         let list = byPartition.get(m.partition);
         if (!list) byPartition.set(m.partition, (list = []));
-        list.push({ offset: m.offset, payload: m.value ?? EMPTY });
+        list.push(m);
       }
       await handOutPartitions(core, byPartition, epochs, () => closing);
     }
   };
 
   return {
-    async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+    async start(onDelivery: OnDelivery): Promise<void> {
       core.start(onDelivery);
       running = true;
       loop = consumeLoop().catch((err: Error) => out(`consume loop stopped: ${err.message}`));

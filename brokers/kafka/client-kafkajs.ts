@@ -22,6 +22,7 @@ import {
   type ProducerClient,
   type ProducerOptions,
   type RunNames,
+  type OnDelivery,
 } from '../../harness/broker/contract.ts';
 import { ConsumerCore, throttledLog } from './consumer-core.ts';
 import { kafkajsConnection, type KafkaEndpoint } from './endpoint.ts';
@@ -245,7 +246,7 @@ export async function kafkajsConsumer(endpoint: KafkaEndpoint, settings: KafkaSe
   await consumer.subscribe({ topic, fromBeginning: c.fromBeginning });
 
   return {
-    async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+    async start(onDelivery: OnDelivery): Promise<void> {
       core.start(onDelivery);
       await consumer.run({
         autoCommit: false,

@@ -24,9 +24,10 @@ import {
   type ProducerClient,
   type ProducerOptions,
   type RunNames,
+  type OnDelivery,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
-import { ConsumerCore, handOutPartitions, throttledLog } from './consumer-core.ts';
+import { ConsumerCore, handOutPartitions, throttledLog, type BatchMessage } from './consumer-core.ts';
 import { DEFINITE_TYPES } from './client-kafkajs.ts';
 import { platformaticOptions } from './client-config.ts';
 import { tickBatcher } from './tick-batch.ts';
@@ -89,7 +90,6 @@ export async function platformaticProducer(endpoint: KafkaEndpoint, settings: Ka
   };
 }
 
-const EMPTY = Buffer.alloc(0);
 /** How long one read of the stream waits for messages before the loop looks at seeks and closing again. */
 const READ_WAIT_MS = 500;
 
@@ -231,7 +231,7 @@ export async function platformaticConsumer(endpoint: KafkaEndpoint, settings: Ka
       const s = stream;
       const batch = await readBatch(s);
       if (!running) return;
-      const byPartition = new Map<number, { offset: number; payload: Buffer }[]>();
+      const byPartition = new Map<number, BatchMessage[]>();
       for (const m of batch) {
         if (m.topic !== topic || !current.includes(m.partition)) continue;
         const offset = Number(m.offset);
@@ -246,7 +246,7 @@ export async function platformaticConsumer(endpoint: KafkaEndpoint, settings: Ka
         }
         let list = byPartition.get(m.partition);
         if (!list) byPartition.set(m.partition, (list = []));
-        list.push({ offset, payload: m.value ?? EMPTY });
+        list.push({ offset, value: m.value });
       }
       await handOutPartitions(core, byPartition, epochs, () => closing);
     }
@@ -256,7 +256,7 @@ export async function platformaticConsumer(endpoint: KafkaEndpoint, settings: Ka
   stream = await openStream();
 
   return {
-    async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+    async start(onDelivery: OnDelivery): Promise<void> {
       core.start(onDelivery);
       running = true;
       loop = consumeLoop().catch((err: Error) => out(`platformatic consume loop stopped: ${err.message}`));

@@ -30,7 +30,7 @@
  *     from before it are stale, their settlement changes nothing, and the new owner starts
  *     from the committed offset.
  */
-import type { ConsumerClient, ConsumerGroupEvent, ConsumerOptions, Delivery, Settlement } from '../../harness/broker/contract.ts';
+import { SETTLED_AT_ONCE, type ConsumerClient, type ConsumerGroupEvent, type ConsumerOptions, type Settlement, type OnDelivery } from '../../harness/broker/contract.ts';
 import { InfraError } from '../../harness/errors.ts';
 import { DeliveryGate, type Incoming } from '../../harness/delivery/gate.ts';
 import type { ConsumerSettings } from './settings.ts';
@@ -196,7 +196,7 @@ export class ConsumerCore {
   }
 
   /** The harness's delivery gate takes every message from here on (ConsumerClient.start). */
-  start(onDelivery: (d: Delivery) => Promise<void>): void {
+  start(onDelivery: OnDelivery): void {
     // partitionsConsumedConcurrently partitions are fetched side by side, one delivery out each.
     this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, lanesAtOnce: this.settings.partitionsConsumedConcurrently, log: this.options.log, onHandlerError: 'requeue', onRenewal: this.options.onRenewal });
   }
@@ -279,12 +279,13 @@ export class ConsumerCore {
 
   /**
    * Hands one message to the harness through the gate (which runs `heartbeat` while it waits
-   * for an in-flight slot) and resolves when onDelivery did. Returns false when the message was
+   * for an in-flight slot) and resolves when onDelivery did; answers at once, without a promise,
+   * when the harness handled it before returning (the gate's offer). False when the message was
    * not handed out (partition no longer owned, or `stale()` says a seek superseded it).
    */
-  handOut(partition: number, offset: number, payload: Buffer, hooks: { stale?: () => boolean; heartbeat?: () => Promise<void> } = {}): Promise<boolean> {
-    if (this.closed || !this.gate) return Promise.resolve(false);
-    return this.gate.accept(new PartitionDelivery(this, partition, offset, payload, hooks.stale, hooks.heartbeat));
+  handOut(partition: number, offset: number, payload: Buffer, hooks: { stale?: () => boolean; heartbeat?: () => Promise<void> } = {}): boolean | Promise<boolean> {
+    if (this.closed || !this.gate) return false;
+    return this.gate.offer(new PartitionDelivery(this, partition, offset, payload, hooks.stale, hooks.heartbeat));
   }
 
   /** A delivery's turn came (PartitionDelivery.claim): its partition's ledger, unless stale. */
@@ -358,6 +359,13 @@ export class ConsumerCore {
   }
 }
 
+/** A fetched message as the batch-reading adapters give it (librdkafka's own message object, as it comes). */
+export interface BatchMessage {
+  offset: number;
+  value: Buffer | null;
+}
+const EMPTY = Buffer.alloc(0);
+
 /**
  * Hands a fetched batch out partition by partition (the batch-reading adapters: librdkafka's
  * consume loop, @platformatic/kafka's stream): each partition's messages in offset order, one
@@ -367,23 +375,25 @@ export class ConsumerCore {
  */
 export async function handOutPartitions(
   core: ConsumerCore,
-  byPartition: Map<number, { offset: number; payload: Buffer }[]>,
+  byPartition: Map<number, BatchMessage[]>,
   epochs: Map<number, number>,
   closing: () => boolean,
 ): Promise<void> {
-  const drain = async (partition: number, messages: { offset: number; payload: Buffer }[]): Promise<void> => {
+  const drain = async (partition: number, messages: BatchMessage[]): Promise<void> => {
     const epoch = epochs.get(partition);
     const stale = () => closing() || epochs.get(partition) !== epoch;
+    const hooks = { stale };
     for (const m of messages) {
       if (stale()) return;
-      if (!(await core.handOut(partition, m.offset, m.payload, { stale }))) return;
+      const handed = core.handOut(partition, m.offset, m.value ?? EMPTY, hooks);
+      // Awaited only when it is a promise: a message handled at once costs no turn.
+      if (handed === false || (handed !== true && !(await handed))) return;
     }
   };
   if (byPartition.size === 1) for (const [p, ms] of byPartition) await drain(p, ms);
   else if (byPartition.size > 1) await Promise.all([...byPartition].map(([p, ms]) => drain(p, ms)));
 }
 
-const SETTLED: Promise<void> = Promise.resolve();
 /** Lane names by partition, made once. */
 const LANES: string[] = [];
 const laneNamed = (partition: number): string => (LANES[partition] ??= laneOf(partition));
@@ -419,10 +429,10 @@ class PartitionDelivery implements Incoming {
   }
 
   settle(how: Settlement): Promise<void> {
-    if (this.done || !this.entry || !this.ledger) return SETTLED;
+    if (this.done || !this.entry || !this.ledger) return SETTLED_AT_ONCE;
     this.done = true;
     this.core.settled(this.partition, this.offset, this.ledger, this.entry, how);
-    return SETTLED;
+    return SETTLED_AT_ONCE;
   }
 }
 

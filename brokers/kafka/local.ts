@@ -28,7 +28,8 @@ import { startToxiproxy, ToxiproxyApi, TOXIPROXY_VERSION, type ToxiproxyServer }
 import { provision, type KafkaInstall } from './provision.ts';
 import { brokerJvmArgs, cdsArchivePath, ensureBootstrapTemplate, ensureCdsArchive, formatArgs, formatFromTemplate, javaPath, runJava } from './jvm.ts';
 import { brokerProperties, newClusterId, nodeName, proxyName, renderProperties, type NodeAddresses } from './topology.ts';
-import { hostsFile, internalHostName, peerLinks, peerNet, peerProxies, votersFor, type PeerProxy } from './peer-links.ts';
+import { hostsFile, internalHostName, peerLinks, peerProxies, votersFor, type PeerProxy } from './peer-links.ts';
+import { peerNet } from '../../harness/net/peer-address.ts';
 import { currentLeader } from './quorum-state.ts';
 import { toEndpoint, type KafkaEndpoint } from './endpoint.ts';
 import { clusterHealthy } from './probe.ts';

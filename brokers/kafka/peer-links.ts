@@ -11,13 +11,12 @@
  *     resolves those names from a hosts file of its own (`-Djdk.net.hosts.file`), in which
  *     node i finds node j at 127.<R>.<i>.<j>, the listen address of the proxy i->j;
  *   - `controller.quorum.voters` is per node anyway, so node i lists voter j at 127.<R>.<i>.<j>.
- * R is random per cluster. Every 127/8 address is local on Linux without any interface change,
- * so nothing outside this run's Toxiproxy process is created: no address, qdisc or firewall
- * rule that could outlive the run. The proxies die with Toxiproxy, which the harness owns.
+ * R is random per cluster (harness/net/peer-address.ts). The proxies die with Toxiproxy, which
+ * the harness owns.
  */
-import { randomInt } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { NetworkLink } from '../../harness/broker/contract.ts';
+import { pairHost } from '../../harness/net/peer-address.ts';
 import { nodeName } from './topology.ts';
 
 export type PeerTraffic = 'replication' | 'controller';
@@ -40,19 +39,9 @@ export interface PeerPorts {
   controller: number;
 }
 
-/** The per-node address of a peer: 127.<R>.<from>.<to>. */
-function pairHost(net: number, from: number, to: number): string {
-  return `127.${net}.${from}.${to}`;
-}
-
 /** The host name a node advertises for INTERNAL when peer links are proxied. */
 export function internalHostName(id: number): string {
   return `kafka-node-${id}.convoy`;
-}
-
-/** A random second octet (not 0: 127.0.0.x is where everything else on the machine lives). */
-export function peerNet(): number {
-  return randomInt(1, 255);
 }
 
 export function peerProxies(nodes: PeerPorts[], net: number, host = '127.0.0.1'): PeerProxy[] {

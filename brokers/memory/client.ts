@@ -6,6 +6,7 @@
  */
 import type {
   ConsumerClient, ConsumerOptions, Delivery, OutgoingMessage, ProducerClient, ProducerOptions, RunNames, SendAck, Settlement,
+  OnDelivery,
 } from '../../harness/broker/contract.ts';
 import type { PeerLink } from '../../harness/broker/in-process.ts';
 import { DeliveryGate } from '../../harness/delivery/gate.ts';
@@ -38,7 +39,7 @@ export class MemoryConsumer implements ConsumerClient {
     this.link = linkTo(endpoint, options.id);
   }
 
-  async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+  async start(onDelivery: OnDelivery): Promise<void> {
     const prefix = this.names.prefix;
     const { id, maxInFlight, log } = this.options;
     const gate = new DeliveryGate(onDelivery, { id, maxInFlight, log, onHandlerError: 'requeue', onRenewal: this.options.onRenewal });

@@ -45,6 +45,7 @@ import {
   type RunNames,
   type SendAck,
   type Settlement,
+  type OnDelivery,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { DeliveryGate } from '../../harness/delivery/gate.ts';
@@ -198,7 +199,7 @@ export class PubsubConsumer implements ConsumerClient {
     this.client = pubsubClient(endpoint);
   }
 
-  async start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void> {
+  async start(onDelivery: OnDelivery): Promise<void> {
     if (this.gate) throw new Error('consumer already started');
     this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError: 'requeue', onRenewal: this.options.onRenewal });
     const s = this.settings;

@@ -3,15 +3,14 @@
  * optional capabilities faults look for: redriveDeadLetters, lanes, describeConsumerGroup,
  * describeReplication.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type * as amqp from 'amqplib';
 import type { BrokerAdmin, RemainingReport, RunNames } from '../../harness/broker/contract.ts';
 import { InfraError, InputError } from '../../harness/errors.ts';
 import { closeConnection, openConnection, type RabbitEndpoint } from './connection.ts';
 import { destinations, REDRIVE_HEADER, type Destinations } from './names.ts';
+import { runCli } from './ctl.ts';
 import { readHashRing } from './hash-ring.ts';
-import { readQuorumStatus } from './quorum-status.ts';
+import { quorumLanes, readQuorumStatus } from './quorum-status.ts';
 import type { RabbitSettings } from './settings.ts';
 
 /** Queue arguments for a main queue (or lane) of this run. */
@@ -37,7 +36,7 @@ export async function syncNodeMetadata(endpoint: RabbitEndpoint): Promise<void> 
   const expr = '{mnesia:sync_log(), [dets:sync(T) || T <- dets:all()]}.';
   // Every node of a cluster: each keeps its own copy.
   for (const node of endpoint.nodes ?? [endpoint.node]) {
-    const { stdout } = await promisify(execFile)(endpoint.rabbitmqctl, ['-n', node, 'eval', expr], { timeout: 30_000, encoding: 'utf8' });
+    const stdout = await runCli(endpoint, 'rabbitmqctl', node, ['eval', expr], 30_000);
     if (!/^\{ok,\s*\[(ok,?\s*)*\]\}$/.test(stdout.trim())) throw new Error(`rabbitmqctl eval on ${node} said: ${stdout.trim().slice(0, 200)}`);
   }
 }
@@ -189,10 +188,13 @@ export class RabbitAdmin implements BrokerAdmin {
    */
   async describeReplication(): Promise<Record<string, unknown>> {
     const d = this.dest;
+    const quorum = this.settings.queueType === 'quorum' && this.endpoint.node ? await readQuorumStatus(this.endpoint, [...d.queues]) : undefined;
     return {
       topology: this.settings.topology,
       ...(d.hashExchange ? { hashRing: await readHashRing(this.endpoint, d.hashExchange) } : {}),
-      ...(this.settings.queueType === 'quorum' && this.endpoint.node ? { quorum: await readQuorumStatus(this.endpoint, [...d.queues]) } : {}),
+      // `lanes` as Kafka gives them (leader, replicas, in-sync members): the isolate fault
+      // follows them through its window and ends it when every member is back.
+      ...(quorum ? { quorum, lanes: quorumLanes(quorum, this.endpoint.nodes ?? [this.endpoint.node!]) } : {}),
     };
   }
 

@@ -35,6 +35,7 @@ import {
   type RunNames,
   type SendAck,
   type Settlement,
+  type OnDelivery,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { DeliveryGate } from '../../harness/delivery/gate.ts';
@@ -302,7 +303,7 @@ export class RabbitConsumer implements ConsumerClient {
     this.mainQueues = new Set(this.dest.queues);
   }
 
-  async start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void> {
+  async start(onDelivery: OnDelivery): Promise<void> {
     if (this.gate) throw new Error('consumer already started');
     const onHandlerError = this.settings.requeueOnError ? 'requeue' : 'dead-letter';
     this.gate = new DeliveryGate(onDelivery, { id: this.options.id, maxInFlight: this.options.maxInFlight, log: this.options.log, onHandlerError, onRenewal: this.options.onRenewal });

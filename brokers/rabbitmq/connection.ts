@@ -23,6 +23,8 @@ export interface RabbitEndpoint {
   node?: string;
   nodes?: string[];
   rabbitmqctl?: string;
+  /** A cluster with proxied peer links: the Erlang host table the CLI tools find its nodes in (ctl.ts). */
+  inetrc?: string;
   /** A queue made beforehand (the external runtime's queue.name): convoy declares and deletes nothing, and tells runs apart by the run id in each payload. */
   queue?: string;
   /** Set with `queue`: producers put the run id in every payload, consumers pass over other runs' messages. */

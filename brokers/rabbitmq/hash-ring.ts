@@ -6,9 +6,8 @@
  * bindings can give another map, and keys another queue (RabbitMQ 3.10.8 does so on one node).
  * The AMQP API cannot see the ring, so it is read with `rabbitmqctl eval`.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { RabbitEndpoint } from './connection.ts';
+import { cliError, runCli } from './ctl.ts';
 
 export interface HashRing {
   exchange: string;
@@ -45,11 +44,10 @@ export async function readHashRing(endpoint: RabbitEndpoint, exchange: string, t
   // A cluster: the first node that answers (each node keeps the ring).
   for (const node of endpoint.nodes ?? [endpoint.node]) {
     try {
-      const { stdout } = await promisify(execFile)(endpoint.rabbitmqctl, ['-n', node, 'eval', ringExpression(exchange)], { timeout: timeoutMs, encoding: 'utf8' });
+      const stdout = await runCli(endpoint, 'rabbitmqctl', node, ['eval', ringExpression(exchange)], timeoutMs);
       return { ...parseRing(exchange, stdout), ...(endpoint.nodes ? { node } : {}) };
     } catch (err) {
-      const e = err as { stderr?: string; message: string };
-      error = (e.stderr?.trim().split('\n')[0] || e.message).slice(0, 200);
+      error = cliError(err);
     }
   }
   return { exchange, error };

@@ -60,11 +60,19 @@ export interface NodeLayout {
   pidFile: string;
   /** The Erlang VM's pid, written by RabbitMQ (RABBITMQ_PID_FILE). */
   vmPidFile: string;
+  /**
+   * A cluster with proxied peer links (peer-links.ts): the node's Erlang host table, and the
+   * port RabbitMQ's start-up check binds in place of distPort. The check binds the port on
+   * every address, which fails while the peer proxies listen on 127.<R>.<i>.<j>:distPort; so
+   * RABBITMQ_DIST_PORT names a free port of its own for the check, and rabbitmq.conf sets the
+   * real one (the configuration is applied after the environment).
+   */
+  peered?: { inetrc: string; checkPort: number };
 }
 
-export function nodeLayout(dir: string, amqpPort: number, distPort: number): NodeLayout {
+export function nodeLayout(dir: string, amqpPort: number, distPort: number, peered?: { host: string; checkPort: number }): NodeLayout {
   return {
-    nodeName: `convoy-${amqpPort}@localhost`,
+    nodeName: `convoy-${amqpPort}@${peered?.host ?? 'localhost'}`,
     amqpPort,
     distPort,
     dir,
@@ -72,8 +80,12 @@ export function nodeLayout(dir: string, amqpPort: number, distPort: number): Nod
     logFile: join(dir, 'rabbitmq.log'),
     pidFile: join(dir, 'rabbitmq.pid'),
     vmPidFile: join(dir, 'data', 'beam.pid'),
+    ...(peered ? { peered: { inetrc: join(dir, 'inetrc'), checkPort: peered.checkPort } } : {}),
   };
 }
+
+/** Erlang's net_ticktime with proxied peer links: a silent peer is down after 7.5 to 12.5 s (the default, 60 s, would take a minute). */
+export const PEER_NET_TICKTIME_S = 10;
 
 /**
  * rabbitmq.conf for a private node: loopback only, one listener, small disk limit. In a cluster
@@ -90,11 +102,24 @@ export function nodeConfig(layout: NodeLayout, peers: string[] = []): string {
         'cluster_formation.randomized_startup_delay_range.max = 1',
       ]
     : [];
+  // Proxied peer links: the distribution listener on 127.0.0.1 only (the proxies hold the
+  // other loopback addresses on its port); a node cut off from the majority pauses (stops its
+  // listeners) and starts again when the cut heals, as RabbitMQ advises for quorum queues.
+  const peered = layout.peered
+    ? [
+        'distribution.listener.interface = 127.0.0.1',
+        `distribution.listener.port_range.min = ${layout.distPort}`,
+        `distribution.listener.port_range.max = ${layout.distPort}`,
+        `net_ticktime = ${PEER_NET_TICKTIME_S}`,
+        'cluster_partition_handling = pause_minority',
+      ]
+    : [];
   return [
     `listeners.tcp.default = 127.0.0.1:${layout.amqpPort}`,
     'loopback_users.guest = true',
     'disk_free_limit.absolute = 50MB',
     ...cluster,
+    ...peered,
     '',
   ].join('\n');
 }
@@ -108,7 +133,8 @@ export function nodeEnv(layout: NodeLayout): NodeJS.ProcessEnv {
     RABBITMQ_NODENAME: layout.nodeName,
     RABBITMQ_NODE_IP_ADDRESS: '127.0.0.1',
     RABBITMQ_NODE_PORT: String(layout.amqpPort),
-    RABBITMQ_DIST_PORT: String(layout.distPort),
+    RABBITMQ_DIST_PORT: String(layout.peered?.checkPort ?? layout.distPort),
+    ...(layout.peered ? { ERL_INETRC: layout.peered.inetrc } : {}),
     RABBITMQ_MNESIA_BASE: join(layout.dataDir, 'mnesia'),
     RABBITMQ_LOG_BASE: join(layout.dataDir, 'log'),
     RABBITMQ_LOGS: '-',
@@ -122,8 +148,10 @@ export function nodeEnv(layout: NodeLayout): NodeJS.ProcessEnv {
   };
 }
 
-export function writeNodeFiles(layout: NodeLayout, peers: string[] = []): void {
+/** The node's files; `inetrc` is its Erlang host table when its peer links are proxied. */
+export function writeNodeFiles(layout: NodeLayout, peers: string[] = [], inetrc?: string): void {
   mkdirSync(join(layout.dataDir, 'mnesia'), { recursive: true });
+  if (layout.peered && inetrc !== undefined) writeFileSync(layout.peered.inetrc, inetrc);
   mkdirSync(join(layout.dataDir, 'log'), { recursive: true });
   writeFileSync(join(layout.dir, 'rabbitmq.conf'), nodeConfig(layout, peers));
   writeFileSync(join(layout.dir, 'enabled_plugins'), '[rabbitmq_consistent_hash_exchange].\n');
@@ -279,8 +307,9 @@ interface RecordData {
   endpoint: RabbitEndpoint;
 }
 
-export function instanceKey(settings: Pick<RabbitSettings, 'version' | 'nodes'>): string {
-  return `rabbitmq-${settings.version}-${settings.nodes}node`;
+export function instanceKey(settings: Pick<RabbitSettings, 'version' | 'nodes'> & Partial<Pick<RabbitSettings, 'peerLinks'>>): string {
+  const peers = settings.peerLinks === 'proxied' && settings.nodes > 1 ? '-peerproxied' : '';
+  return `rabbitmq-${settings.version}-${settings.nodes}node${peers}`;
 }
 
 export function versions(): Record<string, string> {

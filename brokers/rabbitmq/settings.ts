@@ -16,6 +16,12 @@ export interface RabbitSettings extends BrokerSettings {
   version: string;
   /** Local runtime: nodes in one cluster (1: a single node). */
   nodes: number;
+  /**
+   * Local cluster: how the nodes reach each other (Erlang distribution). direct, or proxied
+   * through one Toxiproxy proxy per directed pair of nodes (peer-links.ts), which lets the
+   * `isolate` fault cut nodes off from their peers.
+   */
+  peerLinks: 'direct' | 'proxied';
   topology: Topology;
   /** hash-lanes: how many queues the consistent hash exchange spreads keys over. */
   lanes: number;
@@ -71,6 +77,10 @@ export const settingsSchema: Record<string, unknown> = {
     kind: { const: 'rabbitmq' },
     version: { type: 'string', pattern: '^3\\.[0-9]+$', description: 'major.minor; default 3.10' },
     nodes: { type: 'integer', minimum: 1, maximum: 5, description: 'local runtime: nodes in one cluster, each behind its own proxy on the clients link (default 1); quorum queues get a member on each' },
+    peerLinks: {
+      enum: ['direct', 'proxied'],
+      description: 'how the nodes of a local cluster reach each other: direct (default), or proxied through one Toxiproxy proxy per directed pair of nodes (needed by the isolate fault; a node cut off from the majority pauses until it is healed)',
+    },
     topology: {
       enum: ['competing', 'single-active', 'hash-lanes'],
       description: 'competing: one queue, many consumers; single-active: x-single-active-consumer; hash-lanes: consistent hash exchange into N single-active queues',
@@ -139,6 +149,7 @@ export function resolveSettings(input: BrokerSettings): RabbitSettings {
     kind: 'rabbitmq',
     version: s.version ?? '3.10',
     nodes: s.nodes ?? 1,
+    peerLinks: s.peerLinks ?? 'direct',
     topology,
     lanes: topology === 'hash-lanes' ? (s.lanes ?? 4) : 1,
     queueType,

@@ -26,6 +26,7 @@ import {
   type RunNames,
   type SendAck,
   type Settlement,
+  type OnDelivery,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { DeliveryGate, type Incoming } from '../../harness/delivery/gate.ts';
@@ -129,7 +130,7 @@ export class ServiceBusConsumer implements ConsumerClient {
 
   private gate?: DeliveryGate;
 
-  async start(onDelivery: (d: Delivery) => Promise<void>): Promise<void> {
+  async start(onDelivery: OnDelivery): Promise<void> {
     this.started = true;
     const sessions = this.settings.sessions ? (this.settings.maxConcurrentSessions ?? Math.max(1, this.options.maxInFlight)) : 0;
     // Each session loop holds one delivery at a time of its own: its sessions are lanes worked on side by side.

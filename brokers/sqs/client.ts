@@ -63,6 +63,7 @@ import {
   type RunNames,
   type SendAck,
   type Settlement,
+  type OnDelivery,
 } from '../../harness/broker/contract.ts';
 import { sleep } from '../../harness/clock.ts';
 import { decodeMessage } from '../../harness/workload/codec.ts';
@@ -264,7 +265,7 @@ export class SqsConsumer implements ConsumerClient {
     this.queues = queuesOf(settings, names);
   }
 
-  async start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void> {
+  async start(onDelivery: OnDelivery): Promise<void> {
     if (this.gate) throw new Error('consumer already started');
     const { id, maxInFlight, log } = this.options;
     const keepAliveMs = visibilitySchedule(this.settings.visibilityTimeoutSeconds).askEveryMs;

@@ -7,7 +7,7 @@
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { convoyVersion } from '../convoy-version.ts';
-import { InfraError } from '../errors.ts';
+import { InfraError, InputError } from '../errors.ts';
 import { LineChannel } from '../line-protocol/channel.ts';
 import { messageCheck } from '../line-protocol/check.ts';
 import { readFirstLine } from './first-line.ts';
@@ -39,11 +39,11 @@ export interface AgentInfo {
 
 const checkFromAgent = messageCheck(FROM_AGENT);
 
-/** "host:port" → an address; one clear line when it is not one. */
-export function parseAgentAddress(text: string): AgentAddress {
+/** "host:port" → an address; bad input (one clear line naming the flag) when it is not one. Port 0 only where `allowAnyPort`. */
+export function parseAgentAddress(text: string, flag = '--agent', allowAnyPort = false): AgentAddress {
   const m = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(text.trim());
   const port = m ? Number(m[2]) : NaN;
-  if (!m || port < 1 || port > 65535) throw new InfraError(`--agent ${text}: expected host:port, such as 10.0.0.7:7411`);
+  if (!m || port < (allowAnyPort ? 0 : 1) || port > 65535) throw new InputError(`${flag} ${text}: expected host:port, such as 10.0.0.7:7411`);
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 

@@ -18,6 +18,8 @@ import { AGENT_SIGNALS, type AgentSignal } from './messages.ts';
 export interface CopiedFile {
   remote: string;
   local: string;
+  /** Copied a whole line at a time (a history: its reader parses lines); a log is copied as it comes. */
+  wholeLines: boolean;
 }
 
 const COPY_MS = 500;
@@ -50,7 +52,7 @@ export function remoteWorker(link: AgentLink, id: string, files: CopiedFile[], l
       for (;;) {
         const from = offsets.get(f.remote)!;
         const bytes = await link.read(f.remote, from).catch(() => Buffer.alloc(0));
-        const whole = f.local.endsWith('.log') ? bytes.length : bytes.lastIndexOf(0x0a) + 1;
+        const whole = f.wholeLines ? bytes.lastIndexOf(0x0a) + 1 : bytes.length;
         if (whole <= 0) break;
         appendFileSync(f.local, bytes.subarray(0, whole));
         offsets.set(f.remote, from + whole);

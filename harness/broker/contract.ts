@@ -229,9 +229,16 @@ export interface Delivery {
   offset?: number;
   /** How many times the broker says it delivered this message (1 = first time). */
   deliveryCount?: number;
-  /** Settle once. Cumulative-commit brokers commit only the settled prefix of a lane. */
+  /**
+   * Settle once. Cumulative-commit brokers commit only the settled prefix of a lane. An adapter
+   * whose settlement took effect at once, with nothing left to fail, answers `SETTLED_AT_ONCE`
+   * (the harness then goes on without waiting a turn for it).
+   */
   settle(how: Settlement): Promise<void>;
 }
+
+/** What `Delivery.settle` answers when the settlement took effect before it returned. */
+export const SETTLED_AT_ONCE: Promise<void> = Promise.resolve();
 
 /** Membership changes the client observed, recorded as `rebalance` events. */
 export interface ConsumerGroupEvent {
@@ -260,14 +267,18 @@ export interface ConsumerOptions {
   onRenewal?(ok: boolean): void;
 }
 
+/** The harness's side of a delivery: a promise of its handling (or its acceptance), or nothing when it was handled at once. */
+export type OnDelivery = (delivery: Delivery) => Promise<void> | void;
+
 export interface ConsumerClient {
   /**
    * Start delivering. The client awaits `onDelivery` before it hands out the next delivery of
    * the same lane (so a handler that never returns really stops the client's loop where the
    * broker's client works that way, e.g. librdkafka's max.poll.interval.ms). The harness
-   * resolves `onDelivery` early when its concurrency mode allows more work in parallel.
+   * resolves `onDelivery` early when its concurrency mode allows more work in parallel, and
+   * returns nothing (no promise) when the delivery was handled before it returned.
    */
-  start(onDelivery: (delivery: Delivery) => Promise<void>): Promise<void>;
+  start(onDelivery: OnDelivery): Promise<void>;
   /** Resolves once the consumer holds at least one lane (or is ready to receive). */
   ready(timeoutMs: number): Promise<void>;
   /**

@@ -4,7 +4,7 @@
  * to the process instead of a library. A connection that fails after the handshake fails the
  * worker: its role cannot go on, and the runner records why (the run is then unknown).
  */
-import type { BrokerSettings, ConsumerClient, ConsumerOptions, Delivery, Endpoint, ProducerClient, ProducerOptions, RunNames, SendAck, Settlement } from '../broker/contract.ts';
+import type { BrokerSettings, ConsumerClient, ConsumerOptions, Delivery, Endpoint, ProducerClient, ProducerOptions, RunNames, SendAck, Settlement, OnDelivery } from '../broker/contract.ts';
 import { SendFailure } from '../broker/contract.ts';
 import { InputError } from '../errors.ts';
 import { DeliveryGate, type Incoming } from '../delivery/gate.ts';
@@ -124,7 +124,7 @@ export async function remoteConsumer(command: string[], endpoint: Endpoint, sett
   });
   return {
     commitsLater: conn.hello!.capabilities.includes('commits-later'),
-    async start(onDelivery: (d: Delivery) => Promise<void>) {
+    async start(onDelivery: OnDelivery) {
       gate = new DeliveryGate(onDelivery, { id: options.id, maxInFlight: options.maxInFlight, log: options.log, onHandlerError: 'requeue', onRenewal: options.onRenewal });
       for (const d of early.splice(0)) void gate.accept(d);
     },

@@ -5,7 +5,8 @@
  * `accept`; the gate decides when the harness's `onDelivery` sees it:
  *   - per lane, in the order accepted: a lane's next delivery is handed out only after
  *     `onDelivery` of its previous one resolved (the harness resolves it at once when its
- *     concurrency mode allows parallel work, and only after the handling in partition mode);
+ *     concurrency mode allows parallel work, and only after the handling in partition mode),
+ *     or returned without a promise (the harness handled it before returning);
  *   - at most `maxInFlight` handed-out deliveries unsettled at once, and never fewer than the
  *     lanes the client works on side by side (`lanesAtOnce`): each of those may have its one
  *     delivery out, so partition mode's one in flight becomes one per such lane;
@@ -18,12 +19,14 @@
  * `accept` resolves when the delivery was handed out and `onDelivery` resolved (true), or when
  * it was dropped unhandled (false): a client that waits for it (Kafka's fetch loop) really stops
  * while a handler blocks its lane; a client that pushes (AMQP, a batch of receives) does not wait.
+ * `offer` is `accept` answering at once, without a promise, when the delivery was handled or
+ * dropped before it returned (a fetch loop that hands out tens of thousands a second).
  *
  * The gate adds no rule of its own beyond these: deliveries of one lane that the broker hands one
  * process at once (a prefetch, a batch) run side by side as soon as `onDelivery` lets them, so
  * an overlap the broker causes stays in the history (test/delivery/gate.test.ts).
  */
-import type { Delivery, Settlement } from '../broker/contract.ts';
+import type { Delivery, OnDelivery, Settlement } from '../broker/contract.ts';
 
 /** A delivery as an adapter gives it to the gate. */
 export interface Incoming extends Delivery {
@@ -65,7 +68,10 @@ export interface GateOptions {
 interface Waiting {
   d: Incoming;
   lane: string;
-  done(handed: boolean): void;
+  /** Resolves the promise `offer` answered with; unset while `offer` has not returned. */
+  done: ((handed: boolean) => void) | undefined;
+  /** Whether it was handed out, once decided before `offer` returned. */
+  result: boolean | undefined;
 }
 
 export class DeliveryGate {
@@ -81,7 +87,7 @@ export class DeliveryGate {
   private readonly max: number;
 
   constructor(
-    private readonly onDelivery: (d: Delivery) => Promise<void>,
+    private readonly onDelivery: OnDelivery,
     private readonly options: GateOptions,
   ) {
     this.max = Math.max(1, options.maxInFlight, options.lanesAtOnce ?? 0);
@@ -98,11 +104,18 @@ export class DeliveryGate {
   }
 
   accept(d: Incoming): Promise<boolean> {
-    if (this.closed) return Promise.resolve(false);
-    return new Promise<boolean>((done) => {
-      this.waiting.push({ d, lane: d.lane ?? '', done });
-      this.pump();
-    });
+    const answer = this.offer(d);
+    return typeof answer === 'boolean' ? Promise.resolve(answer) : answer;
+  }
+
+  /** As `accept`, but the answer itself when it was decided before returning (no promise made). */
+  offer(d: Incoming): boolean | Promise<boolean> {
+    if (this.closed) return false;
+    const w: Waiting = { d, lane: d.lane ?? '', done: undefined, result: undefined };
+    this.waiting.push(w);
+    this.pump();
+    if (w.result !== undefined) return w.result;
+    return new Promise<boolean>((done) => (w.done = done));
   }
 
   /** Takes back the lane's deliveries not handed out yet (they no longer count); in order. */
@@ -135,7 +148,7 @@ export class DeliveryGate {
       if (which(this.waiting[i]!)) out.push(...this.waiting.splice(i, 1));
       else i++;
     }
-    for (const w of out) w.done(false);
+    for (const w of out) finish(w, false);
     if (out.length) this.options.onFree?.();
     return out.map((w) => w.d);
   }
@@ -163,7 +176,9 @@ export class DeliveryGate {
 
   private pass(): void {
     // A lane's later deliveries wait behind its earlier ones: a lane with a delivery skipped in
-    // this pass is busy (handed out here or before), and busyLanes only shrinks in a later turn.
+    // this pass is busy (handed out here or before), and busyLanes only shrinks in a later turn
+    // (or, for a delivery handled before onDelivery returned, at once: a lane not busy then, so
+    // none of its deliveries was skipped in this pass).
     for (let i = 0; i < this.waiting.length && this.handed < this.max && !this.closed; ) {
       const w = this.waiting[i]!;
       if (this.busyLanes.has(w.lane)) {
@@ -172,7 +187,7 @@ export class DeliveryGate {
       }
       this.waiting.splice(i, 1);
       if (w.d.claim && !w.d.claim()) {
-        w.done(false);
+        finish(w, false);
         this.options.onFree?.();
         continue;
       }
@@ -186,12 +201,15 @@ export class DeliveryGate {
     this.busyLanes.add(lane);
     const delivery = new HandedOut(this, d, this.epoch);
     if (d.renew) this.renewing.add(d);
-    let handled: Promise<void>;
+    let handled: Promise<void> | void;
     try {
       handled = this.onDelivery(delivery);
     } catch (err) {
       handled = Promise.reject(err);
     }
+    // Handled before onDelivery returned: the lane is free now (the pump running this
+    // handover makes another pass; busyLanes shrinks only for a lane handed out in this pass).
+    if (handled === undefined) return this.handled(w, delivery);
     handled.then(
       () => this.handled(w, delivery),
       (err) => {
@@ -211,7 +229,7 @@ export class DeliveryGate {
     // its lock or lease renewed until it is settled.
     if (delivery.settled || delivery.epoch !== this.epoch) this.renewing.delete(w.d);
     this.busyLanes.delete(w.lane);
-    w.done(true);
+    finish(w, true);
     this.pump();
   }
 
@@ -258,6 +276,12 @@ export class DeliveryGate {
 }
 
 const hasKeepAlive = (w: Waiting): boolean => w.d.keepAlive !== undefined;
+
+/** Answers `offer`: through its promise, or as its return value when it has not returned yet. */
+function finish(w: Waiting, handed: boolean): void {
+  if (w.done) w.done(handed);
+  else w.result = handed;
+}
 
 /**
  * A delivery as the harness sees it once handed out: the adapter's fields, and a settle that

@@ -109,6 +109,11 @@ export function procState(pid: number | undefined): string {
   }
 }
 
+/** A worker's process state as procState reads it here; a worker on an agent's host cannot be read from here. */
+export function workerState(w: { pid: number | undefined; where?: string }): string {
+  return w.where ? `unknown: on agent ${w.where}` : procState(w.pid);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Checks before anything starts (`convoy validate`, `convoy run`): a fault kind refuses a spec
 // that names something the scenario does not have, or that the broker cannot do.
@@ -267,7 +272,7 @@ export async function killWorker(w: WorkerHandle, kind: string, byItself: boolea
     w.signal('SIGKILL');
   }
   await w.waitExit(5_000);
-  return { pid, state: procState(pid) };
+  return { pid, state: w.where ? (w.exited ? 'gone' : `unknown: on agent ${w.where}`) : procState(pid) };
 }
 
 /**

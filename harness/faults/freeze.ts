@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { nowMicros } from '../clock.ts';
 import type { FaultKind } from './contract.ts';
-import { CONSUMER_FIELD, checkConsumerName, consumerNamed, endInWorker, procState, startInWorker } from './contract.ts';
+import { CONSUMER_FIELD, checkConsumerName, consumerNamed, endInWorker, startInWorker, workerState } from './contract.ts';
 import { signalOwnGroup } from '../workers/own-group.ts';
 
 const WHILE_FROZEN_MS = 1_000;
@@ -73,7 +73,7 @@ const freeze: FaultKind = {
     const until = Date.now() + STOP_ITSELF_MS;
     startInWorker(w, 'freeze', { until });
     let stoppedBy: 'itself' | 'runner' = 'itself';
-    while (procState(w.pid) !== 'T') {
+    while (workerState(w) !== 'T') {
       if (Date.now() >= until + 500) {
         stoppedBy = 'runner';
         w.signal('SIGSTOP');
@@ -90,7 +90,7 @@ const freeze: FaultKind = {
     const stoppedAfterMs = Math.round(performance.now() - began);
     let ended = false;
     return {
-      evidence: { consumer: w.id, pid: w.pid, state: procState(w.pid), stoppedBy, stoppedAtUs, stoppedAfterMs, storeLock: w.pid ? storeLock(ctx.storeFile, w.pid) : 'unknown: no process', group },
+      evidence: { consumer: w.id, pid: w.pid, state: workerState(w), stoppedBy, stoppedAtUs, stoppedAfterMs, storeLock: w.where ? `unknown: on agent ${w.where}` : w.pid ? storeLock(ctx.storeFile, w.pid) : 'unknown: no process', group },
       async end() {
         if (ended) return undefined;
         ended = true;
@@ -104,11 +104,11 @@ const freeze: FaultKind = {
         await sleep(50);
         // Belt and braces: a process that stopped itself after all (it read the start message
         // just inside `until` and was then descheduled) is resumed too.
-        if (procState(w.pid) === 'T') {
+        if (workerState(w) === 'T') {
           w.signal('SIGCONT');
           await sleep(50);
         }
-        return { state: procState(w.pid), whileFrozen, group: await describe() };
+        return { state: workerState(w), whileFrozen, group: await describe() };
       },
     };
   },

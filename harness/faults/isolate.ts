@@ -19,8 +19,11 @@ import type { FaultSpec } from '../spec/types.ts';
  *   direction  both (default); outbound: only the connections the isolated nodes open to the
  *              others (their fetches from leaders, their votes and heartbeats); inbound: only
  *              the others' connections to them
- *   traffic    all (default), replication or controller
+ *   traffic    all (default), replication or controller (Kafka's two listeners; RabbitMQ's
+ *              nodes have one kind, Erlang distribution)
  *
+ * The broker's describeReplication gives `lanes` (leader, replicas, in-sync replicas per lane:
+ * Kafka's partitions, RabbitMQ's quorum queues with their members that answer).
  * The evidence: which nodes were cut and why, the ISR as it changed through the window (polled
  * every second on the harness's own direct listener), the consensus leader, the proxies'
  * toxics; and from each producer process, the request errors its client met and retried in
@@ -53,7 +56,7 @@ const isolate: FaultKind = {
   },
   doc: {
     summary: 'A network partition between broker nodes: the named nodes are cut off from the others on their peer links while clients still reach every node; healed at the window\'s end, which lasts until every partition\'s ISR is full again (at most 20 s more). The evidence has the ISR as it changed, the controller, and the producers\' request errors.',
-    needs: 'A local Kafka cluster with proxied peer links: `broker: { kind: kafka, nodes: 3, peerLinks: proxied }`.',
+    needs: 'A local cluster with proxied peer links: `broker: { kind: kafka, nodes: 3, peerLinks: proxied }` (or `kind: rabbitmq`).',
     example: '{ name: cut-minority, kind: isolate, nodes: node-3, atMs: 4s, durationMs: 15s }',
     exampleIn: 'broker: { kind: kafka, nodes: 3, peerLinks: proxied, topic: { replicationFactor: 3 } }',
   },
@@ -101,7 +104,22 @@ const isolate: FaultKind = {
         }, flapMs)
       : undefined;
     const isr = new IsrLog(t0, before);
-    const poller = setInterval(() => void replication(ctx).then((r) => isr.add(r)), POLL_MS);
+    // One reading at a time: a broker's reading can take seconds (RabbitMQ's CLI waits for a
+    // member that does not answer), and readings piled up would load the machine.
+    let polling = true;
+    let poller: NodeJS.Timeout | undefined;
+    const poll = (): void => {
+      poller = setTimeout(
+        () =>
+          void replication(ctx).then((r) => {
+            if (!polling) return;
+            isr.add(r);
+            poll();
+          }),
+        POLL_MS,
+      );
+    };
+    poll();
     const evidence = {
       nodes,
       why,
@@ -130,7 +148,8 @@ const isolate: FaultKind = {
           await new Promise((r) => setTimeout(r, 250));
           after = await replication(ctx);
         }
-        clearInterval(poller);
+        polling = false;
+        clearTimeout(poller);
         isr.add(after);
         for (const p of ctx.producers()) endInWorker(p, 'isolate');
         return {

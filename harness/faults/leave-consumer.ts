@@ -1,5 +1,5 @@
 import type { FaultKind } from './contract.ts';
-import { CONSUMER_FIELD, checkConsumerName, consumerNamed, procState, restartAtEnd } from './contract.ts';
+import { CONSUMER_FIELD, checkConsumerName, consumerNamed, restartAtEnd, workerState } from './contract.ts';
 
 /**
  * A consumer leaves its group cleanly: its process finishes what it is handling, closes its
@@ -31,7 +31,7 @@ const leaveConsumer: FaultKind = {
     await w.stop();
     return {
       // state `gone`: the process ended (its revoked callback, if any, is in its history).
-      evidence: { consumer: w.id, pid, stoppedInMs: Date.now() - t0, state: w.exited ? 'gone' : procState(pid) },
+      evidence: { consumer: w.id, pid, stoppedInMs: Date.now() - t0, state: w.exited ? 'gone' : workerState(w) },
       end: restartAtEnd(ctx, spec, w.id),
     };
   },

@@ -75,6 +75,11 @@ export class WorkerFaults<E extends Started> {
     return this.active.values();
   }
 
+  /** Whether any effect is active (asked once per message: no iterator made). */
+  get acting(): boolean {
+    return this.active.size > 0;
+  }
+
   /** The worker stops: every active fault ends, and none that was still to start will. */
   endAll(): void {
     this.early = [];

@@ -4,6 +4,7 @@
  * a role, its workers run here. A worker placed on an agent writes its files in the run's folder
  * there (its history, its log, the consumers' store), which are copied back as they grow.
  */
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InfraError } from '../errors.ts';
 import type { BrokerHost } from '../broker/in-process.ts';
@@ -71,8 +72,8 @@ export class Placement {
     const dir = link.info.runDir;
     const remoteInit: WorkerInit = { ...init, historyFile: join(dir, remoteName(init.historyFile)), storeFile: join(dir, remoteName(init.storeFile)) };
     const port = remoteWorker(link, init.id, [
-      { remote: remoteName(init.historyFile), local: init.historyFile },
-      { remote: `${init.id}.log`, local: logFile },
+      { remote: remoteName(init.historyFile), local: init.historyFile, wholeLines: true },
+      { remote: `${init.id}.log`, local: logFile, wholeLines: false },
     ], log);
     this.copies.push(port.copied);
     const ids = this.placed.get(link.name) ?? [];
@@ -85,7 +86,6 @@ export class Placement {
   private async copyStore(storeFile: string): Promise<void> {
     const held = this.links.find((l) => l.roles.includes('consumers'));
     if (!held) return;
-    const { writeFileSync, rmSync } = await import('node:fs');
     for (const suffix of ['', '-wal']) {
       const parts: Buffer[] = [];
       for (let offset = 0; ; ) {

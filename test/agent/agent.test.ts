@@ -119,3 +119,20 @@ test('docs/agents.md lists every message, each with its direction, in the protoc
   assert.deepEqual(rows.filter(([, from]) => from === 'runner').map(([type]) => type), Object.keys(TO_AGENT_MESSAGES));
   assert.deepEqual(rows.filter(([, from]) => from === 'agent').map(([type]) => type), Object.keys(FROM_AGENT_MESSAGES));
 });
+
+test('convoy agent: a busy port or a --listen that is no host:port is one line, no stack', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [new URL('../../bin/convoy.js', import.meta.url).pathname, 'agent', ...args], { encoding: 'utf8', env: { ...process.env, CONVOY_AGENT_TOKEN: TOKEN, ...env }, timeout: 60_000 });
+  const bad = cli(['--listen', 'nowhere']);
+  assert.equal(bad.status, 2, bad.stderr);
+  assert.equal(bad.stderr.trim(), 'convoy: --listen nowhere: expected host:port, such as 10.0.0.7:7411');
+  const noToken = cli(['--listen', '127.0.0.1:0'], { CONVOY_AGENT_TOKEN: '' });
+  assert.equal(noToken.status, 2, noToken.stderr);
+  assert.match(noToken.stderr, /^convoy: agent: set CONVOY_AGENT_TOKEN/);
+  await withAgent(async (agent) => {
+    const busy = cli(['--listen', `127.0.0.1:${agent.port}`]);
+    assert.equal(busy.status, 3, busy.stderr);
+    assert.equal(busy.stderr.trim(), `convoy: agent: cannot listen on 127.0.0.1:${agent.port}: EADDRINUSE`);
+  });
+});

@@ -271,3 +271,35 @@ test('lanes worked on side by side (lanesAtOnce) each have their delivery out, h
   gate.close();
   lone.close();
 });
+
+test('offer answers at once when onDelivery handled and settled the delivery before returning; the rules hold', async () => {
+  const order: string[] = [];
+  // Handled at once (settled, no promise) except deliveries of lane 'slow', held until released.
+  let release: (() => void) | undefined;
+  const gate = new DeliveryGate(
+    (d) => {
+      order.push(d.payload.toString());
+      if (d.lane === 'slow') return new Promise<void>((r) => (release = r));
+      void d.settle('ack');
+    },
+    { ...options, maxInFlight: 1 },
+  );
+  const settled = (lane: string, n: number) => incoming(lane, n, { settle: () => Promise.resolve() });
+  assert.equal(gate.offer(settled('a', 1)), true, 'handled and settled before offer returned: no promise');
+  assert.equal(gate.offer(settled('a', 2)), true);
+  assert.equal(gate.inFlight, 0);
+  // A delivery whose onDelivery is pending: its lane's next one and, at a cap of one in flight
+  // (it is unsettled), every other lane's wait behind it, each answered by a promise.
+  const slow = gate.offer(settled('slow', 3));
+  assert.ok(slow instanceof Promise);
+  const slowNext = gate.offer(settled('slow', 4));
+  const other = gate.offer(settled('b', 5));
+  assert.ok(slowNext instanceof Promise && other instanceof Promise);
+  assert.deepEqual(order, ['1', '2', '3']);
+  release!();
+  await slow;
+  assert.deepEqual(order, ['1', '2', '3'], 'still unsettled: the cap holds the others');
+  gate.close();
+  assert.equal(await other, false);
+  assert.equal(await slowNext, false);
+});

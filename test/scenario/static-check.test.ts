@@ -51,7 +51,7 @@ const BAD: [string, Partial<Target>, string][] = [
   ['kafka-isolate', { runtime: 'external', allowDestructive: true }, 'faults[0]: kafka cannot cut broker nodes off from each other on the external runtime: only a local cluster has peer links convoy can cut (broker.peerLinks: proxied)'],
   ['kafka-isolate-unknown-node', {}, 'faults[0].nodes: no node "node-4" in this deployment; expected controller-leader, partition-leader or some of node-1, node-2, node-3'],
   ['kafka-isolate-every-node', {}, 'faults[0].nodes: cutting off all 3 nodes leaves no other side; name fewer'],
-  ['rabbitmq-isolate', {}, 'faults[0]: rabbitmq cannot cut broker nodes off from each other on the local runtime: it has no peer links convoy can cut'],
+  ['rabbitmq-isolate', {}, 'faults[0]: rabbitmq cannot cut broker nodes off from each other on the local runtime: a single node has no peers (set broker.nodes: 3)'],
   // request: only through the request proxy of a local Kafka, naming what the proxy knows.
   ['kafka-request-no-proxy', {}, 'faults[0]: kafka cannot act on single requests on the local runtime: the client links have no request proxy; set broker.requestProxy: true'],
   ['kafka-request', { runtime: 'external' }, "faults[0]: kafka cannot act on single requests on the external runtime: only on the local runtime (an external cluster advertises its own addresses, so no proxy of convoy's sits on its links)"],

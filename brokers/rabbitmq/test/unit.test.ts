@@ -6,7 +6,8 @@ import { resolveSettings, settingsErrors } from '../settings.ts';
 import { destinations } from '../names.ts';
 import { mainQueueArgs } from '../admin.ts';
 import { movedBuckets, parseRing, ringExpression } from '../hash-ring.ts';
-import { parseQuorumStatus } from '../quorum-status.ts';
+import { parseQuorumStatus, quorumLanes } from '../quorum-status.ts';
+import { cliInetrc, nodeInetrc, peerLinks, peerProxies } from '../peer-links.ts';
 import { deliveryCountOf } from '../client.ts';
 import { preferredNode } from '../connection.ts';
 import { CONTAINER_PORTS, containerServices } from '../containers.ts';
@@ -174,6 +175,31 @@ describe('a local cluster', () => {
     assert.deepEqual(rabbitmq.capabilities!(resolveSettings({ kind: 'rabbitmq', nodes: 3 }), 'local').nodes, ['node-1', 'node-2', 'node-3']);
     assert.match(settingsErrors({ kind: 'rabbitmq', nodes: 9 }).join('\n'), /broker\.nodes/);
   });
+  it('proxied peer links: node i finds node j at the proxy i->j on 127.R.i.j, on j\'s distribution port; the CLI finds every node directly', () => {
+    const proxies = peerProxies([25001, 25002, 25003], 77);
+    assert.equal(proxies.length, 6);
+    assert.deepEqual(proxies.find((p) => p.from === 1 && p.to === 3), { name: 'rabbitmq-peer-1-3', from: 1, to: 3, listen: '127.77.1.3:25003', upstream: '127.0.0.1:25003' });
+    assert.equal(
+      nodeInetrc(2, 3, 77),
+      '{host, {127,77,2,1}, ["rabbit-node-1"]}.\n{host, {127,0,0,1}, ["rabbit-node-2"]}.\n{host, {127,77,2,3}, ["rabbit-node-3"]}.\n{lookup, [file, native]}.\n',
+    );
+    // One entry per address: a second one for 127.0.0.1 would replace the first one's names.
+    assert.equal(cliInetrc(3), '{host, {127,0,0,1}, ["rabbit-node-1", "rabbit-node-2", "rabbit-node-3"]}.\n{lookup, [file, native]}.\n');
+    assert.deepEqual(peerLinks(proxies, 'http://t')[0]!.peer, { from: 'node-1', to: 'node-2', traffic: 'distribution' });
+    // The node's files: its distribution listener on 127.0.0.1 and the real port in the
+    // configuration, a spare port for RabbitMQ's start-up check, its host table.
+    const l = nodeLayout('/tmp/x', 5672, 25672, { host: 'rabbit-node-2', checkPort: 30000 });
+    assert.equal(l.nodeName, 'convoy-5672@rabbit-node-2');
+    const conf = nodeConfig(l, ['a', 'b', 'c']);
+    assert.match(conf, /^distribution\.listener\.interface = 127\.0\.0\.1$/m);
+    assert.match(conf, /^distribution\.listener\.port_range\.min = 25672$/m);
+    assert.match(conf, /^cluster_partition_handling = pause_minority$/m);
+    assert.equal(nodeEnv(l).RABBITMQ_DIST_PORT, '30000');
+    assert.equal(nodeEnv(l).ERL_INETRC, '/tmp/x/inetrc');
+    assert.doesNotMatch(nodeConfig(nodeLayout('/tmp/x', 5672, 25672), ['a', 'b']), /distribution\.listener|pause_minority/);
+    assert.equal(rabbitmq.capabilities!(resolveSettings({ kind: 'rabbitmq', nodes: 3, peerLinks: 'proxied' }), 'local').isolate, true);
+    assert.match(String(rabbitmq.capabilities!(resolveSettings({ kind: 'rabbitmq', nodes: 3 }), 'local').isolate), /peerLinks: proxied/);
+  });
 });
 
 describe('a quorum queue\'s members, as rabbitmq-queues quorum_status prints them', () => {
@@ -185,5 +211,11 @@ describe('a quorum queue\'s members, as rabbitmq-queues quorum_status prints the
     assert.deepEqual(parseQuorumStatus('q', printed), { queue: 'q', leader: 'convoy-1@localhost', members: [{ node: 'convoy-1@localhost', state: 'leader' }, { node: 'convoy-2@localhost', state: 'follower' }] });
     assert.deepEqual(parseQuorumStatus('q', '[]'), { queue: 'q', members: [] });
     assert.match(parseQuorumStatus('q', 'Error: nodedown').error!, /rabbitmq-queues said: Error: nodedown/);
+  });
+  it('as lanes for the isolate fault: node numbers, and only the members that answer as in sync', () => {
+    const nodes = ['n1@a', 'n2@b', 'n3@c'];
+    const status = { queue: 'q', leader: 'n2@b', members: [{ node: 'n1@a', state: 'follower' }, { node: 'n2@b', state: 'leader' }, { node: 'n3@c', state: 'timeout' }] };
+    assert.deepEqual(quorumLanes([status, { queue: 'r', error: 'no node answered' }], nodes), { q: { leader: 2, replicas: [1, 2, 3], isr: [1, 2] } });
+    assert.deepEqual(quorumLanes([{ queue: 'q', members: [{ node: 'n1@a', state: 'candidate' }] }], nodes), { q: { leader: -1, replicas: [1], isr: [] } });
   });
 });

@@ -7,8 +7,9 @@
  */
 
 /** One delivery's handling as the consumer hands it to its mode: runs it alone (handler time,
- * poison policy, the store, the settlement). Modes see it as opaque. */
-export type Task = () => Promise<void>;
+ * poison policy, the store, the settlement). Modes see it as opaque. It returns nothing (no
+ * promise) when the handling finished before it returned. */
+export type Task = () => Promise<void> | void;
 
 /**
  * What the consumer can do with its tasks besides running them one by one: modes that do more
@@ -41,9 +42,10 @@ export interface Scheduler {
   /**
    * Resolves when the client may hand out more work (the delivery gate then hands out the
    * lane's next delivery); the task itself runs when its turn comes. Settlement is the task's
-   * business. `key` is null for a message that could not be decoded.
+   * business. `key` is null for a message that could not be decoded. Nothing (no promise) when
+   * the client may go on at once (a task run inline that finished before it returned).
    */
-  accept(key: string | null, task: Task): Promise<void>;
+  accept(key: string | null, task: Task): Promise<void> | void;
   /** Resolves when no accepted task is left. */
   idle(): Promise<void>;
 }
@@ -67,4 +69,10 @@ export interface ConcurrencyMode {
   defence?: string;
   /** JSON Schema properties this mode adds to `consumers.concurrency` (its own fields). */
   schema?: Record<string, unknown>;
+  /**
+   * Set by a mode whose scheduler drops or groups tasks through `ModeContext.handling`
+   * (conflate, batch): its tasks carry their deliveries for it. Other modes' tasks go without
+   * (one object fewer per message).
+   */
+  groups?: boolean;
 }

@@ -105,7 +105,13 @@ export class KeyQueues implements Scheduler {
       }
       this.growth.delete(key);
       // A turn that took nothing (it threw first): the head runs alone, so the queue cannot spin.
-      if (taken === 0) await tools.take(1)[0]!().catch(() => {});
+      if (taken === 0) {
+        try {
+          await tools.take(1)[0]!();
+        } catch {
+          /* as above */
+        }
+      }
       this.finished(taken);
     }
     this.queues.delete(key);

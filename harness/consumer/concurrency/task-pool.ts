@@ -1,4 +1,4 @@
-import type { Scheduler } from './contract.ts';
+import type { Scheduler, Task } from './contract.ts';
 
 /**
  * What the pooled modes share: at most `workers` tasks run at once; `inFlight` counts tasks
@@ -13,20 +13,20 @@ export class Pool implements Scheduler {
   constructor(
     readonly workers: number,
     /** How a mode schedules one accepted task (it calls slot() and runInSlot() as it sees fit). */
-    private readonly schedule: (pool: Pool, key: string | null, task: () => Promise<void>) => Promise<void>,
+    private readonly schedule: (pool: Pool, key: string | null, task: Task) => Promise<void> | void,
   ) {}
 
   get inFlight(): number {
     return this.pending;
   }
 
-  accept(key: string | null, task: () => Promise<void>): Promise<void> {
+  accept(key: string | null, task: Task): Promise<void> | void {
     this.pending++;
     return this.schedule(this, key, task);
   }
 
   /** Runs an accepted task in a slot taken with slot(); frees both when it ends. */
-  async runInSlot(task: () => Promise<void>): Promise<void> {
+  async runInSlot(task: Task): Promise<void> {
     try {
       await task();
     } catch {
@@ -37,16 +37,20 @@ export class Pool implements Scheduler {
     }
   }
 
-  /** Runs an accepted task outside the slots (the caller serialises); frees it when it ends. */
-  runInline(task: () => Promise<void>): Promise<void> {
-    // One promise per task, not an async frame and an await: this runs once per message.
-    let running: Promise<void>;
+  /**
+   * Runs an accepted task outside the slots (the caller serialises); frees it when it ends.
+   * Nothing (no promise) when the task finished before it returned.
+   */
+  runInline(task: Task): Promise<void> | void {
+    // At most one promise per task, not an async frame and an await: this runs once per message.
+    let running: Promise<void> | void;
     try {
       running = task();
     } catch (err) {
       this.finished();
       return Promise.reject(err);
     }
+    if (running === undefined) return this.finished();
     return running.then(
       () => this.finished(),
       (err: unknown) => {
@@ -75,7 +79,7 @@ export class Pool implements Scheduler {
 
   private finished(): void {
     this.pending--;
-    this.idleWaiters.splice(0).forEach((w) => w());
+    if (this.idleWaiters.length) this.idleWaiters.splice(0).forEach((w) => w());
   }
 
   async waitBelow(n: number): Promise<void> {

@@ -10,7 +10,7 @@ import type { ConsumerStrategy } from './contract.ts';
 import { rowTable } from './rows.ts';
 import { mapSteps } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
-import { eventContent, stateJson } from '../../workload/entity.ts';
+import { entityStateAt, eventContent, stateJson } from '../../workload/entity.ts';
 
 const versioned: ConsumerStrategy = {
   name: 'versioned',
@@ -45,7 +45,8 @@ const versioned: ConsumerStrategy = {
     return {
       apply({ key, seq }) {
         if (entity.events === 'change') return next(key, seq);
-        return mapSteps(db.run(newer, key, seq, stateJson(eventContent(entity, key, seq).set!)), (n) => (n > 0 ? 'applied' : 'skipped'));
+        // The whole state alone (eventContent's `set`, without the event's name beside it).
+        return mapSteps(db.run(newer, key, seq, stateJson(entityStateAt(entity.kind, key, seq))), (n) => (n > 0 ? 'applied' : 'skipped'));
       },
       finalStates: () => rows.all(),
     };

@@ -62,7 +62,7 @@ export function processBase(consumer: string, d: Delivery, msg: DecodedMessage |
 }
 
 /** Tasks made with `task()` carry their parts; the modes see them as plain tasks. */
-export function groupedHandling(ctx: GroupedContext): { task(parts: TaskParts, run: () => Promise<void>): Task; handling: Handling } {
+export function groupedHandling(ctx: GroupedContext): { task(parts: TaskParts, run: Task): Task; handling: Handling } {
   // Carried on the task itself: a WeakMap entry per message cost more (an ephemeron for the GC).
   const partsOf = (t: Task): TaskParts => {
     const p = (t as Task & { [PARTS]?: TaskParts })[PARTS];

@@ -9,7 +9,8 @@ import { deliveryEvent, processEvent, type ProcessBase } from './process-event.t
 import { recorder } from './record.ts';
 import type { Settle } from './settle.ts';
 
-export type Handle = (d: Delivery, msg: DecodedMessage | null, received: number) => Promise<void>;
+/** Nothing (no promise) when the handling finished before it returned (the usual path, below). */
+export type Handle = (d: Delivery, msg: DecodedMessage | null, received: number) => Promise<void> | void;
 
 /**
  * Handles one delivery: each attempt waits the handler time and any fault holding handlers,
@@ -24,9 +25,9 @@ export function handler(ctx: ConsumerContext, client: ConsumerClient, apply: App
   // a failing handler) see each message's effects written, as they were designed against.
   // And only for a pure strategy: one that holds or reads its owner answers later.
   // And only on a store whose programs end at once (SQLite): a group is one open transaction.
-  const groupable = () => client.commitsLater === true && store.strategy.pure && store.synchronous && faults.effects().next().done === true;
+  const groupable = () => client.commitsLater === true && store.strategy.pure && store.synchronous && !faults.acting;
 
-  const slowly: Handle = async (d, msg, received) => {
+  const slowly = async (d: Delivery, msg: DecodedMessage | null, received: number): Promise<void> => {
     const base: ProcessBase = processBase(init.id, d, msg);
     let settlement: Settlement = 'ack';
     let grouped = false;

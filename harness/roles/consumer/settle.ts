@@ -1,8 +1,9 @@
-import type { Delivery, Settlement } from '../../broker/contract.ts';
-import { nowMicros } from '../../clock.ts';
+import { SETTLED_AT_ONCE, type Delivery, type Settlement } from '../../broker/contract.ts';
+import { microsAt } from '../../clock.ts';
 import type { ConsumerContext } from './context.ts';
 
-export type Settle = (d: Delivery, settlement: Settlement, grouped: boolean) => Promise<void>;
+/** Nothing (no promise) when the adapter settled at once (SETTLED_AT_ONCE). */
+export type Settle = (d: Delivery, settlement: Settlement, grouped: boolean) => Promise<void> | void;
 
 /**
  * Settles a handled delivery with the broker. The handling's record reaches the file before its
@@ -14,15 +15,18 @@ export type Settle = (d: Delivery, settlement: Settlement, grouped: boolean) => 
 export function settler(ctx: ConsumerContext): Settle {
   const { phases, settleLog: log, flushAll } = ctx;
   const settledSince = (t: number) => {
-    phases.settleMs += performance.now() - t;
+    const now = performance.now();
+    phases.settleMs += now - t;
     phases.deliveries++;
-    phases.lastUs = nowMicros();
+    phases.lastUs = microsAt(now);
   };
   return (d, settlement, grouped) => {
     if (!grouped || settlement !== 'ack') flushAll();
     const t = performance.now();
+    const settling = d.settle(settlement);
+    if (settling === SETTLED_AT_ONCE) return settledSince(t);
     // Arrows passed straight on: a named one is renamed per call (tsx keeps function names).
-    return d.settle(settlement).then(
+    return settling.then(
       () => settledSince(t),
       (e: Error) => {
         log(`settle ${settlement} failed: ${e.message}`);

@@ -17,6 +17,7 @@ const batch: ConcurrencyMode = {
   name: 'batch',
   description: 'one batch at a time per key: up to batchMax queued messages of a key handled as one (one handler time, one store transaction)',
   defence: 'hot keys: a key moves up to batchMax times faster; costs latency (the linger, and the whole batch\'s write)',
+  groups: true,
   schema: {
     ...QUEUE_FIELD,
     batchMax: { type: 'integer', minimum: 1, maximum: 10_000, description: `batch: most messages of a key handled as one. Default ${DEFAULT_MAX}.` },

@@ -15,6 +15,7 @@ const conflate: ConcurrencyMode = {
   description: 'one at a time per key, and only the newest queued message of a key is handled (the older ones are dropped, settled and counted)',
   defence: 'hot keys: a key moves as fast as its newest state, whatever its rate; costs every dropped change (never for a ledger)',
   schema: QUEUE_FIELD,
+  groups: true,
   maxInFlight: (_workers, settings) => queueSize(settings),
   scheduler(workers, context) {
     if (!context) throw new Error('conflate: needs the consumer\'s handling');
