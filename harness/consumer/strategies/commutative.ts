@@ -23,15 +23,15 @@ export function commutativeStrategy(name: string, description: string, dedup: bo
       if (dedup) db.table(`${table}_processed`, { message: 'text' });
       const processed = dedup ? db.prepare(`INSERT INTO ${table}_processed (message) VALUES (?) ON CONFLICT (message) DO NOTHING`) : undefined;
       // The record and the effect commit together: a crash between them cannot keep one alone.
-      const apply = (key: string, seq: number, producer: string | null) =>
-        db.transaction(key, function* (): Program<Effect> {
-          // A message's record is written under its key's lock, so one per key at a time. Its parts
-          // are joined by the unit separator: PostgreSQL's text cannot hold a NUL.
-          if (processed && (yield* db.run(processed, `${producer ?? ''}\u001f${key}\u001f${seq}`)) === 0) return 'skipped';
-          const row = yield* rows.get(key);
-          yield* rows.put(key, Math.max(seq, row?.version ?? 0), applyChange(row?.state, eventContent(entity, key, seq)));
-          return 'applied';
-        });
+      function* add(key: string, seq: number, producer: string | null): Program<Effect> {
+        // A message's record is written under its key's lock, so one per key at a time. Its parts
+        // are joined by the unit separator: PostgreSQL's text cannot hold a NUL.
+        if (processed && (yield* db.run(processed, `${producer ?? ''}\u001f${key}\u001f${seq}`)) === 0) return 'skipped';
+        const row = yield* rows.get(key);
+        yield* rows.put(key, Math.max(seq, row?.version ?? 0), applyChange(row?.state, eventContent(entity, key, seq)));
+        return 'applied';
+      }
+      const apply = (key: string, seq: number, producer: string | null) => db.transaction(key, () => add(key, seq, producer));
       return { apply: ({ key, seq, producer }) => apply(key, seq, producer), finalStates: () => rows.all() };
     },
   };

@@ -32,18 +32,18 @@ const lwwTimestamp: ConsumerStrategy = {
     const every = db.prepare(`SELECT key, version, state FROM entities_lww ORDER BY key`);
     const figure = db.prepare(`SELECT n FROM entities_lww_figures WHERE name = ?`);
     // Read, compare, write in one transaction on the key: consumer processes serialise on it.
-    const apply = (key: string, seq: number, stamp: number) =>
-      db.transaction(key, function* () {
-        const row = yield* db.get<{ stamp: number; state: string }>(getRow, key);
-        if (row && stamp === row.stamp) {
-          yield* db.run(tie);
-          return 'skipped' as const;
-        }
-        if (row && stamp < row.stamp) return 'skipped' as const;
-        const state = applyChange(row ? (JSON.parse(row.state) as EntityState) : undefined, eventContent(entity, key, seq));
-        yield* db.run(put, key, seq, stamp, stateJson(state));
-        return 'applied' as const;
-      });
+    function* latest(key: string, seq: number, stamp: number) {
+      const row = yield* db.get<{ stamp: number; state: string }>(getRow, key);
+      if (row && stamp === row.stamp) {
+        yield* db.run(tie);
+        return 'skipped' as const;
+      }
+      if (row && stamp < row.stamp) return 'skipped' as const;
+      const state = applyChange(row ? (JSON.parse(row.state) as EntityState) : undefined, eventContent(entity, key, seq));
+      yield* db.run(put, key, seq, stamp, stateJson(state));
+      return 'applied' as const;
+    }
+    const apply = (key: string, seq: number, stamp: number) => db.transaction(key, () => latest(key, seq, stamp));
     return {
       apply({ key, seq, stampMs }) {
         if (stampMs === undefined) return value('rejected' as const);

@@ -16,14 +16,15 @@ const naive: ConsumerStrategy = {
   scoresVersion: true,
   open(db, entity) {
     const rows = rowTable(db, 'entities_naive');
+    function* change(key: string, seq: number) {
+      yield* rows.put(key, seq, applyChange((yield* rows.get(key))?.state, eventContent(entity, key, seq)));
+      return 'applied' as const;
+    }
     return {
       apply({ key, seq }) {
         // A whole state needs no read: one statement, no transaction.
         if (entity.events === 'state') return mapSteps(rows.put(key, seq, eventContent(entity, key, seq).set!), () => 'applied' as const);
-        return db.transaction(key, function* () {
-          yield* rows.put(key, seq, applyChange((yield* rows.get(key))?.state, eventContent(entity, key, seq)));
-          return 'applied' as const;
-        });
+        return db.transaction(key, () => change(key, seq));
       },
       finalStates: () => rows.all(),
     };

@@ -29,13 +29,13 @@ const notification: ConsumerStrategy = {
     const maxWaitMs = Number(options.maxWaitMs ?? 5000);
     /** When each key's last store took effect, inside its transaction (appliedAt). */
     const appliedAt = new Map<string, number>();
-    const store = (key: string, version: number, state: EntityState) =>
-      db.transaction(key, function* (): Program<Effect> {
-        appliedAt.set(key, context?.now() ?? Date.now() * 1000);
-        if (((yield* rows.get(key))?.version ?? 0) >= version) return 'skipped';
-        yield* rows.put(key, version, state);
-        return 'applied';
-      });
+    function* storeNewer(key: string, version: number, state: EntityState): Program<Effect> {
+      appliedAt.set(key, context?.now() ?? Date.now() * 1000);
+      if (((yield* rows.get(key))?.version ?? 0) >= version) return 'skipped';
+      yield* rows.put(key, version, state);
+      return 'applied';
+    }
+    const store = (key: string, version: number, state: EntityState) => db.transaction(key, () => storeNewer(key, version, state));
     const costs = emptyCosts();
     const count = (name: string) => (costs.counts[name] = (costs.counts[name] ?? 0) + 1);
 

@@ -61,23 +61,23 @@ const resequencer: ConsumerStrategy = {
     /** When each key's last apply or skip took effect: stamped inside its transaction (appliedAt). */
     const appliedAt = new Map<string, number>();
     /** The next version applies; older ones are skipped; newer ones wait. One transaction. */
-    const step = (key: string, seq: number) =>
-      db.transaction(key, function* (): Program<Effect | 'held'> {
-        const row = yield* rows.get(key);
-        const stored = row?.version ?? 0;
-        if (seq > stored + 1) return 'held';
-        appliedAt.set(key, now());
-        if (seq <= stored) return 'skipped';
-        yield* rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
-        return 'applied';
-      });
+    function* nextOnly(key: string, seq: number): Program<Effect | 'held'> {
+      const row = yield* rows.get(key);
+      const stored = row?.version ?? 0;
+      if (seq > stored + 1) return 'held';
+      appliedAt.set(key, now());
+      if (seq <= stored) return 'skipped';
+      yield* rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
+      return 'applied';
+    }
+    const step = (key: string, seq: number) => db.transaction(key, () => nextOnly(key, seq));
     /** Stores the owner's state when it is newer than the stored one. */
-    const adopt = (key: string, version: number, state: Record<string, string | number>) =>
-      db.transaction(key, function* (): Program<boolean> {
-        if (((yield* rows.get(key))?.version ?? 0) >= version) return false;
-        yield* rows.put(key, version, state);
-        return true;
-      });
+    function* adoptNewer(key: string, version: number, state: Record<string, string | number>): Program<boolean> {
+      if (((yield* rows.get(key))?.version ?? 0) >= version) return false;
+      yield* rows.put(key, version, state);
+      return true;
+    }
+    const adopt = (key: string, version: number, state: Record<string, string | number>) => db.transaction(key, () => adoptNewer(key, version, state));
 
     const buffers = new Map<string, Map<number, HeldMessage>>();
     const costs = emptyCosts();

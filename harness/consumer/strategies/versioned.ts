@@ -33,15 +33,15 @@ const versioned: ConsumerStrategy = {
        ON CONFLICT (key) DO UPDATE SET version = excluded.version, state = excluded.state
        WHERE entities_versioned.version < excluded.version`,
     );
-    const next = (key: string, seq: number) =>
-      db.transaction(key, function* () {
-        const row = yield* rows.get(key);
-        const stored = row?.version ?? 0;
-        if (seq <= stored) return 'skipped' as const;
-        if (seq > stored + 1 && !applyGaps) return 'rejected' as const;
-        yield* rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
-        return 'applied' as const;
-      });
+    function* change(key: string, seq: number) {
+      const row = yield* rows.get(key);
+      const stored = row?.version ?? 0;
+      if (seq <= stored) return 'skipped' as const;
+      if (seq > stored + 1 && !applyGaps) return 'rejected' as const;
+      yield* rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
+      return 'applied' as const;
+    }
+    const next = (key: string, seq: number) => db.transaction(key, () => change(key, seq));
     return {
       apply({ key, seq }) {
         if (entity.events === 'change') return next(key, seq);
