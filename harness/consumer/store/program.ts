@@ -83,7 +83,7 @@ export function* waitFor<T>(promise: Promise<T>): Program<T> {
  */
 export class Ran<T> implements Iterable<Step, T, unknown>, Iterator<Step, T, unknown>, IteratorReturnResult<T> {
   readonly done = true;
-  constructor(readonly value: T) {}
+  constructor(public value: T) {}
   [Symbol.iterator](): Iterator<Step, T, unknown> {
     return this;
   }
@@ -94,7 +94,12 @@ export class Ran<T> implements Iterable<Step, T, unknown>, Iterator<Step, T, unk
 
 /** `f` of what the steps return: at once when they ran already (SQLite), else after them. */
 export function mapSteps<T, U>(steps: Steps<T>, f: (v: T) => U): Steps<U> {
-  if (steps instanceof Ran) return new Ran(f(steps.value as T));
+  if (steps instanceof Ran) {
+    // A statement's result is a fresh Ran, used once: mapped in place (one object fewer per read).
+    const ran = steps as unknown as Ran<unknown>;
+    ran.value = f(ran.value as T);
+    return ran as Ran<U>;
+  }
   return mapped(steps, f);
 }
 

@@ -9,6 +9,8 @@ import { mapSteps } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent } from '../../workload/entity.ts';
 
+const applied = () => 'applied' as const;
+
 const naive: ConsumerStrategy = {
   name: 'naive',
   description: 'apply whatever arrives, in the order it arrives',
@@ -23,7 +25,7 @@ const naive: ConsumerStrategy = {
     return {
       apply({ key, seq }) {
         // A whole state needs no read: one statement, no transaction.
-        if (entity.events === 'state') return mapSteps(rows.put(key, seq, eventContent(entity, key, seq).set!), () => 'applied' as const);
+        if (entity.events === 'state') return mapSteps(rows.put(key, seq, eventContent(entity, key, seq).set!), applied);
         return db.transaction(key, () => change(key, seq));
       },
       finalStates: () => rows.all(),

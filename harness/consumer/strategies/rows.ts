@@ -20,10 +20,15 @@ export function rowTable(db: StoreDb, table: string): Rows {
   );
   const every = db.prepare(`SELECT key, version, state FROM ${table} ORDER BY key`);
   return {
-    get: (key) => mapSteps(db.get<{ version: number; state: string }>(getRow, key), (r) => r && { version: r.version, state: JSON.parse(r.state) as EntityState }),
+    get: (key) => mapSteps(db.get<{ version: number; state: string }>(getRow, key), parsedRow),
     put: (key, version, state) => db.run(put, key, version, stateJson(state)),
     all: () => mapSteps(db.all<{ key: string; version: number; state: string }>(every), statesOf),
   };
+}
+
+/** A stored row with its state parsed (declared once: no closure per read). */
+function parsedRow(r: { version: number; state: string } | undefined): VersionedState | undefined {
+  return r && { version: r.version, state: JSON.parse(r.state) as EntityState };
 }
 
 /** Rows of (key, version, state JSON) as a map, in the rows' order. */

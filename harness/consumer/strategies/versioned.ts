@@ -12,6 +12,9 @@ import { mapSteps } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { entityStateAt, eventContent, stateJson } from '../../workload/entity.ts';
 
+/** The conditional upsert's effect by the rows it changed. */
+const writtenOrSkipped = (n: number) => (n > 0 ? 'applied' : 'skipped') as 'applied' | 'skipped';
+
 const versioned: ConsumerStrategy = {
   name: 'versioned',
   description: 'skip what is not newer than the stored version; with change events, reject a change that is not the next one',
@@ -46,7 +49,7 @@ const versioned: ConsumerStrategy = {
       apply({ key, seq }) {
         if (entity.events === 'change') return next(key, seq);
         // The whole state alone (eventContent's `set`, without the event's name beside it).
-        return mapSteps(db.run(newer, key, seq, stateJson(entityStateAt(entity.kind, key, seq))), (n) => (n > 0 ? 'applied' : 'skipped'));
+        return mapSteps(db.run(newer, key, seq, stateJson(entityStateAt(entity.kind, key, seq))), writtenOrSkipped);
       },
       finalStates: () => rows.all(),
     };
