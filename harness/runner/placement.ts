@@ -3,6 +3,11 @@
  * consumers each go round the agents that take their role, in the order given; with no agent for
  * a role, its workers run here. A worker placed on an agent writes its files in the run's folder
  * there (its history, its log, the consumers' store), which are copied back as they grow.
+ *
+ * A SQLite store is a file on one host, so the consumers then go to one agent. With a
+ * PostgreSQL store (`consumers.store: postgres`) they may go to several: the server runs here,
+ * on the runner host, and each agent's consumers reach it at this host's address as that agent
+ * sees it (AgentLink.runnerAddress).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,15 +34,22 @@ export class Placement {
   /** The workers each agent ran, by its name. */
   private readonly placed = new Map<string, string[]>();
 
-  private constructor(private readonly links: Array<{ link: AgentLink; roles: PlacedRole[] }>) {}
+  private constructor(
+    private readonly links: Array<{ link: AgentLink; roles: PlacedRole[] }>,
+    /** The consumers' store is a server of the run's (PostgreSQL), not a file on their host. */
+    private readonly sharedStore: boolean,
+  ) {}
 
-  /** Connects to every agent; one clear line when one cannot be reached or refuses. */
-  static async connect(agents: AgentPlacement[], runId: string, onLost: (agent: string, reason: string) => void): Promise<Placement> {
+  /**
+   * Connects to every agent; one clear line when one cannot be reached or refuses, or when
+   * consumers on several agents would each keep a store file of their own (`sharedStore` false).
+   */
+  static async connect(agents: AgentPlacement[], runId: string, onLost: (agent: string, reason: string) => void, sharedStore = false): Promise<Placement> {
     const token = process.env[AGENT_TOKEN_ENV];
     if (!token) throw new InfraError(`--agent: set ${AGENT_TOKEN_ENV} to the token the agents were started with`);
     const consumerAgents = agents.filter((a) => a.roles.includes('consumers'));
-    if (consumerAgents.length > 1) {
-      throw new InfraError(`--agent: consumers on ${consumerAgents.length} agents (${consumerAgents.map((a) => agentName(a.address)).join(', ')}) would each keep their own entity store; place them on one agent`);
+    if (consumerAgents.length > 1 && !sharedStore) {
+      throw new InfraError(`--agent: consumers on ${consumerAgents.length} agents (${consumerAgents.map((a) => agentName(a.address)).join(', ')}) would each keep their own SQLite entity store; place them on one agent, or set consumers.store: postgres`);
     }
     const links: Array<{ link: AgentLink; roles: PlacedRole[] }> = [];
     try {
@@ -50,7 +62,12 @@ export class Placement {
       await Promise.all(links.map((l) => l.link.bye()));
       throw err;
     }
-    return new Placement(links);
+    return new Placement(links, sharedStore);
+  }
+
+  /** This host's addresses as the agents that run consumers reach it (where they reach its PostgreSQL store). */
+  consumerRunnerAddresses(): string[] {
+    return [...new Set(this.links.filter((l) => l.roles.includes('consumers')).map((l) => l.link.runnerAddress))];
   }
 
   /** The agent a new worker of `role` goes to, or undefined: here. */
@@ -71,6 +88,8 @@ export class Placement {
     if (!link) return new WorkerHandle(init, logFile, log, host);
     const dir = link.info.runDir;
     const remoteInit: WorkerInit = { ...init, historyFile: join(dir, remoteName(init.historyFile)), storeFile: join(dir, remoteName(init.storeFile)) };
+    // The run's PostgreSQL store, at this host's address as that agent reaches it.
+    if (init.store?.kind === 'postgres') remoteInit.store = { kind: 'postgres', url: withHost(init.store.url, link.runnerAddress) };
     const port = remoteWorker(link, init.id, [
       { remote: remoteName(init.historyFile), local: init.historyFile, wholeLines: true },
       { remote: `${init.id}.log`, local: logFile, wholeLines: false },
@@ -104,7 +123,8 @@ export class Placement {
   async finish(storeFile: string): Promise<void> {
     try {
       await Promise.all(this.copies.map((c) => c().catch(() => {})));
-      await this.copyStore(storeFile);
+      // A PostgreSQL store is copied into storeFile by its own stage (runner/stages/store.ts).
+      if (!this.sharedStore) await this.copyStore(storeFile);
     } finally {
       await Promise.all(this.links.map((l) => l.link.bye().catch(() => {})));
     }
@@ -114,4 +134,11 @@ export class Placement {
   describe(): Array<{ agent: string; host: string; cores: number; roles: PlacedRole[]; workers: string[] }> {
     return this.links.map((l) => ({ agent: l.link.name, host: l.link.info.host, cores: l.link.info.cores, roles: l.roles, workers: this.placed.get(l.link.name) ?? [] }));
   }
+}
+
+/** A database URL with another host (an IPv6 address in brackets). */
+export function withHost(url: string, host: string): string {
+  const u = new URL(url);
+  u.hostname = host.includes(':') ? `[${host}]` : host;
+  return u.toString();
 }

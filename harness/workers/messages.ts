@@ -73,7 +73,7 @@ export const Init = Type.Object({
   storeFile: Type.String({ description: 'The SQLite file of entity state the consumers share' }),
   store: opt(Type.Union([
     Type.Object({ kind: Type.Literal('sqlite'), file: Type.String() }),
-    Type.Object({ kind: Type.Literal('postgres'), url: Type.String({ description: 'postgres://user@host:port/database' }) }),
+    Type.Object({ kind: Type.Literal('postgres'), url: Type.String({ description: 'postgres://user[:password]@host:port/database' }) }),
   ], { description: 'Consumers: the entity store when it is not the SQLite file storeFile (consumers.store: postgres: a PostgreSQL database the run started)' })),
   ownerUrl: opt(Type.String({ description: 'Consumers: the entities\' owner service, when the run started one' })),
   producer: opt(Type.Object({ name: Type.String(), index: Type.Integer({ minimum: 0 }), of: Type.Integer({ minimum: 1 }) }, {

@@ -55,7 +55,7 @@ test('an agent address that is no host:port, or consumers on two agents, is one 
     const resultsDir = mkdtempSync(join(tmpdir(), 'convoy-placed-'));
     const { result } = await runOnce(scenario, { runtime: 'local', resultsDir, keep: false, allowDestructive: false, repeat: 1, quiet: true, agents: agentPlacements(['127.0.0.1:1', '127.0.0.1:2']) });
     assert.equal(result.verdict.status, 'unknown');
-    assert.match(JSON.stringify(result), /consumers on 2 agents \(127\.0\.0\.1:1, 127\.0\.0\.1:2\) would each keep their own entity store/);
+    assert.match(JSON.stringify(result), /consumers on 2 agents \(127\.0\.0\.1:1, 127\.0\.0\.1:2\) would each keep their own SQLite entity store; place them on one agent, or set consumers\.store: postgres/);
   } finally {
     delete process.env[AGENT_TOKEN_ENV];
   }

@@ -12,11 +12,12 @@ export const agents: Stage = {
   name: 'agents',
   applies: (ctx) => (ctx.opts.agents?.length ?? 0) > 0,
   async run(ctx) {
+    const shared = ctx.scenario.consumers.store === 'postgres' && !ctx.scenario.consumers.service;
     const placement = await Placement.connect(ctx.opts.agents!, ctx.record.runId, (agent, reason) => {
       const why = `agent ${agent} lost: ${reason}`;
       if (!ctx.record.incomplete.includes(why)) ctx.record.incomplete.push(why);
       ctx.log(why);
-    });
+    }, shared);
     ctx.placement = placement;
     ctx.record.agents = placement.describe();
     for (const a of ctx.record.agents) ctx.log(`agent ${a.agent}: ${a.host}, ${a.cores} cores, runs the ${a.roles.join(' and ')}`);
