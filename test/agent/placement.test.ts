@@ -49,6 +49,11 @@ test('producers on one agent and consumers on another: the run passes, with ever
 
 test('an agent address that is no host:port, or consumers on two agents, is one clear line', async () => {
   assert.throws(() => agentPlacements(['consumers=nowhere']), /--agent nowhere: expected host:port/);
+  // One agent named for each role is one agent (one control connection) with both.
+  assert.deepEqual(agentPlacements(['producers=10.0.0.2:7411', 'consumers=10.0.0.3:7411', 'consumers=10.0.0.2:7411']), [
+    { address: { host: '10.0.0.2', port: 7411 }, roles: ['producers', 'consumers'] },
+    { address: { host: '10.0.0.3', port: 7411 }, roles: ['consumers'] },
+  ]);
   process.env[AGENT_TOKEN_ENV] = TOKEN;
   try {
     const scenario = await loadScenarioFile(SMOKE, { catalogue: await scenarioCatalogue(), target: { runtime: 'local', allowDestructive: false } });

@@ -69,12 +69,22 @@ export function register(program: Command): void {
   );
 }
 
-/** `--agent producers=10.0.0.2:7411`: an agent and the roles it takes (both without a role). */
+/**
+ * `--agent producers=10.0.0.2:7411`: an agent and the roles it takes (both without a role). One
+ * agent named twice (`producers=a`, `consumers=a`) is one agent with both roles: a run has one
+ * control connection per agent.
+ */
 export function agentPlacements(flags: string[]): AgentPlacement[] {
-  return flags.map((flag) => {
+  const out: AgentPlacement[] = [];
+  for (const flag of flags) {
     const m = /^(producers|consumers)=(.*)$/.exec(flag);
-    return { address: parseAgentAddress(m ? m[2]! : flag), roles: m ? [m[1] as PlacedRole] : ['producers', 'consumers'] };
-  });
+    const address = parseAgentAddress(m ? m[2]! : flag);
+    const roles: PlacedRole[] = m ? [m[1] as PlacedRole] : ['producers', 'consumers'];
+    const same = out.find((a) => a.address.host === address.host && a.address.port === address.port);
+    if (same) same.roles = (['producers', 'consumers'] as const).filter((r) => same.roles.includes(r) || roles.includes(r));
+    else out.push({ address, roles });
+  }
+  return out;
 }
 
 /**
