@@ -13,7 +13,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InfraError } from '../errors.ts';
 import type { BrokerHost } from '../broker/in-process.ts';
-import { AgentLink, agentName, type AgentAddress } from '../agent/client.ts';
+import { AgentLink, agentName, parseAgentAddress, type AgentAddress } from '../agent/client.ts';
 import { remoteWorker, remoteName } from '../agent/remote-worker.ts';
 import { WorkerHandle } from '../workers/handle.ts';
 import type { WorkerInit } from '../workers/protocol.ts';
@@ -27,6 +27,30 @@ export interface AgentPlacement {
 
 /** The environment variable holding the agents' shared token. */
 export const AGENT_TOKEN_ENV = 'CONVOY_AGENT_TOKEN';
+
+/**
+ * `--agent producers=10.0.0.2:7411`: an agent and the roles it takes (both without a role). One
+ * agent named twice (`producers=a`, `consumers=a`) is one agent with both roles: a run has one
+ * control connection per agent.
+ */
+export function agentPlacements(flags: string[], flag = '--agent'): AgentPlacement[] {
+  const out: AgentPlacement[] = [];
+  for (const text of flags) {
+    const m = /^(producers|consumers)=(.*)$/.exec(text);
+    const address = parseAgentAddress(m ? m[2]! : text, flag);
+    const roles: PlacedRole[] = m ? [m[1] as PlacedRole] : ['producers', 'consumers'];
+    const same = out.find((a) => a.address.host === address.host && a.address.port === address.port);
+    if (same) same.roles = (['producers', 'consumers'] as const).filter((r) => same.roles.includes(r) || roles.includes(r));
+    else out.push({ address, roles });
+  }
+  return out;
+}
+
+/** The scenario's `placement:` section as placements (`--agent` on the command line replaces it). */
+export function scenarioPlacements(placement: { producers?: string[]; consumers?: string[] } | undefined): AgentPlacement[] {
+  if (!placement) return [];
+  return agentPlacements((['producers', 'consumers'] as const).flatMap((role) => (placement[role] ?? []).map((a) => `${role}=${a}`)), 'placement:');
+}
 
 export class Placement {
   private readonly next = new Map<PlacedRole, number>();

@@ -428,6 +428,18 @@ const Run = object(
   { additionalProperties: false },
 );
 
+const AGENT_ADDRESS = '^(\\[[0-9a-fA-F:]+\\]|[^:\\s\\[\\]]+):[0-9]{1,5}$';
+const agentList = (role: string) =>
+  optional(list(str({ pattern: AGENT_ADDRESS, description: 'A convoy agent, host:port (such as 10.0.0.2:7411).' }), { description: `The agents that run the ${role}, in turn; none: here.`, minItems: 1 }));
+const Placement = object(
+  { producers: agentList('producers'), consumers: agentList('consumers') },
+  {
+    additionalProperties: false,
+    description:
+      "Which convoy agents run the producers and the consumers (docs/agents.md); an agent named for both takes both. `--agent` on the command line replaces this section. Consumers on several agents need consumers.store: postgres.",
+  },
+);
+
 const Broker = openObject(
   { kind: str({ minLength: 1 }) },
   { description: "The broker: `kind` names a folder under brokers/; the other fields are checked against that module's settingsSchema." },
@@ -452,6 +464,7 @@ export const ScenarioFile = Type.Object(
     faults: filled(list(ref('fault', Fault), { description: 'The fault timeline. Default none.' }, { default: [] })),
     expect: filled(ref('expect', Expect, { default: {} })),
     run: filled(ref('run', Run, { default: {} })),
+    placement: optional(ref('placement', Placement)),
   },
   {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -468,7 +481,7 @@ export const ScenarioFile = Type.Object(
 );
 
 /** The sections, for types.ts. */
-export const Sections = { Distribution, Rate, Size, Time, Resend, Producer, Workload, Poison, Service, Consumers, Fault, Expectation, StateExpectation, Run, Broker };
+export const Sections = { Distribution, Rate, Size, Time, Resend, Producer, Workload, Poison, Service, Consumers, Fault, Expectation, StateExpectation, Run, Broker, Placement };
 
 /** The scenario schema with its plug-in parts still placeholders (harness/scenario/schema.ts fills them). */
 export const specSchema = {
@@ -490,5 +503,6 @@ export const specSchema = {
     threshold: Threshold,
     expect: Expect,
     run: Run,
+    placement: Placement,
   },
 };

@@ -11,8 +11,7 @@ import { checkRuntime } from '../runtime-flag.ts';
 import { reportAfterRun } from '../../report/render.ts';
 import { documentHead, JSON_HELP, withJsonStdout } from '../json-output.ts';
 import type { ExitCode } from '../../errors.ts';
-import { parseAgentAddress } from '../../agent/client.ts';
-import type { AgentPlacement, PlacedRole } from '../../runner/placement.ts';
+import { agentPlacements } from '../../runner/placement.ts';
 
 export interface RunFlags {
   runtime: RuntimeKind;
@@ -69,23 +68,6 @@ export function register(program: Command): void {
   );
 }
 
-/**
- * `--agent producers=10.0.0.2:7411`: an agent and the roles it takes (both without a role). One
- * agent named twice (`producers=a`, `consumers=a`) is one agent with both roles: a run has one
- * control connection per agent.
- */
-export function agentPlacements(flags: string[]): AgentPlacement[] {
-  const out: AgentPlacement[] = [];
-  for (const flag of flags) {
-    const m = /^(producers|consumers)=(.*)$/.exec(flag);
-    const address = parseAgentAddress(m ? m[2]! : flag);
-    const roles: PlacedRole[] = m ? [m[1] as PlacedRole] : ['producers', 'consumers'];
-    const same = out.find((a) => a.address.host === address.host && a.address.port === address.port);
-    if (same) same.roles = (['producers', 'consumers'] as const).filter((r) => same.roles.includes(r) || roles.includes(r));
-    else out.push({ address, roles });
-  }
-  return out;
-}
 
 /**
  * `convoy run --json`: the verdict and exit code of the whole (the worst run's), one entry per
