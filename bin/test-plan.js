@@ -142,16 +142,17 @@ export function holdSteps(segments) {
 
 /**
  * The second phase's segments in lanes that run at once: the segment that holds nothing first,
- * alone (its files start brokers of their own, a 3-node cluster among them); then the others
- * (the `beside` segment too, which holds nothing and shares no broker),
+ * alone (its files start brokers of their own, a 3-node cluster among them); then the others,
  * each lane one file at a time, so that no two files share a broker at once (a file may cut its
  * broker's link) and at most one broker per lane is up. Segments linked by a broker they share
  * stay in one lane; lanes are filled longest first (by the remembered times, 10 s a file when
- * none is known).
+ * none is known). Last, the `beside` segment's files, which hold nothing and share no broker, go
+ * one by one to whichever lane ends soonest, each lane's share at its end.
  */
 export function lanesOf(segments, lanes) {
   const alone = segments.find((s) => s.hold.length === 0 && !s.beside);
-  const held = segments.filter((s) => s.hold.length > 0 || s.beside);
+  const held = segments.filter((s) => s.hold.length > 0);
+  const beside = segments.find((s) => s.beside);
   // Segments that share a broker, transitively, form one component.
   const components = [];
   for (const seg of held) {
@@ -170,6 +171,18 @@ export function lanesOf(segments, lanes) {
     lane.ms += weight(c);
   }
   splitLongest(out, known);
+  // The files beside the others share nothing with anything: dealt out one by one, the slowest
+  // first, each to the lane that ends soonest, they even out what the brokers' lanes left uneven.
+  if (beside) {
+    const w = (f) => known[f] ?? 10_000;
+    const mine = new Map();
+    for (const f of [...beside.files].sort((a, b) => w(b) - w(a) || (a < b ? -1 : 1))) {
+      const lane = out.reduce((min, l) => (l.ms < min.ms ? l : min));
+      mine.set(lane, [...(mine.get(lane) ?? []), f]);
+      lane.ms += w(f);
+    }
+    for (const [lane, files] of mine) lane.segments = [...lane.segments, { ...beside, files: beside.files.filter((f) => files.includes(f)) }];
+  }
   return { alone, lanes: out.map((l) => l.segments).filter((l) => l.length > 0) };
 }
 

@@ -7,7 +7,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nowMicros, wallOffsetMicros } from '../harness/clock.ts';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { TEST_CLOCK_ENV, nowMicros, testClockFrom, wallOffsetMicros } from '../harness/clock.ts';
 
 /** A monotonic clock (ms) that advances by `stepUs` per read, with an occasional long pause. */
 function clocks(trueOffsetUs: number, stepUs: number, pauseEvery = 0, pauseUs = 0) {
@@ -53,4 +55,23 @@ test('nowMicros reads the system clock (within the 1 ms of Date.now) and never g
     assert.ok(t >= before - 100 && t <= after + 100, `nowMicros ${t} outside [${before}, ${after}]`);
     prev = t;
   }
+});
+
+test('the test clock: an offset and a drift from the environment, from a shared instant; none when unset; a bad value is one line', () => {
+  assert.equal(testClockFrom({}, 1_000), null);
+  assert.deepEqual(testClockFrom({ [TEST_CLOCK_ENV.offsetMs]: '50' }, 1_000), { offsetUs: 50_000, driftPpm: 0, sinceUs: 1_000 });
+  assert.deepEqual(testClockFrom({ [TEST_CLOCK_ENV.driftPpm]: '-20', [TEST_CLOCK_ENV.sinceUs]: '7' }, 1_000), { offsetUs: 0, driftPpm: -20, sinceUs: 7 });
+  assert.throws(() => testClockFrom({ [TEST_CLOCK_ENV.offsetMs]: 'soon' }, 0), /^Error: CONVOY_TEST_CLOCK_OFFSET_MS=soon: expected a number$/);
+});
+
+test('a process started with the test clock stamps 50 ms ahead of the system clock (its history times, not a payload\'s stamp)', () => {
+  const clock = fileURLToPath(new URL('../harness/clock.ts', import.meta.url));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', `import(${JSON.stringify(clock)}).then((m) => console.log(m.nowMicros() - Date.now() * 1000))`], {
+    encoding: 'utf8',
+    env: { ...process.env, [TEST_CLOCK_ENV.offsetMs]: '50' },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const ahead = Number(r.stdout.trim());
+  // Date.now() shows whole ms, read just after: 50 ms ahead, within that ms (and a scheduling slip).
+  assert.ok(ahead > 48_000 && ahead < 51_000, `${ahead} µs ahead`);
 });

@@ -6,6 +6,7 @@
  */
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
+import { nowMicros } from '../clock.ts';
 import { convoyVersion } from '../convoy-version.ts';
 import { InfraError, InputError } from '../errors.ts';
 import { LineChannel } from '../line-protocol/channel.ts';
@@ -35,6 +36,14 @@ export interface AgentInfo {
   cores: number;
   pid: number;
   runDir: string;
+}
+
+/** A clock round trip: the runner's clock when it asked and when it heard (µs), the agent's reading, and its granularity. */
+export interface ClockRoundTrip {
+  sentUs: number;
+  receivedUs: number;
+  agentUs: number;
+  granularityUs: number;
 }
 
 const checkFromAgent = messageCheck(FROM_AGENT);
@@ -80,6 +89,7 @@ export class AgentLink {
   private readonly lines: LineChannel<FromAgent, ToAgent>;
   private nextId = 1;
   private readonly reads = new Map<number, { resolve(m: Extract<FromAgent, { type: 'data' }>): void; reject(e: Error): void }>();
+  private readonly clockReads = new Map<number, { resolve(m: Extract<FromAgent, { type: 'clock-reading' }>): void; reject(e: Error): void }>();
   private readonly spawns = new Map<string, { resolve(pid: number): void; reject(e: Error): void }>();
   private readonly exitListeners = new Set<(worker: string, code: number | null, signal: string | null) => void>();
   private readonly lostListeners = new Set<(reason: string) => void>();
@@ -142,6 +152,10 @@ export class AgentLink {
         this.reads.get(m.id)?.resolve(m);
         this.reads.delete(m.id);
         return;
+      case 'clock-reading':
+        this.clockReads.get(m.id)?.resolve(m);
+        this.clockReads.delete(m.id);
+        return;
       default:
         return;
     }
@@ -153,9 +167,10 @@ export class AgentLink {
     clearInterval(this.timer);
     this.lines.destroy();
     const err = new InfraError(`agent ${this.name} lost: ${reason}`);
-    for (const s of [...this.spawns.values(), ...this.reads.values()]) s.reject(err);
+    for (const s of [...this.spawns.values(), ...this.reads.values(), ...this.clockReads.values()]) s.reject(err);
     this.spawns.clear();
     this.reads.clear();
+    this.clockReads.clear();
     for (const l of this.lostListeners) l(reason);
   }
 
@@ -185,6 +200,17 @@ export class AgentLink {
     return new Promise((resolve, reject) => {
       this.reads.set(id, { resolve: (m) => (m.error ? reject(new InfraError(`agent ${this.name}: ${m.error}`)) : resolve(Buffer.from(m.bytes, 'base64'))), reject });
       this.lines.write({ type: 'read', id, file, offset });
+    });
+  }
+
+  /** One round trip for the agent's clock: the runner's clock before and after, and the agent's reading between. */
+  readClock(): Promise<ClockRoundTrip> {
+    if (this.lost) return Promise.reject(new InfraError(`agent ${this.name} lost: ${this.lost}`));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const sentUs = nowMicros();
+      this.clockReads.set(id, { resolve: (m) => resolve({ sentUs, receivedUs: nowMicros(), agentUs: m.at, granularityUs: m.granularity }), reject });
+      this.lines.write({ type: 'clock', id });
     });
   }
 

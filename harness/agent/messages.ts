@@ -3,14 +3,14 @@
  * to each other over TCP (or TLS), one JSON object per line (docs/agents.md). A runner opens one
  * control connection per agent, and one connection per worker it places there, which carries
  * the worker protocol once the agent has welcomed it. The published schema is
- * results/schema/agent-protocol.v1.json.
+ * results/schema/agent-protocol.v2.json.
  */
 import { Type } from '../typebox.ts';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { lineProtocolSchema } from '../line-protocol/schema.ts';
 
 /** The agent protocol version this convoy speaks; a peer of another one is refused at the handshake. */
-export const AGENT_PROTOCOL_VERSION = 1;
+export const AGENT_PROTOCOL_VERSION = 2;
 
 const opt = <T extends TSchema>(t: T) => Type.Optional(t);
 const msg = <T extends string, P extends Record<string, TSchema>>(type: T, description: string, props: P) =>
@@ -42,6 +42,7 @@ const Read = msg('read', 'Bytes of a file in the run\'s folder on the agent, fro
   max: opt(Type.Integer({ minimum: 1, description: 'At most this many bytes (default 4 MiB)' })),
 });
 const Ping = msg('ping', 'A heartbeat; the agent answers pong at once', { id: Type.Integer({ minimum: 0 }) });
+const Clock = msg('clock', 'A clock reading: the agent answers clock-reading at once, with its run clock (the runner measures its offset from the round trip)', { id: Type.Integer({ minimum: 0 }) });
 const Bye = msg('bye', 'The run is over: the agent stops what is left of it and forgets it', {});
 
 // ---- agent → runner
@@ -70,9 +71,14 @@ const Data = msg('data', 'The answer to read: base64 bytes from the offset (empt
   error: opt(Type.String({ description: 'Why the file cannot be read (outside the run\'s folder, not a file)' })),
 });
 const Pong = msg('pong', 'The answer to ping', { id: Type.Integer({ minimum: 0 }) });
+const ClockReading = msg('clock-reading', 'The answer to clock: the agent\'s run clock when it answered, and how finely it reads it', {
+  id: Type.Integer({ minimum: 0 }),
+  at: Type.Integer({ description: 'The agent\'s run clock (µs since the epoch), read as it answers; its workers stamp with the same clock' }),
+  granularity: Type.Integer({ minimum: 0, description: 'How finely the agent reads that clock (µs): added to the round trip\'s half as the reading\'s uncertainty' }),
+});
 
-export const TO_AGENT_MESSAGES = { hello: Hello, spawn: Spawn, signal: Signal, read: Read, ping: Ping, bye: Bye } satisfies Record<string, TObject>;
-export const FROM_AGENT_MESSAGES = { welcome: Welcome, refused: Refused, spawned: Spawned, 'spawn-failed': SpawnFailed, exited: Exited, data: Data, pong: Pong } satisfies Record<string, TObject>;
+export const TO_AGENT_MESSAGES = { hello: Hello, spawn: Spawn, signal: Signal, read: Read, ping: Ping, clock: Clock, bye: Bye } satisfies Record<string, TObject>;
+export const FROM_AGENT_MESSAGES = { welcome: Welcome, refused: Refused, spawned: Spawned, 'spawn-failed': SpawnFailed, exited: Exited, data: Data, pong: Pong, 'clock-reading': ClockReading } satisfies Record<string, TObject>;
 export const TO_AGENT = Object.values(TO_AGENT_MESSAGES);
 export const FROM_AGENT = Object.values(FROM_AGENT_MESSAGES);
 

@@ -20,6 +20,7 @@ import { cpus, hostname } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { Duplex } from 'node:stream';
+import { CLOCK_READ_GRANULARITY_US, TEST_CLOCK_ENV, activeTestClock, nowMicros } from '../clock.ts';
 import { convoyVersion } from '../convoy-version.ts';
 import { LineChannel } from '../line-protocol/channel.ts';
 import { messageCheck } from '../line-protocol/check.ts';
@@ -78,6 +79,12 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const token = digest(options.token);
   const runs = new Map<string, Run>();
   const sockets = new Set<Socket>();
+  // A test clock (harness/clock.ts): the workers started here stamp with the agent's own.
+  const testClock = activeTestClock();
+  if (testClock) {
+    process.env[TEST_CLOCK_ENV.sinceUs] = String(testClock.sinceUs);
+    log(`test clock: ${testClock.offsetUs / 1000} ms off, drifting ${testClock.driftPpm} ppm (${TEST_CLOCK_ENV.offsetMs}, ${TEST_CLOCK_ENV.driftPpm}); for tests only`);
+  }
 
   const stopRun = (run: Run, why: string) => {
     if (runs.get(run.id) !== run) return;
@@ -175,6 +182,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     switch (m.type) {
       case 'ping':
         lines.write({ type: 'pong', id: m.id });
+        return;
+      case 'clock':
+        lines.write({ type: 'clock-reading', id: m.id, at: nowMicros(), granularity: CLOCK_READ_GRANULARITY_US });
         return;
       case 'spawn': {
         if (run.workers.has(m.worker)) return void lines.write({ type: 'spawn-failed', worker: m.worker, reason: 'a worker of that name was started already' });

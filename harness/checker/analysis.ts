@@ -32,6 +32,17 @@
  *   producer, key, seq, outcome); messages lowest by (producer, key, seq); split keys by key.
  *   Displaced applies are those outside the longest run that keeps the earliest landings.
  *
+ * - Times from several hosts: the store has mapped every event a worker on another host
+ *   stamped to the runner's clock (history-columns.ts). A reorder, a regression or an overlap
+ *   decided by two times stamped on different hosts is *uncertain* when they differ by no more
+ *   than the two hosts' uncertainties together (the runner's is 0; two times of one host share
+ *   its clock's error): it is counted in the type's `uncertain` qualifier, with its margin, not
+ *   as the type. It is the type when any pair that makes it one differs by more: a reorder when
+ *   some higher seq's first apply landed earlier by more than the pair's uncertainty, an
+ *   overlap when it ran together with some other attempt (from its start to the earlier of
+ *   the two ends) longer than that. An order that looks right by less than the
+ *   uncertainty is not reported. Split and displaced take the mapped times as they are.
+ *
  * Nothing here may depend on the order events arrived in: interned ids are never compared,
  * only the strings they stand for.
  */
@@ -77,6 +88,15 @@ export class FinalPass {
   readonly top: TopK[];
   readonly occurrences: Occurrences;
   private readonly scratch: Scratch;
+  /** Uncertain anomalies (see the header): counts, keys, examples, times, and per example its margin and uncertainty. */
+  readonly uncertainCounts = new Array<number>(ANOMALY_TYPES.length).fill(0);
+  readonly uncertainKeyCounts = new Array<number>(ANOMALY_TYPES.length).fill(0);
+  private readonly uncertainKeyMarks: (Uint8Array | null)[] = ANOMALY_TYPES.map(() => null);
+  readonly uncertainTop: TopK[];
+  readonly uncertainOccurrences: Occurrences;
+  readonly uncertainMargins: Array<Map<number, { margin: number; uncertainty: number }>> = ANOMALY_TYPES.map(() => new Map());
+  /** Hosts whose clocks stamped events (1: one clock, no uncertain rule). */
+  private readonly hostCount: number;
 
   constructor(
     readonly store: HistoryStore,
@@ -95,6 +115,15 @@ export class FinalPass {
     this.top = ANOMALY_TYPES.map((t) =>
       new TopK(maxExamples, t === 'lost' || t === 'unseen' || t === 'abandoned' ? byMessage : t === 'split' ? byKey : byEvent),
     );
+    this.uncertainTop = ANOMALY_TYPES.map(() => new TopK(maxExamples, byEvent));
+    this.uncertainOccurrences = new Occurrences(store.keys);
+    this.hostCount = store.hostUncertainty.length;
+  }
+
+  /** How far apart two times of these hosts must be for their order to be known (µs). */
+  private pairUncertainty(ha: number, hb: number): number {
+    const u = this.store.hostUncertainty;
+    return ha === hb ? 0 : u[ha] + u[hb];
   }
 
   run(): void {
@@ -165,15 +194,16 @@ export class FinalPass {
   private record(type: number, time: number, keyId: number, exampleId: number, c1 = -1, c2 = -1): void {
     this.counts[type]++;
     this.occurrences.add(type, time, keyId);
-    if (keyId >= 0) {
-      let marks = this.keyMarks[type];
-      if (!marks) marks = this.keyMarks[type] = new Uint8Array(this.store.keys.size);
-      if (marks[keyId] === 0) {
-        marks[keyId] = 1;
-        this.keyCounts[type]++;
-      }
-    }
+    if (keyId >= 0 && firstOfKey(this.keyMarks, type, keyId, this.store.keys.size)) this.keyCounts[type]++;
     this.top[type].offer(exampleId, c1, c2);
+  }
+
+  private recordUncertain(type: number, time: number, keyId: number, exampleId: number, margin: number, uncertainty: number, c1 = -1): void {
+    this.uncertainCounts[type]++;
+    this.uncertainOccurrences.add(type, time, keyId);
+    if (keyId >= 0 && firstOfKey(this.uncertainKeyMarks, type, keyId, this.store.keys.size)) this.uncertainKeyCounts[type]++;
+    this.uncertainTop[type].offer(exampleId, c1);
+    this.uncertainMargins[type].set(exampleId, { margin, uncertainty });
   }
 
   private keyOfMessage(m: number): number {
@@ -288,6 +318,10 @@ export class FinalPass {
     const tails = new Int32Array(maxLen);
     const runFrom = new Int32Array(maxLen);
     const byLanding = (a: number, b: number) => ends[a] - ends[b] || seqs[s.evMsg[a]] - seqs[s.evMsg[b]];
+    // Several clocks: the earliest landing of a higher seq per host, for the uncertain rule.
+    const multi = this.hostCount > 1;
+    const evHost = s.evHost;
+    const laterEndOn = new Float64Array(this.hostCount);
 
     for (let st = 0; st < s.streams.size; st++) {
       const lo = starts[st];
@@ -306,23 +340,33 @@ export class FinalPass {
       // of any higher seq (its message in `later`; equal ends keep the lower seq).
       let laterEnd = Infinity;
       let later = -1;
+      if (multi) laterEndOn.fill(Infinity);
       for (let i = hi - 1; i >= lo; i--) {
         const flags = oFlags[i];
         if (!(flags & MF_APPLIED)) continue;
         const end = oEnd[i];
         if (later >= 0) {
-          if (end > laterEnd) this.record(T.reorder, end, key, oFirst[i], later);
+          if (end > laterEnd) {
+            if (!multi) this.record(T.reorder, end, key, oFirst[i], later);
+            else this.landedAfter(T.reorder, oFirst[i], end, laterEndOn, laterEnd, later, key);
+          }
           if (flags & MF_REPEATED) {
             const m = i;
             const fa = oFirst[i];
             for (let ev = this.evByMsgStart[m]; ev < this.evByMsgStart[m + 1]; ev++) {
-              if (ev !== fa && this.isApply(ev) && ends[ev] > laterEnd) this.record(T.regression, ends[ev], key, ev, later);
+              if (ev === fa || !this.isApply(ev) || !(ends[ev] > laterEnd)) continue;
+              if (!multi) this.record(T.regression, ends[ev], key, ev, later);
+              else this.landedAfter(T.regression, ev, ends[ev], laterEndOn, laterEnd, later, key);
             }
           }
         }
         if (end <= laterEnd) {
           laterEnd = end;
           later = i;
+        }
+        if (multi) {
+          const h = evHost[oFirst[i]];
+          if (end < laterEndOn[h]) laterEndOn[h] = end;
         }
       }
 
@@ -369,6 +413,51 @@ export class FinalPass {
         }
       }
     }
+  }
+
+  /**
+   * An apply `ev` that landed (at `end`) after a higher seq's first apply (the earliest of them
+   * at `laterEnd`, message `later`; per host in `laterEndOn`): the type when some host's
+   * earliest landed before it by more than the pair's uncertainty, else uncertain.
+   */
+  private landedAfter(type: number, ev: number, end: number, laterEndOn: Float64Array, laterEnd: number, later: number, key: number): void {
+    const h = this.store.evHost[ev];
+    for (let o = 0; o < laterEndOn.length; o++) {
+      if (end - laterEndOn[o] > this.pairUncertainty(h, o)) return this.record(type, end, key, ev, later);
+    }
+    const laterHost = this.store.evHost[this.firstApply[later]];
+    this.recordUncertain(type, end, key, ev, end - laterEnd, this.pairUncertainty(h, laterHost), later);
+  }
+
+  /**
+   * The attempt at order[g] started at `t` while another of the key ran (one that started
+   * earlier, latest end per host in `runningOn`, or one of its start group i..j): an overlap
+   * when, with one of them, the two ran together (from `t` to the earlier end) longer than the
+   * pair's uncertainty, else uncertain, with the longest such margin. (Measured from the later
+   * start, the margin never exceeds how far the two could shift apart before they no longer
+   * overlap, so a certain overlap is one whatever the clocks' error.)
+   */
+  private startedWhileRunning(order: Int32Array, kEnd: Float64Array, i: number, j: number, g: number, t: number, k: number, runningOn: Float64Array): void {
+    const s = this.store;
+    const h = s.evHost[order[g]];
+    let margin = -Infinity;
+    let uncertainty = 0;
+    const consider = (by: number, hostOfOther: number) => {
+      const u = this.pairUncertainty(h, hostOfOther);
+      if (by > margin) {
+        margin = by;
+        uncertainty = u;
+      }
+      return by > u || u === 0; // one clock: an instant's overlap is one too
+    };
+    const endG = kEnd[g] === kEnd[g] ? kEnd[g] : Infinity;
+    for (let o = 0; o < runningOn.length; o++) {
+      if (runningOn[o] > t && consider(Math.min(runningOn[o], endG) - t, o)) return this.record(T.overlap, t, k, order[g]);
+    }
+    for (let o = i; o < j; o++) {
+      if (o !== g && kEnd[o] > t && consider(Math.min(kEnd[o], endG) - t, s.evHost[order[o]])) return this.record(T.overlap, t, k, order[g]);
+    }
+    this.recordUncertain(T.overlap, t, k, order[g], margin, uncertainty);
   }
 
   // ---- Per key -----------------------------------------------------------------------------
@@ -425,6 +514,9 @@ export class FinalPass {
       kLane[i] = s.evOutcome[ev] === OUT_OK && kEnd[i] === kEnd[i] ? s.evLane[ev] : -2;
     }
 
+    // Several clocks: the latest end among earlier starts per host, for the uncertain rule.
+    const multi = this.hostCount > 1;
+    const runningOn = new Float64Array(this.hostCount);
     for (let k = 0; k < s.keys.size; k++) {
       const lo = starts[k];
       const hi = starts[k + 1];
@@ -434,6 +526,7 @@ export class FinalPass {
       // other.end). Events are in start order; `runningUntil` is the latest end among those
       // that started strictly earlier; events with the same start are checked as a group.
       let runningUntil = -Infinity;
+      if (multi) runningOn.fill(-Infinity);
       for (let i = lo; i < hi; ) {
         const t = kStart[i];
         let j = i;
@@ -445,10 +538,15 @@ export class FinalPass {
         if (runningUntil > t || openInGroup > 1 || (openInGroup === 1 && j - i > 1)) {
           for (let g = i; g < j; g++) {
             const others = openInGroup - (kEnd[g] > t ? 1 : 0);
-            if (runningUntil > t || others > 0) this.record(T.overlap, t, k, order[g]);
+            if (!(runningUntil > t || others > 0)) continue;
+            if (!multi) this.record(T.overlap, t, k, order[g]);
+            else this.startedWhileRunning(order, kEnd, i, j, g, t, k, runningOn);
           }
         }
-        for (let g = i; g < j; g++) if (kEnd[g] > runningUntil) runningUntil = kEnd[g];
+        for (let g = i; g < j; g++) {
+          if (kEnd[g] > runningUntil) runningUntil = kEnd[g];
+          if (multi && kEnd[g] > runningOn[s.evHost[order[g]]]) runningOn[s.evHost[order[g]]] = kEnd[g];
+        }
         i = j;
       }
 
@@ -489,6 +587,15 @@ function laneVerdicts(s: HistoryStore, r: BrokerRemaining, byTotal: number): Uin
     if (id >= 0) out[id + 1] = n === 0 ? emptyLane : T.unseen;
   }
   return out;
+}
+
+/** Marks a key for a type; true the first time (the type's distinct keys). */
+function firstOfKey(marksByType: (Uint8Array | null)[], type: number, keyId: number, keys: number): boolean {
+  let marks = marksByType[type];
+  if (!marks) marks = marksByType[type] = new Uint8Array(keys);
+  if (marks[keyId] !== 0) return false;
+  marks[keyId] = 1;
+  return true;
 }
 
 /** When an event happened: its end, or its start if it never ended. */

@@ -11,6 +11,7 @@ import { parseBytes } from './byteParser.ts';
 import { Fields, parseFast } from './lineParser.ts';
 import { Occurrences } from './occurrences.ts';
 import { HistoryStore, WHOLE_EVENT } from './history-columns.ts';
+import type { ClockOffsets } from '../history/clock-offsets.ts';
 import type { Anomalies, BadLine, BrokerRemaining, FaultWindow, InputStats, WindowInput } from './types.ts';
 
 export interface CheckerOptions {
@@ -20,6 +21,11 @@ export interface CheckerOptions {
   settleMs?: number;
   /** Examples kept per anomaly type (default 5). */
   maxExamples?: number;
+  /**
+   * false: read every time as stamped, as if all hosts shared one clock, ignoring the history's
+   * clock events (to see what the correction changes). Default true.
+   */
+  correctClocks?: boolean;
 }
 
 export interface FinishOptions {
@@ -39,6 +45,29 @@ export interface CheckOutcome {
   input: InputStats;
   /** What the broker still held when the run ended (the history's `remaining` event), or null. */
   remaining: BrokerRemaining | null;
+  /**
+   * Anomalies that hang on the order of two times stamped on different hosts closer together
+   * than the hosts' clocks are known (not counted in `anomalies`; each type's `uncertain`).
+   */
+  uncertain: Occurrences;
+  /** The other hosts' clocks, as measured (empty for a history from one host). */
+  clocks: HostClockSummary[];
+  /** The same, to map other events by (null: one host, or the correction turned off). */
+  clockOffsets: ClockOffsets | null;
+}
+
+/** One host's clock against the runner's, for the result. */
+export interface HostClockSummary {
+  host: string;
+  workers: string[];
+  measurements: number;
+  /** The first and last measured offsets (the host's clock minus the runner's, µs). */
+  offsetUs: { first: number; last: number };
+  /** The largest uncertainty of a measurement (µs). */
+  uncertaintyUs: number;
+  driftPpm: number | null;
+  /** false: the check was asked to ignore it. */
+  corrected: boolean;
 }
 
 /** A history line (or, for add(), the n-th event) the checker cannot use. */
@@ -69,12 +98,13 @@ export class Checker {
   private decoder: StringDecoder | null = null;
   /** Byte mode (see write): the bytes of an unfinished line, in pieces. */
   private tail: Buffer[] = [];
-  private judged: { anomalies: Anomalies; occurrences: Occurrences } | null = null;
+  private judged: { anomalies: Anomalies; occurrences: Occurrences; uncertain: Occurrences } | null = null;
 
   constructor(options: CheckerOptions = {}) {
     this.lenient = options.lenient ?? false;
     this.settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
     this.maxExamples = options.maxExamples ?? 5;
+    this.store.correctClocks = options.correctClocks ?? true;
     if (!(this.settleMs >= 0)) throw new InputError(`settle time must be a non-negative number of ms, got ${options.settleMs}`);
   }
 
@@ -91,7 +121,7 @@ export class Checker {
   private addOther(n: number, event: Record<string, unknown>): void {
     this.fields.fromObject(event);
     let reason = this.store.ingest(this.fields);
-    if (reason === WHOLE_EVENT) reason = this.store.ingestRemaining(event);
+    if (reason === WHOLE_EVENT) reason = this.store.ingestWhole(event);
     if (reason !== null) this.bad(n, reason, 'event');
   }
 
@@ -198,7 +228,7 @@ export class Checker {
       this.store.seal();
       const pass = new FinalPass(this.store, this.maxExamples);
       pass.run();
-      this.judged = { anomalies: renderAnomalies(pass), occurrences: pass.occurrences };
+      this.judged = { anomalies: renderAnomalies(pass), occurrences: pass.occurrences, uncertain: pass.uncertainOccurrences };
     }
     const settleMs = options.settleMs ?? this.settleMs;
     const s = this.store;
@@ -208,6 +238,17 @@ export class Checker {
       faults: faultWindows(s.faults, settleMs * 1000, options.windows),
       settleMs,
       remaining: s.remaining,
+      uncertain: this.judged.uncertain,
+      clockOffsets: s.clocks.size > 0 && s.correctClocks ? s.clocks : null,
+      clocks: s.clocks.hosts().map((h) => ({
+        host: h.host,
+        workers: [...h.workers].sort(),
+        measurements: h.offset.length,
+        offsetUs: { first: h.offset[0]!, last: h.offset.at(-1)! },
+        uncertaintyUs: h.uncertainty,
+        driftPpm: h.driftPpm,
+        corrected: s.correctClocks,
+      })),
       input: {
         lines: this.lines,
         events: s.counted,
@@ -256,7 +297,7 @@ export class Checker {
       else {
         this.fields.fromObject(value as Record<string, unknown>);
         reason = this.store.ingest(this.fields);
-        if (reason === WHOLE_EVENT) reason = this.store.ingestRemaining(value as Record<string, unknown>);
+        if (reason === WHOLE_EVENT) reason = this.store.ingestWhole(value as Record<string, unknown>);
       }
     }
     if (reason !== null) this.bad(lineNo, reason);
@@ -269,7 +310,7 @@ export class Checker {
   private refused(reason: string, lineNo: number, src: string | Buffer, from: number, to: number): void {
     if (reason === WHOLE_EVENT) {
       const text = typeof src === 'string' ? src.slice(from, to) : src.toString('utf8', from, to);
-      const r = this.store.ingestRemaining(JSON.parse(text) as Record<string, unknown>);
+      const r = this.store.ingestWhole(JSON.parse(text) as Record<string, unknown>);
       if (r !== null) this.bad(lineNo, r);
     } else this.bad(lineNo, reason);
   }

@@ -4,7 +4,7 @@
  */
 import { ST_FAILED, ST_OK, ST_UNSENT, T, eventTime, type FinalPass } from './analysis.ts';
 import { OUT_ERROR, OUT_OK } from './history-columns.ts';
-import { ANOMALY_TYPES, type Anomalies, type AckStatus, type EventRef, type Example } from './types.ts';
+import { ANOMALY_TYPES, type Anomalies, type AckStatus, type EventRef, type Example, type UncertainEntry } from './types.ts';
 
 const LANES_SHOWN = 10;
 const ATTEMPTS_SHOWN = 3;
@@ -18,8 +18,26 @@ export function renderAnomalies(pass: FinalPass): Anomalies {
       keys: pass.keyCounts[t],
       examples: top.ids.map((id, i) => render(pass, t, id, top.c1[i], top.c2[i])),
     };
+    if (pass.uncertainCounts[t] > 0) out[type].uncertain = uncertain(pass, t);
   });
   return out;
+}
+
+/** A type's uncertain anomalies: each example as the type's, with its margin and the uncertainty it fell within (µs). */
+function uncertain(pass: FinalPass, t: number): UncertainEntry {
+  const top = pass.uncertainTop[t];
+  return {
+    count: pass.uncertainCounts[t],
+    keys: pass.uncertainKeyCounts[t],
+    examples: top.ids.map((id, i) => {
+      const ex = render(pass, t, id, top.c1[i], top.c2[i]);
+      const { margin, uncertainty } = pass.uncertainMargins[t].get(id)!;
+      ex.margin = margin;
+      ex.uncertainty = uncertainty;
+      ex.note += `; uncertain: ${margin} µs apart on two hosts' clocks, known to ±${uncertainty} µs`;
+      return ex;
+    }),
+  };
 }
 
 function render(p: FinalPass, t: number, id: number, c1: number, c2: number): Example {

@@ -169,6 +169,8 @@ export interface Judged {
   input?: Pick<InputStats, 'badLines'>;
   /** The history's `remaining` event, for the wording of unseen reasons. */
   remaining?: BrokerRemaining | null;
+  /** Uncertain anomalies (times on different hosts closer than their clocks are known), for scoped expectations. */
+  uncertain?: Occurrences;
 }
 
 export interface EvaluateOptions {
@@ -202,6 +204,13 @@ export function evaluateExpectations(
       unknowns.push(`${label(r)}: the drain ended with ${plural(unseen.found, 'acked message')} undelivered ${held}: unseen, not lost (${plural(unseen.keys ?? 0, 'key')})`);
     }
   }
+  // An expectation of 0 that holds only because its anomalies were uncertain is no pass: each
+  // may be a real one that the hosts' clocks cannot order.
+  for (const r of results) {
+    if (r.expected !== '0' || r.held !== true) continue;
+    const u = uncertainIn(judged, r);
+    if (u.count > 0) unknowns.push(`${label(r)}: expected 0, found 0 certain and ${u.count} uncertain (${plural(u.keys, 'key')}): times on different hosts closer than their clocks are known`);
+  }
   // As in Jepsen, a definite failure outranks an unknown; unknown is never a pass.
   const status: VerdictStatus = failures.length > 0 ? 'fail' : unknowns.length > 0 ? 'unknown' : 'pass';
   return { expectations: results, verdict: { status, reasons: [...failures, ...unknowns] } };
@@ -226,6 +235,15 @@ function evaluateOne(judged: Judged, e: Expectation): ExpectationResult {
   else if (found === null) held = null;
   else held = countHolds(e.expect, found);
   return { type: e.type, expected: e.expect, window, found, keys, held, source: e.source ?? 'given' };
+}
+
+/** A type's uncertain anomalies in an expectation's scope. */
+function uncertainIn(judged: Judged, r: ExpectationResult): { count: number; keys: number } {
+  const whole = judged.anomalies[r.type].uncertain;
+  if (!whole) return { count: 0, keys: 0 };
+  if (!r.window) return { count: whole.count, keys: whole.keys };
+  if (!judged.uncertain) return { count: whole.count, keys: whole.keys };
+  return judged.uncertain.tally(r.type, scopeFilter(judged.faults, r.window));
 }
 
 /** Whether a count keeps an expected value ('0', '>0' or a bound; 'any' always holds). */

@@ -1,7 +1,7 @@
 /**
  * Columnar storage of a history: what the final pass needs and nothing more, in typed arrays
  * with interned strings. Validates each event as it is stored (the history format:
- * results/schema/history.v1.json) and returns the reason when an event is unusable.
+ * results/schema/history.v2.json) and returns the reason when an event is unusable.
  */
 import { Interner } from './interner.ts';
 import {
@@ -15,6 +15,7 @@ import { KeyBatch } from './keyBatch.ts';
 import { EventLog } from './eventLog.ts';
 import { ACK_LANE_SHIFT, RefLog, TAG_ACK, TAG_PROCESS, TAG_SEND } from './refLog.ts';
 import type { BrokerRemaining } from './types.ts';
+import { ClockOffsets, toRunnerClock } from '../history/clock-offsets.ts';
 
 export const MAX_SEQ = 2147483647;
 
@@ -28,9 +29,10 @@ export const ACK_ANY_TRUE = 1;
 export const ACK_ANY_UNKNOWN = 2; // an ack with ok null or missing
 
 /**
- * ingest() returns this for an event it needs whole (a `remaining` event, one per history,
- * with nested members the field parsers do not read): the caller hands the parsed object to
- * ingestRemaining() instead. Kept off the per-event path: only unknown types reach the test.
+ * ingest() returns this for an event it needs whole (a `remaining` event, one per history, or
+ * a `clock` event, a few per agent; nested members the field parsers do not read): the caller
+ * hands the parsed object to ingestWhole() instead. Kept off the per-event path: only unknown
+ * types reach the test.
  */
 export const WHOLE_EVENT = '\u0000whole event';
 
@@ -99,9 +101,21 @@ export class HistoryStore {
   readonly faults: FaultMark[] = [];
   /** The history's latest `remaining` event (see BrokerRemaining), or null. */
   remaining: BrokerRemaining | null = null;
-  /** Events of the types read here (send, ack, process, fault, remaining), and of other types. */
+  /** Events of the types read here (send, ack, process, fault, remaining, clock), and of other types. */
   counted = 0;
   ignored = 0;
+
+  /** The history's clock events: other hosts' clocks against the runner's. */
+  readonly clocks = new ClockOffsets();
+  /**
+   * Set by seal() when the history has clock events (and `correctClocks`): per event, the host
+   * that stamped it (0: the runner's; i + 1: clocks.hosts()[i]), its times mapped to the
+   * runner's clock; per host, how far its times can be off (µs; the runner's 0).
+   */
+  evHost: Uint8Array = new Uint8Array(0);
+  hostUncertainty: Float64Array = new Float64Array(1);
+  /** false: every time is taken as stamped, on one clock (`convoy check --no-clock-correction`). */
+  correctClocks = true;
 
   /** Stores one event; returns null, or why the event is unusable. */
   ingest(f: Fields): string | null {
@@ -112,13 +126,31 @@ export class HistoryStore {
     if (type === 'send') return this.ingestSendOrAck(f, true);
     if (type === 'ack') return this.ingestSendOrAck(f, false);
     if (type === 'fault') return this.ingestFault(f);
-    if (type === 'remaining') return WHOLE_EVENT;
+    if (type === 'remaining' || type === 'clock') return WHOLE_EVENT;
     this.ignored++;
     return null;
   }
 
-  /** Stores a `remaining` event given whole (see WHOLE_EVENT); returns null or why it is unusable. */
-  ingestRemaining(o: Record<string, unknown>): string | null {
+  /** Stores an event given whole (see WHOLE_EVENT); returns null or why it is unusable. */
+  ingestWhole(o: Record<string, unknown>): string | null {
+    return o.type === 'clock' ? this.ingestClock(o) : this.ingestRemaining(o);
+  }
+
+  private ingestClock(o: Record<string, unknown>): string | null {
+    const { host, at, offset, uncertainty, workers } = o;
+    if (typeof host !== 'string' || host === '') return '"host" must be a non-empty string';
+    if (typeof at !== 'number' || !Number.isFinite(at)) return '"at" must be a finite number';
+    if (typeof offset !== 'number' || !Number.isFinite(offset)) return '"offset" must be a finite number';
+    if (typeof uncertainty !== 'number' || !(uncertainty >= 0) || uncertainty === Infinity) return '"uncertainty" must be a non-negative number';
+    if (!Array.isArray(workers) || workers.some((w) => typeof w !== 'string')) return '"workers" must be an array of strings';
+    this.assertOpen();
+    this.clocks.add({ host, at, offset, uncertainty, workers: workers as string[] });
+    this.counted++;
+    return null;
+  }
+
+  /** Stores a `remaining` event given whole; returns null or why it is unusable. */
+  private ingestRemaining(o: Record<string, unknown>): string | null {
     const { at, known, total, lanes } = o;
     if (typeof at !== 'number' || !Number.isFinite(at)) return '"at" must be a finite number';
     if (typeof known !== 'boolean') return '"known" must be true or false';
@@ -371,6 +403,31 @@ export class HistoryStore {
     this.evStart = c.start;
     this.evEnd = c.end;
     this.evOutcome = c.outcome;
+    this.mapClocks();
+  }
+
+  /** Every time a worker on another host stamped, on the runner's clock (see evHost). */
+  private mapClocks(): void {
+    this.evHost = new Uint8Array(this.events);
+    if (this.clocks.size === 0 || !this.correctClocks) return;
+    const hosts = this.clocks.hosts();
+    if (hosts.length > 254) throw new Error('checker: more than 254 hosts');
+    this.hostUncertainty = Float64Array.from([0, ...hosts.map((h) => h.uncertainty)]);
+    const hostOf = new Uint8Array(this.consumers.size);
+    for (const [worker, i] of this.clocks.workerHosts()) {
+      const c = this.consumers.find(worker);
+      if (c >= 0) hostOf[c] = i + 1;
+    }
+    const { evConsumer, evStart, evEnd, evHost } = this;
+    for (let ev = 0; ev < this.events; ev++) {
+      const c = evConsumer[ev];
+      const h = c >= 0 ? hostOf[c] : 0;
+      if (h === 0) continue;
+      const clock = hosts[h - 1]!;
+      evHost[ev] = h;
+      evStart[ev] = toRunnerClock(clock, evStart[ev]);
+      if (evEnd[ev] === evEnd[ev]) evEnd[ev] = Math.max(evStart[ev], toRunnerClock(clock, evEnd[ev]));
+    }
   }
 
   private assertOpen(): void {

@@ -44,7 +44,34 @@ export const ExampleDef = Type.Object({
 });
 
 export const AnomalyDef = Type.Object(
-  { count: CountDef, keys: CountDef, examples: Type.Array(ExampleDef) },
+  {
+    count: CountDef,
+    keys: CountDef,
+    examples: Type.Array(ExampleDef),
+    uncertain: Type.Optional(
+      Type.Object(
+        { count: CountDef, keys: CountDef, examples: Type.Array(ExampleDef) },
+        {
+          additionalProperties: false,
+          description:
+            "Anomalies of the type that hang on two times stamped on different hosts closer together than the hosts' clocks are known (reorder, regression, overlap): not in `count`; each example has `margin` and `uncertainty` (µs). Present only when there are any (v1.7).",
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ClockDef = Type.Object(
+  {
+    host: Type.String(),
+    workers: Type.Array(Type.String()),
+    measurements: CountDef,
+    offsetUs: Type.Object({ first: Type.Number(), last: Type.Number() }, { description: "The host's clock minus the runner's, at the first and the last measurement." }),
+    uncertaintyUs: Type.Number({ minimum: 0, description: 'The largest uncertainty of a measurement: two hosts\' times closer than their two uncertainties are not ordered.' }),
+    driftPpm: nullable(Type.Number()),
+    corrected: Type.Boolean({ description: 'false: the check read every time as stamped (--no-clock-correction).' }),
+  },
   { additionalProperties: false },
 );
 
@@ -164,6 +191,7 @@ const CheckDef = Type.Object({
   }),
   faults: Type.Array(FaultDef),
   remaining: Type.Optional(RemainingDef),
+  clocks: Type.Optional(Type.Array(ClockDef, { description: "Other hosts' clocks against the runner's, from the history's clock events; absent for a history of one host (v1.7)." })),
 });
 
 const HarnessEnvelopeDef = Type.Object(
@@ -226,6 +254,15 @@ export const LatencySection = Type.Object({
     Type.Partial(Type.Record(Type.Union([Type.Literal('before'), Type.Literal('during'), Type.Literal('after'), Type.Literal('outside')]), Type.Record(Type.String(), Latency))),
   ]))),
   encoded: Type.Optional(Type.Record(Type.String(), Type.String())),
+  clockUncertaintyUs: Type.Optional(
+    Type.Object(
+      {
+        endToEnd: Type.Number({ minimum: 0, description: 'How far an end-to-end latency between two hosts can be off (µs): the two hosts\' clock uncertainties together, the worst pair; 0 when consumers and producers shared a host.' }),
+        producersOnSeveralHosts: Type.Optional(Type.Boolean({ description: 'The producers ran on several hosts: intended send times were left as stamped.' })),
+      },
+      { description: "Runs across hosts (v1.7): the figures' times are on the runner's clock, each host's mapped by its measured offset." },
+    ),
+  ),
 });
 
 const PerBucket = Type.Array(Type.Number());
@@ -499,7 +536,7 @@ export const resultSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: schemaId('result', 1),
   title: 'convoy result, version 1',
-  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source. Added in v1.3: consumers. Added in v1.4: gateway (order-service runs). Added in v1.6: versions.cluster (external runtime).",
+  description: "The result of a convoy run or check. Later versions add sections; none changes the meaning of an existing field. Unknown top-level sections must be objects. Added fields (v1.1): anomalies.unseen, check.remaining, harness.drain.endedBy/horizonMs/capMs and harness.gaveUp; results without them stay valid. Added in v1.2: source. Added in v1.3: consumers. Added in v1.4: gateway (order-service runs). Added in v1.6: versions.cluster (external runtime). Added in v1.7: anomalies.<type>.uncertain, check.clocks (runs across hosts).",
   ...ResultSchema,
 };
 

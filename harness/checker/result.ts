@@ -83,7 +83,7 @@ export function buildResult(input: ResultInput): ConvoyResult {
 
 /** The check section for a checker outcome. */
 export function checkSection(outcome: CheckOutcome, history: string | null = null): CheckSection {
-  return { history, settleMs: outcome.settleMs, input: outcome.input, faults: outcome.faults, remaining: outcome.remaining };
+  return { history, settleMs: outcome.settleMs, input: outcome.input, faults: outcome.faults, remaining: outcome.remaining, ...(outcome.clocks.length > 0 ? { clocks: outcome.clocks } : {}) };
 }
 
 export { convoyVersion };

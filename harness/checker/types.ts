@@ -38,6 +38,18 @@ export interface AnomalyEntry {
   /** Distinct keys involved (a null key is not counted). */
   keys: number;
   examples: Example[];
+  /**
+   * Those of the type that hang on two times stamped on different hosts closer together than
+   * their clocks are known: not in `count`. Present only when there are any (reorder,
+   * regression, overlap). Each example has `margin` and `uncertainty` (µs).
+   */
+  uncertain?: UncertainEntry;
+}
+
+export interface UncertainEntry {
+  count: number;
+  keys: number;
+  examples: Example[];
 }
 
 export type Anomalies = Record<AnomalyType, AnomalyEntry>;

@@ -1,12 +1,15 @@
 /**
  * The history format's one source (TypeBox): the events writers append, one JSON object per
  * line, times in integer microseconds on the run's clock (harness/clock.ts). The TypeScript
- * types (events.ts) and the published JSON Schema (results/schema/history.v1.json) come from
+ * types (events.ts) and the published JSON Schema (results/schema/history.v2.json) come from
  * here. Readers accept and ignore unknown fields and types.
  *
  * Versions: a history starts with a header event naming its format and version. Version 1 is
  * the first with a header; a history without one (written before it) has the same events and
- * reads as version 1 too. `convoy check` refuses a version it does not know.
+ * reads as version 1 too. Version 2 adds `clock` events: the clocks of other hosts, measured,
+ * which the checker maps those hosts' times by. A version-1 reader would ignore them and judge
+ * events from several clocks as if they were one, so they are a new version, not an unknown
+ * type to skip. `convoy check` refuses a version it does not know.
  */
 import { Type } from '../typebox.ts';
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -14,9 +17,9 @@ import { schemaId } from '../schema-id.ts';
 
 export const HISTORY_FORMAT = 'convoy.history';
 /** The version this convoy writes. */
-export const HISTORY_VERSION = 1;
+export const HISTORY_VERSION = 2;
 /** Every version this convoy reads (a history without a header is read as the first). */
-export const HISTORY_VERSIONS_READ: readonly number[] = [1];
+export const HISTORY_VERSIONS_READ: readonly number[] = [1, 2];
 
 const us = (description: string) => Type.Integer({ description: `${description} (µs, run clock)` });
 const opt = <T extends TSchema>(t: T) => Type.Optional(t);
@@ -138,8 +141,23 @@ export const MarkEvent = Type.Object(
   { description: 'Harness-side markers (phase changes, producer metadata refresh...).' },
 );
 
+export const ClockEvent = Type.Object(
+  {
+    type: Type.Literal('clock'),
+    host: Type.String({ description: 'The host measured: its agent\'s address (host:port)' }),
+    at: us('The runner\'s clock at the middle of the round trip'),
+    offset: Type.Integer({ description: 'The host\'s clock minus the runner\'s (µs): subtract it from a time the host stamped to read it on the runner\'s clock' }),
+    uncertainty: Type.Integer({ minimum: 0, description: 'How far the offset can be off (µs): half the round trip, plus how finely the host reads its clock' }),
+    workers: Type.Array(Type.String(), { description: 'The workers on that host (their `consumer` and `process` names in other events): every time they stamp is on its clock' }),
+  },
+  {
+    description:
+      'A measurement of another host\'s clock against the runner\'s, NTP-style, over the agent\'s control connection: at the start, every few seconds, and at the end. The checker maps every time a host\'s workers stamped to the runner\'s clock, with the offset interpolated between measurements (the drift), and counts an order between hosts that is closer than their uncertainties as uncertain. Workers no clock event names ran on the runner\'s host.',
+  },
+);
+
 /** Every event but the header. */
-export const HistoryEvent = Type.Union([SendEvent, AckEvent, ProcessEvent, FaultEvent, RebalanceEvent, CommitEvent, MarkEvent, RemainingEvent]);
+export const HistoryEvent = Type.Union([SendEvent, AckEvent, ProcessEvent, FaultEvent, RebalanceEvent, CommitEvent, MarkEvent, RemainingEvent, ClockEvent]);
 /** One line of a history: the header or an event. */
 export const HistoryLine = Type.Union([HeaderEvent, ...HistoryEvent.anyOf]);
 
@@ -147,7 +165,7 @@ export const HistoryLine = Type.Union([HeaderEvent, ...HistoryEvent.anyOf]);
 export const historySchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: schemaId('history', HISTORY_VERSION),
-  title: 'convoy history line, version 1',
+  title: `convoy history line, version ${HISTORY_VERSION}`,
   description:
     'One line of a history.jsonl (JSON Lines). The first line is the header { type: "header", format: "convoy.history", version }; a history without one predates it and reads as version 1. Readers ignore unknown fields and event types.',
   ...HistoryLine,
@@ -162,6 +180,7 @@ export type RebalanceEvent = Static<typeof RebalanceEvent>;
 export type CommitEvent = Static<typeof CommitEvent>;
 export type RemainingEvent = Static<typeof RemainingEvent>;
 export type MarkEvent = Static<typeof MarkEvent>;
+export type ClockEvent = Static<typeof ClockEvent>;
 export type HistoryEvent = Static<typeof HistoryEvent>;
 export type HistoryLine = Static<typeof HistoryLine>;
 

@@ -3,6 +3,7 @@ import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { checkFile } from '../checker/readFile.ts';
+import { EventClocks } from '../history/clock-offsets.ts';
 import { countHolds, evaluateExpectations, parseExpectations, type Expected } from '../checker/expectations.ts';
 import { buildResult, checkSection, redactSecrets } from '../checker/result.ts';
 import type { ResultShape } from '../checker/result-schema.ts';
@@ -107,18 +108,23 @@ async function runVersions(record: RunRecord, scenario: RunRecord['scenario']): 
  * run checked again) and returns the result. `source`: the scenario file's text and its
  * parents', recorded beside the resolved scenario.
  */
-export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSource; write?: boolean } = {}): Promise<Result> {
+export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSource; write?: boolean; correctClocks?: boolean } = {}): Promise<Result> {
   const { scenario } = record;
   const write = extra.write ?? true;
   // The record first: a run folder can be checked again (`convoy check <run folder>`).
   if (write) writeRunRecord(record);
   const incomplete = [...record.incomplete];
-  const outcome = await checkFile(record.historyFile, { lenient: true, settleMs: scenario.run.settleMs });
+  const outcome = await checkFile(record.historyFile, { lenient: true, settleMs: scenario.run.settleMs, correctClocks: extra.correctClocks });
   const windows: Window[] = record.faults
     .filter((f) => f.startUs !== undefined)
     .map((f) => ({ name: f.name, kind: f.kind, startUs: f.startUs!, endUs: f.endUs ?? record.endUs }));
   const growth = record.faults.filter((f) => f.kind === 'add-partitions' && f.startUs !== undefined);
-  const m = await measureHistory(record.historyFile, scenario, record.measureStartUs, windows, { keyWrites: growth.length > 0 });
+  // Times other hosts stamped, on this one's clock; end-to-end latency between hosts is known to within their uncertainties.
+  const clocks = outcome.clockOffsets ? new EventClocks(outcome.clockOffsets, Object.keys(record.producerStats)) : null;
+  const m = await measureHistory(record.historyFile, scenario, record.measureStartUs, windows, { keyWrites: growth.length > 0, clocks });
+  if (clocks) {
+    m.latency.clockUncertaintyUs = { endToEnd: clocks.endToEndUncertainty(Object.keys(record.consumerStats)), ...(clocks.producersSplit ? { producersOnSeveralHosts: true } : {}) };
+  }
   const refreshMarks = m.marks.filter((k) => k.name === 'producer-metadata-refreshed').map((k) => k.at);
   const refreshStartMarks = m.marks.filter((k) => k.name === 'producer-metadata-refresh').map((k) => k.at);
   // Who owned which lane when: the consumers' rebalance callbacks, and the faults that ended a consumer.
@@ -186,7 +192,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   const { [FINAL_STATE_EXPECTATION]: stateSpec, [DUPLICATE_VERSIONS_EXPECTATION]: duplicateSpec, ...rest } = scenario.expect;
   const anomalySpecs = Object.fromEntries(Object.entries(rest).filter(([k]) => !isThresholdName(k)));
   const { expectations, verdict } = evaluateExpectations(
-    { anomalies: outcome.anomalies, occurrences: outcome.occurrences, faults: outcome.faults, input: outcome.input, remaining: outcome.remaining },
+    { anomalies: outcome.anomalies, occurrences: outcome.occurrences, faults: outcome.faults, input: outcome.input, remaining: outcome.remaining, uncertain: outcome.uncertain },
     parseExpectations(anomalySpecs),
     { incomplete },
   );

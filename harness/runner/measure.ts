@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { HistoryEvent } from '../history/events.ts';
+import type { EventClocks } from '../history/clock-offsets.ts';
 import { MetricsCollector, type Window } from '../metrics/collector.ts';
 import type { RatesSection } from '../metrics/rates.ts';
 import type { KeyWrites } from '../metrics/lane-moves.ts';
@@ -49,7 +50,8 @@ export interface Measurements {
  * The figures of a run, from its merged history in one pass: latency histograms, per-second
  * series, key and lane skew, and the truth (the final state each key should reach).
  */
-export async function measureHistory(file: string, scenario: Scenario, measureStartUs: number, windows: Window[], opts: { keyWrites?: boolean } = {}): Promise<Measurements> {
+export async function measureHistory(file: string, scenario: Scenario, measureStartUs: number, windows: Window[], opts: { keyWrites?: boolean; clocks?: EventClocks | null } = {}): Promise<Measurements> {
+  const clocks = opts.clocks ?? null;
   const keyWrites: KeyWrites = new Map();
   const collector = new MetricsCollector({ measureStartUs, windows, settleUs: scenario.run.settleMs * 1000 });
   const sends: { key: string; seq: number; producer: string }[] = [];
@@ -77,6 +79,7 @@ export async function measureHistory(file: string, scenario: Scenario, measureSt
     } catch {
       continue; // the checker reports bad lines
     }
+    if (clocks) e = clocks.event(e); // other hosts' times on the runner's clock
     collector.add(e);
     if (e.type === 'send' && e.resend !== undefined) {
       // A producer's own re-send of a message already listed: not a send of the schedule.

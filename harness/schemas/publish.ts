@@ -50,10 +50,10 @@ async function publishedScenarioSchema(): Promise<object> {
 export const PUBLISHED: Published[] = [
   published('harness/scenario/scenario.schema.json', 'harness/scenario/schema.ts', publishedScenarioSchema),
   published('results/schema/result.v1.json', 'harness/checker/result-schema.ts', async () => (await import('../checker/result-schema.ts')).resultSchema),
-  published('results/schema/history.v1.json', 'harness/history/schema.ts', async () => (await import('../history/schema.ts')).historySchema),
+  published('results/schema/history.v2.json', 'harness/history/schema.ts', async () => (await import('../history/schema.ts')).historySchema),
   published('results/schema/service-report.v1.json', 'harness/service/report.ts', async () => (await import('../service/report.ts')).serviceReportSchema),
   published('results/schema/client-protocol.v1.json', 'harness/client-protocol/messages.ts', async () => (await import('../client-protocol/messages.ts')).clientProtocolSchema),
-  published('results/schema/agent-protocol.v1.json', 'harness/agent/messages.ts', async () => (await import('../agent/messages.ts')).agentProtocolSchema),
+  published('results/schema/agent-protocol.v2.json', 'harness/agent/messages.ts', async () => (await import('../agent/messages.ts')).agentProtocolSchema),
   published('results/schema/worker-protocol.v1.json', 'harness/workers/messages.ts', async () => (await import('../workers/messages.ts')).workerProtocolSchema),
 ];
 

@@ -428,9 +428,9 @@ const Run = object(
   { additionalProperties: false },
 );
 
-const AGENT_ADDRESS = '^(\\[[0-9a-fA-F:]+\\]|[^:\\s\\[\\]]+):[0-9]{1,5}$';
+const AGENT_ADDRESS = '^(here|(\\[[0-9a-fA-F:]+\\]|[^:\\s\\[\\]]+):[0-9]{1,5})$';
 const agentList = (role: string) =>
-  optional(list(str({ pattern: AGENT_ADDRESS, description: 'A convoy agent, host:port (such as 10.0.0.2:7411).' }), { description: `The agents that run the ${role}, in turn; none: here.`, minItems: 1 }));
+  optional(list(str({ pattern: AGENT_ADDRESS, description: 'A convoy agent, host:port (such as 10.0.0.2:7411), or `here`: this host takes its turn.' }), { description: `The agents that run the ${role}, in turn; none: here.`, minItems: 1 }));
 const Placement = object(
   { producers: agentList('producers'), consumers: agentList('consumers') },
   {

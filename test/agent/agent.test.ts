@@ -17,7 +17,8 @@ import { AgentLink } from '../../harness/agent/client.ts';
 import { readFirstLine } from '../../harness/agent/first-line.ts';
 import { WORKER_PROTOCOL_VERSION } from '../../harness/workers/message-names.ts';
 import { convoyVersion } from '../../harness/convoy-version.ts';
-import { FROM_AGENT_MESSAGES, TO_AGENT_MESSAGES } from '../../harness/agent/messages.ts';
+import { AGENT_PROTOCOL_VERSION, FROM_AGENT_MESSAGES, TO_AGENT_MESSAGES } from '../../harness/agent/messages.ts';
+import { measureOffset, offsetFrom } from '../../harness/agent/clock-offset.ts';
 
 const TOKEN = 'a-shared-secret';
 
@@ -52,11 +53,13 @@ async function firstLineOf(port: number, hello: Record<string, unknown>): Promis
 
 test('a wrong token, another convoy version or a first line that is no hello is refused with one line', async () => {
   await withAgent(async (agent) => {
-    const hello = { type: 'hello', protocol: 1, convoy: convoyVersion(), token: TOKEN, runId: 'r1', purpose: 'control' };
+    const hello = { type: 'hello', protocol: AGENT_PROTOCOL_VERSION, convoy: convoyVersion(), token: TOKEN, runId: 'r1', purpose: 'control' };
     assert.deepEqual(JSON.parse(await firstLineOf(agent.port, { ...hello, token: 'guess' })), { type: 'refused', reason: 'wrong token' });
     const other = JSON.parse(await firstLineOf(agent.port, { ...hello, convoy: '9.9.9' }));
     assert.equal(other.type, 'refused');
-    assert.match(other.reason, /runner speaks agent protocol 1 of convoy 9\.9\.9; this agent speaks agent protocol 1 of convoy /);
+    assert.match(other.reason, /runner speaks agent protocol 2 of convoy 9\.9\.9; this agent speaks agent protocol 2 of convoy /);
+    // Version 1 had no clock readings: a runner of it is refused, not half-served.
+    assert.match(JSON.parse(await firstLineOf(agent.port, { ...hello, protocol: 1 })).reason, /runner speaks agent protocol 1 of convoy .*; this agent speaks agent protocol 2/);
     assert.match(JSON.parse(await firstLineOf(agent.port, { type: 'ping', id: 1 })).reason, /the first line must be a hello/);
     await assert.rejects(AgentLink.connect({ address: { host: '127.0.0.1', port: agent.port }, token: 'guess', runId: 'r1' }), /agent 127\.0\.0\.1:\d+: refused: wrong token/);
   });
@@ -111,6 +114,26 @@ test('a runner that goes silent has its run stopped: the workers are killed', as
     assert.ok(!alive(pid), 'killed once the runner was unheard for the timeout');
     await link.bye();
   }, 800);
+});
+
+test('an agent\'s clock, measured over its control connection: here one clock, so the offset is within the uncertainty', async () => {
+  await withAgent(async (agent) => {
+    const link = await AgentLink.connect({ address: { host: '127.0.0.1', port: agent.port }, token: TOKEN, runId: 'r-clock' });
+    const m = await measureOffset(link);
+    assert.ok(m.uncertainty >= 1, 'at least the reading\'s microsecond');
+    assert.ok(Math.abs(m.offset) <= m.uncertainty, `offset ${m.offset} µs, uncertainty ${m.uncertainty} µs`);
+    await link.bye();
+  });
+});
+
+test('the offset from round trips: the shortest one\'s, NTP-style', () => {
+  // The agent is 1000 µs ahead; the second trip was delayed on its way back.
+  const m = offsetFrom([
+    { sentUs: 100, receivedUs: 140, agentUs: 1_120, granularityUs: 2 },
+    { sentUs: 200, receivedUs: 400, agentUs: 1_210, granularityUs: 2 },
+  ]);
+  assert.deepEqual(m, { at: 120, offset: 1_000, uncertainty: 22 });
+  assert.throws(() => offsetFrom([]), /no clock round trips/);
 });
 
 test('docs/agents.md lists every message, each with its direction, in the protocol\'s order', () => {

@@ -4,8 +4,10 @@
  * traffic leaves them. The broker is convoy's in-memory one, inside the runner's process on the
  * runner host, so its clients' calls cross the network too (a real broker on a host of its own
  * adds nothing these tests check). Every process is convoy's command line, as a user runs it.
- * All hosts share the machine's clock. A PostgreSQL store runs on the runner host, started by
- * the run; consumers on both agent hosts share it across the network.
+ * All hosts share the machine's one real-time clock (namespaces do not separate clocks), so a
+ * measured offset is near 0 unless an agent is given a test clock (CONVOY_TEST_CLOCK_OFFSET_MS).
+ * A PostgreSQL store runs on the runner host, started by the run; consumers on both agent hosts
+ * share it across the network.
  *
  * Needs root (namespaces). Where it cannot run, its tests are skipped with the reason, except
  * where CONVOY_REQUIRE_NETNS=1 (.ci/run sets it), where that is a failure: CI asserts they ran.
@@ -28,8 +30,8 @@ const unavailable = netnsUnavailable();
 const skip = unavailable && process.env.CONVOY_REQUIRE_NETNS !== '1' ? unavailable : false;
 const T = { skip, timeout: 120_000 };
 
-function scenarioFile(dir: string, seconds: number, store = 'sqlite'): string {
-  const file = join(dir, `agents-${seconds}s-${store}.yaml`);
+function scenarioFile(dir: string, seconds: number, consumersOnTwoHosts = false, store = 'sqlite'): string {
+  const file = join(dir, `agents-${seconds}s${consumersOnTwoHosts ? '-split' : ''}-${store}.yaml`);
   writeFileSync(file, `name: agents-${seconds}s
 seed: 7
 broker: { kind: memory, mode: partitioned, partitions: 3 }
@@ -43,15 +45,15 @@ expect:
   reorder: 0
   duplicate: 0
   lost: 0
-  wrong-state: 0
+  wrong-state: ${consumersOnTwoHosts ? 'any' : 0}
 `);
   return file;
 }
 
-const convoy = (host: Host, args: string[], log: string): ChildProcess => {
+const convoy = (host: Host, args: string[], log: string, env: Record<string, string> = {}): ChildProcess => {
   const child = host.spawn(process.execPath, [join(ROOT, 'bin', 'convoy.js'), ...args], {
     cwd: ROOT,
-    env: { ...process.env, CONVOY_AGENT_TOKEN: TOKEN },
+    env: { ...process.env, CONVOY_AGENT_TOKEN: TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -79,7 +81,7 @@ interface Layout {
   close(): Promise<void>;
 }
 
-async function layout(): Promise<Layout> {
+async function layout(agentEnv: Record<string, Record<string, string>> = {}): Promise<Layout> {
   const net = makeNetwork(['runner', 'agent-a', 'agent-b']);
   const dir = mkdtempSync(join(tmpdir(), 'convoy-netns-'));
   const agents: Layout['agents'] = [];
@@ -87,7 +89,7 @@ async function layout(): Promise<Layout> {
     for (const name of ['agent-a', 'agent-b']) {
       const host = net.hosts[name]!;
       const workDir = join(dir, name);
-      const p = convoy(host, ['agent', '--listen', `${host.address}:${PORT}`, '--work-dir', workDir, '--runner-timeout', '8000'], join(dir, `${name}.log`));
+      const p = convoy(host, ['agent', '--listen', `${host.address}:${PORT}`, '--work-dir', workDir, '--runner-timeout', '8000'], join(dir, `${name}.log`), agentEnv[name]);
       agents.push({ host, process: p, workDir });
     }
     await Promise.all(agents.map((a) => waitListening(a.process)));
@@ -111,10 +113,14 @@ async function layout(): Promise<Layout> {
   };
 }
 
-/** `convoy run` on the runner host: producers on agent-a, consumers on agent-b (or as `agents` says). */
-async function runPlaced(l: Layout, seconds: number, during?: (run: ChildProcess) => Promise<void>, store = 'sqlite', agents = [`producers=${l.agents[0]!.host.address}:${PORT}`, `consumers=${l.agents[1]!.host.address}:${PORT}`]): Promise<{ code: number | null; out: string; runDir: string }> {
+/**
+ * `convoy run` on the runner host: producers on agent-a, consumers on agent-b (and `consumersHere`,
+ * here too), or as `agents` says.
+ */
+async function runPlaced(l: Layout, seconds: number, during?: (run: ChildProcess) => Promise<void>, consumersHere = false, store = 'sqlite', agents?: string[]): Promise<{ code: number | null; out: string; runDir: string }> {
   const results = join(l.dir, 'results');
-  const run = convoy(l.runner, ['run', scenarioFile(l.dir, seconds, store), '--results', results, '--quiet', ...agents.flatMap((a) => ['--agent', a])], join(l.dir, 'run.log'));
+  const placed = agents ?? [`producers=${l.agents[0]!.host.address}:${PORT}`, ...(consumersHere ? ['consumers=here'] : []), `consumers=${l.agents[1]!.host.address}:${PORT}`];
+  const run = convoy(l.runner, ['run', scenarioFile(l.dir, seconds, consumersHere, store), '--results', results, '--quiet', ...placed.flatMap((a) => ['--agent', a])], join(l.dir, 'run.log'));
   await during?.(run);
   const [code] = await once(run, 'exit');
   const runs = readdirSync(results).map((d) => join(results, d));
@@ -158,7 +164,7 @@ test('consumers on both agent hosts share the PostgreSQL store on the runner hos
   const l = await layout();
   try {
     const [a, b] = l.agents.map((x) => `${x.host.address}:${PORT}`);
-    const r = await runPlaced(l, 2, undefined, 'postgres', [`producers=${a}`, `consumers=${a}`, `consumers=${b}`]);
+    const r = await runPlaced(l, 2, undefined, false, 'postgres', [`producers=${a}`, `consumers=${a}`, `consumers=${b}`]);
     assert.equal(r.code, 0, r.out);
     assert.equal(resultOf(r.runDir).verdict.status, 'pass');
     const events = historyLines(r.runDir).map((x) => JSON.parse(x));
@@ -207,6 +213,28 @@ test('an agent cut off for 3 s and reconnected: the run completes, and no histor
     assert.equal(resultOf(r.runDir).verdict.status, 'pass');
     const lines = historyLines(r.runDir);
     assert.equal(new Set(lines).size, lines.length, 'no history line twice');
+  } finally {
+    await l.close();
+  }
+});
+
+test('an agent whose clock is 50 ms behind: its offset measured to within the uncertainty, its consumer\'s times mapped, the run judged as on one clock', T, async () => {
+  // The namespaces share one real-time clock: the offset is the test clock's, given to agent-b.
+  const l = await layout({ 'agent-b': { CONVOY_TEST_CLOCK_OFFSET_MS: '-50' } });
+  try {
+    const r = await runPlaced(l, 2, undefined, true);
+    assert.equal(r.code, 0, r.out);
+    const result = JSON.parse(readFileSync(join(r.runDir, 'result.json'), 'utf8')) as { verdict: { status: string }; check: { clocks: Array<{ host: string; workers: string[]; offsetUs: { first: number; last: number }; uncertaintyUs: number }> }; latency: { clockUncertaintyUs: { endToEnd: number } } };
+    assert.equal(result.verdict.status, 'pass');
+    const [a, b] = result.check.clocks;
+    assert.deepEqual([a!.host, a!.workers, b!.host, b!.workers], [`${l.agents[0]!.host.address}:${PORT}`, ['p-producer-1'], `${l.agents[1]!.host.address}:${PORT}`, ['c2']]);
+    // Each measurement bounds the offset, give or take where each process placed its monotonic
+    // clock on the system clock when it started (harness/clock.ts: µs, up to 1 ms under load).
+    for (const off of [b!.offsetUs.first, b!.offsetUs.last]) assert.ok(Math.abs(off + 50_000) <= b!.uncertaintyUs + 1_000, `agent-b ${off} µs ±${b!.uncertaintyUs}`);
+    for (const off of [a!.offsetUs.first, a!.offsetUs.last]) assert.ok(Math.abs(off) <= a!.uncertaintyUs + 1_000, `agent-a ${off} µs ±${a!.uncertaintyUs}`);
+    assert.ok(result.latency.clockUncertaintyUs.endToEnd > 0);
+    const history = historyLines(r.runDir).map((x) => JSON.parse(x) as { type: string; consumer?: string; start?: number });
+    assert.ok(history.filter((e) => e.type === 'clock').length >= 4, 'each agent measured at the start and at the end');
   } finally {
     await l.close();
   }

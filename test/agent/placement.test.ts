@@ -31,6 +31,13 @@ test('producers on one agent and consumers on another (the scenario\'s placement
     const history = readFileSync(join(runDir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; at: number; name?: string; detail?: { agent?: string; role?: string } });
     const started = history.filter((e) => e.type === 'mark' && e.name === 'worker-started').map((e) => `${e.detail!.role}@${e.detail!.agent}`);
     assert.deepEqual(started.sort(), [`consumer@127.0.0.1:${agents[1]!.port}`, `consumer@127.0.0.1:${agents[1]!.port}`, `producer@127.0.0.1:${agents[0]!.port}`]);
+    // Each agent's clock, measured at the start, during and at the end, naming its workers. One
+    // machine here, one clock: every offset is within its uncertainty.
+    const clocks = history.filter((e) => e.type === 'clock') as unknown as Array<{ host: string; offset: number; uncertainty: number; workers: string[] }>;
+    for (const a of agents) assert.ok(clocks.filter((c) => c.host === `127.0.0.1:${a.port}`).length >= 2, 'measured at the start and at the end');
+    for (const c of clocks) assert.ok(Math.abs(c.offset) <= c.uncertainty, JSON.stringify(c));
+    assert.deepEqual(clocks.filter((c) => c.host === `127.0.0.1:${agents[1]!.port}`).at(-1)!.workers.sort(), ['c1', 'c2']);
+    assert.equal((result.check as unknown as { clocks: unknown[] }).clocks.length, 2);
     const sends = history.filter((e) => e.type === 'send').length;
     const processed = history.filter((e) => e.type === 'process').length;
     assert.ok(sends >= 250, `the producer's history came back (${sends} sends)`);
@@ -46,7 +53,7 @@ test('producers on one agent and consumers on another (the scenario\'s placement
   }
 });
 
-test('an agent address that is no host:port, a typo in the placement section, or consumers on two agents with a SQLite store, is one clear line', async () => {
+test('an agent address that is no host:port, a typo in the placement section, or consumers on two hosts with a SQLite store, is one clear line', async () => {
   assert.throws(() => agentPlacements(['consumers=nowhere']), /--agent nowhere: expected host:port/);
   // One agent named for each role is one agent (one control connection) with both.
   assert.deepEqual(agentPlacements(['producers=10.0.0.2:7411', 'consumers=10.0.0.3:7411', 'consumers=10.0.0.2:7411']), [
@@ -70,7 +77,8 @@ test('an agent address that is no host:port, a typo in the placement section, or
     const resultsDir = mkdtempSync(join(tmpdir(), 'convoy-placed-'));
     const { result } = await runOnce(scenario, { runtime: 'local', resultsDir, keep: false, allowDestructive: false, repeat: 1, quiet: true, agents: agentPlacements(['127.0.0.1:1', '127.0.0.1:2']) });
     assert.equal(result.verdict.status, 'unknown');
-    assert.match(JSON.stringify(result), /consumers on 2 agents \(127\.0\.0\.1:1, 127\.0\.0\.1:2\) would each keep their own SQLite entity store; place them on one agent, or set consumers\.store: postgres/);
+    assert.match(JSON.stringify(result), /consumers on 2 hosts \(127\.0\.0\.1:1, 127\.0\.0\.1:2\) would each keep their own SQLite entity store; place them on one host, set consumers\.store: postgres, or expect wrong-state: any/);
+    assert.deepEqual(agentPlacements(['consumers=here', 'here']), [{ address: 'here', roles: ['consumers'] }, { address: 'here', roles: ['producers', 'consumers'] }]);
   } finally {
     delete process.env[AGENT_TOKEN_ENV];
   }

@@ -87,7 +87,7 @@ test('register() adds `check`; its action prints and sets process.exitCode', asy
   register(program);
   const cmd = program.commands.find((c) => c.name() === 'check');
   assert.ok(cmd);
-  assert.deepEqual(cmd.options.map((o) => o.long).sort(), ['--expect', '--json', '--lenient', '--settle']);
+  assert.deepEqual(cmd.options.map((o) => o.long).sort(), ['--expect', '--json', '--lenient', '--no-clock-correction', '--settle']);
 
   const saved = process.exitCode;
   let code: typeof process.exitCode;

@@ -166,3 +166,34 @@ test('unseen beside lost: lost=0 with unseen in scope is unknown, never fail or 
   assert.equal(verdictOf([held(4)], 'unseen=0').status, 'fail');
   assert.equal(verdictOf([held(0)], 'unseen=>0').status, 'fail'); // lost, and no unseen
 });
+
+test('an expectation of 0 that holds only because its anomalies were uncertain is unknown, in and out of a window; a real one still fails', () => {
+  // c2 ran on host b, whose clock is known to ±5 µs: seq 1 landed 2 µs after seq 2 (true
+  // order unknown), then, after a fault began, seq 3 landed 3 µs after seq 4.
+  const events = [
+    ...[1, 2, 3, 4].map((seq) => ({ type: 'send', key: 'k', producer: 'p', seq, at: 0 })),
+    { type: 'process', key: 'k', producer: 'p', seq: 2, consumer: 'c1', received: 0, start: 0, end: 10, outcome: 'ok' },
+    { type: 'process', key: 'k', producer: 'p', seq: 1, consumer: 'c2', received: 11, start: 11, end: 12, outcome: 'ok' },
+    { type: 'process', key: 'k', producer: 'p', seq: 4, consumer: 'c1', received: 100, start: 100, end: 110, outcome: 'ok' },
+    { type: 'process', key: 'k', producer: 'p', seq: 3, consumer: 'c2', received: 112, start: 112, end: 113, outcome: 'ok' },
+    { type: 'clock', host: 'b', at: 0, offset: 0, uncertainty: 5, workers: ['c2'] },
+    { type: 'fault', name: 'stall', kind: 'pause', phase: 'start', at: 50 },
+    { type: 'fault', name: 'stall', kind: 'pause', phase: 'end', at: 60 },
+  ];
+  const outcome = checkEvents(events, { settleMs: 0.1 });
+  assert.equal(outcome.anomalies.reorder.count, 0);
+  assert.equal(outcome.anomalies.reorder.uncertain?.count, 2);
+  assert.deepEqual(outcome.anomalies.reorder.uncertain?.examples.map((e) => [e.seq, e.margin, e.uncertainty]), [[1, 2, 5], [3, 3, 5]]);
+  const judged = (spec: string) => evaluateExpectations(outcome, parseExpectSpec(spec)).verdict;
+  const whole = judged('');
+  assert.equal(whole.status, 'unknown');
+  assert.deepEqual(whole.reasons, ['reorder: expected 0, found 0 certain and 2 uncertain (1 key): times on different hosts closer than their clocks are known']);
+  assert.equal(judged('reorder@before:stall=0').status, 'unknown', 'the first is before the fault');
+  assert.match(judged('reorder@before:stall=0').reasons[0]!, /reorder before stall: .* and 1 uncertain/);
+  assert.equal(judged('reorder=any').status, 'pass', 'an expectation that allows them holds');
+  assert.equal(judged('reorder=>0').status, 'fail', 'uncertain ones are not counted as the type');
+  // The same history with host b's clock known exactly: two certain reorders, a failure.
+  const exact = checkEvents(events.map((e) => (e.type === 'clock' ? { ...e, uncertainty: 0 } : e)));
+  assert.equal(exact.anomalies.reorder.count, 2);
+  assert.equal(evaluateExpectations(exact, []).verdict.status, 'fail');
+});

@@ -27,9 +27,19 @@ export function exampleIdentity(type: OracleType, ex: Example): Identity {
 }
 
 /** Asserts the checker's outcome equals the oracle's on every type: counts, keys, examples, times. */
-export function assertMatchesOracle(events: Ev[], outcome: CheckOutcome, maxExamples = 5): void {
-  const o = oracle(events);
+export function assertMatchesOracle(events: Ev[], outcome: CheckOutcome, maxExamples = 5, options: { correctClocks?: boolean } = {}): void {
+  const o = oracle(events, options);
   for (const t of TYPES) {
+    // The uncertain qualifier (times of two hosts closer than their clocks are known).
+    const uncertainItems = o.uncertain[t];
+    const u = outcome.anomalies[t].uncertain;
+    assert.deepEqual(u ? { count: u.count, keys: u.keys } : { count: 0, keys: 0 }, tally(uncertainItems), `${t}: uncertain count/keys`);
+    assert.deepEqual((u?.examples ?? []).map((ex) => exampleIdentity(t, ex)), exampleOrder(uncertainItems).slice(0, maxExamples).map((i) => i.identity), `${t}: uncertain examples`);
+    assert.deepEqual(
+      outcome.uncertain.list().filter((x) => x.type === t).map((x) => `${x.time}|${x.key}`).sort(),
+      uncertainItems.map((x) => `${x.time}|${x.key}`).sort(),
+      `${t}: uncertain occurrence times`,
+    );
     const items = o.items[t];
     const got = outcome.anomalies[t];
     assert.deepEqual({ count: got.count, keys: got.keys }, tally(items), `${t}: count/keys`);
@@ -54,7 +64,10 @@ const keys = ['a', 'b'];
  * most events refer to one of them. `undelivered`: few process events and more `remaining`
  * events, so that most acked messages are never delivered and their ack lanes decide.
  */
-export function historyArb(opts: { maxEvents?: number; undelivered?: boolean } = {}): fc.Arbitrary<Ev[]> {
+export function historyArb(opts: { maxEvents?: number; undelivered?: boolean; clocks?: boolean } = {}): fc.Arbitrary<Ev[]> {
+  if (opts.clocks) {
+    return fc.tuple(historyArb({ ...opts, clocks: false }), clockEventsArb()).map(([events, clocks]) => [...events, ...clocks]);
+  }
   const time = fc.integer({ min: 0, max: 30 });
   const id = fc.record({ producer: fc.constantFrom(...producers), key: fc.constantFrom(...keys), seq: fc.integer({ min: 1, max: 4 }) });
   return fc.uniqueArray(id, { minLength: 1, maxLength: 8, selector: (m) => `${m.producer}/${m.key}/${m.seq}` }).chain((ids) => {
@@ -110,6 +123,20 @@ export function historyArb(opts: { maxEvents?: number; undelivered?: boolean } =
       { maxLength: opts.maxEvents ?? 40, size: 'max' },
     );
   });
+}
+
+/**
+ * Clock events of two other hosts: c1 ran on host "a" (sometimes), c2 on host "b"; each host
+ * measured one to three times, far apart (so its clock's own times keep their order), with
+ * offsets (a drift when they differ) and uncertainties on the scale of the histories' times.
+ * A worker is named by some of its host's measurements only, as when it started late.
+ */
+export function clockEventsArb(): fc.Arbitrary<Ev[]> {
+  const host = (name: string, worker: string) =>
+    fc.uniqueArray(fc.integer({ min: -2, max: 3 }), { minLength: 1, maxLength: 3 }).chain((slots) =>
+      fc.tuple(...slots.map((slot) => fc.record({ offset: fc.integer({ min: -12, max: 12 }), uncertainty: fc.constantFrom(0, 1, 2, 4), named: fc.boolean() }).map((r) => ({ slot, ...r })))),
+    ).map((ms) => ms.map((m, i): Ev => ({ type: 'clock', host: name, at: m.slot * 50, offset: m.offset, uncertainty: m.uncertainty, workers: m.named || i === 0 ? [worker] : [] })));
+  return fc.tuple(fc.option(host('a', 'c1'), { nil: undefined }), host('b', 'c2')).map(([a, b]) => [...(a ?? []), ...b]);
 }
 
 /** JSONL text of events. */

@@ -27,7 +27,7 @@ test('a version this convoy does not read, or another format, is refused with th
   const future = join(dir, 'future.jsonl');
   writeFileSync(future, '{"type":"header","format":"convoy.history","version":99}\n{"type":"send","key":"k","producer":"p","seq":0,"at":1}\n');
   await assert.rejects(checkFile(future), (e: InputError) => {
-    assert.match(e.message, /future\.jsonl:1: history format version 99 is not one this convoy reads \(1\)/);
+    assert.match(e.message, /future\.jsonl:1: history format version 99 is not one this convoy reads \(1, 2\)/);
     assert.equal(e.exitCode, 2);
     return true;
   });

@@ -25,11 +25,11 @@ function both(events: Ev[]): { fast: string; fields: string; taken: number } {
     else {
       f.fromObject(e);
       r = fast.ingest(f);
-      if (r === WHOLE_EVENT) r = fast.ingestRemaining(e);
+      if (r === WHOLE_EVENT) r = fast.ingestWhole(e);
     }
     f.fromObject(e);
     let s = slow.ingest(f);
-    if (s === WHOLE_EVENT) s = slow.ingestRemaining(e);
+    if (s === WHOLE_EVENT) s = slow.ingestWhole(e);
     reasons.push([r, s]);
   }
   const judge = (s: HistoryStore) => {

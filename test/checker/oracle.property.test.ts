@@ -53,3 +53,17 @@ test('send events with version and event id (order-service runs): the checker st
     { numRuns: 200 },
   );
 });
+
+// Histories from three clocks: the runner's, and hosts "a" and "b" with measured offsets,
+// drifts and uncertainties. The checker maps each host's times and applies the uncertain rule
+// exactly as the oracle does; and with the correction turned off, both read times as stamped.
+test('histories from several hosts: the checker equals the oracle, with and without the clock correction', () => {
+  fc.assert(
+    fc.property(historyArb({ clocks: true }), (events) => {
+      assertMatchesOracle(events, checkEvents(events));
+      assertMatchesOracle(events, checkText(toJsonl(events), { maxExamples: 2 }), 2);
+      assertMatchesOracle(events, checkEvents(events, { correctClocks: false }), 5, { correctClocks: false });
+    }),
+    { numRuns: 500 },
+  );
+});

@@ -5,7 +5,9 @@
  *
  * Conventions it shares with the checker only through the written contract (see the header
  * of harness/checker/analysis.ts): a message is sent when it has a send or an ack; the ack
- * status rule; "lands after" compares ends strictly; occurrence times; example orders.
+ * status rule; "lands after" compares ends strictly; occurrence times; example orders; times
+ * of other hosts mapped by their clock events (interpolated, rounded to the microsecond; an
+ * end never before its start), and the uncertain rule for reorder, regression and overlap.
  */
 
 export const TYPES = [
@@ -38,6 +40,8 @@ interface Proc {
   start: number;
   end: number | null;
   outcome: 'ok' | 'error' | null;
+  /** The host whose clock stamped it (null: the runner's). */
+  host: string | null;
 }
 
 /** What identifies an offending item in examples. */
@@ -56,9 +60,36 @@ export interface OracleItem {
 
 export interface OracleResult {
   items: Record<OracleType, OracleItem[]>;
+  /** Anomalies that hang on an order of two hosts' times closer than their clocks are known. */
+  uncertain: Record<OracleType, OracleItem[]>;
 }
 
-export function oracle(events: Json[]): OracleResult {
+/** A host's clock from its clock events: the runner's time of a time it stamped, and its uncertainty. */
+function hostClocks(events: Json[]) {
+  const clocks = events.filter((e) => e.type === 'clock');
+  const hostOf = new Map<string, string>();
+  for (const c of clocks) for (const w of c.workers as string[]) hostOf.set(w, c.host as string);
+  const samples = (host: string) => clocks.filter((c) => c.host === host).sort((a, b) => (a.at as number) - (b.at as number));
+  const uncertainty = (host: string | null) => (host === null ? 0 : Math.max(...samples(host).map((c) => c.uncertainty as number)));
+  const toRunner = (host: string | null, t: number): number => {
+    if (host === null) return t;
+    const pts = samples(host).map((c) => ({ x: (c.at as number) + (c.offset as number), offset: c.offset as number }));
+    if (t <= pts[0].x) return Math.round(t - pts[0].offset);
+    const last = pts[pts.length - 1];
+    if (t >= last.x) return Math.round(t - last.offset);
+    let i = 0;
+    while (!(pts[i].x <= t && t < pts[i + 1].x)) i++;
+    const a = pts[i];
+    const b = pts[i + 1];
+    return Math.round(t - (a.offset + ((b.offset - a.offset) * (t - a.x)) / (b.x - a.x)));
+  };
+  return { hostOf, uncertainty, toRunner };
+}
+
+export function oracle(events: Json[], options: { correctClocks?: boolean } = {}): OracleResult {
+  const clocks = hostClocks(options.correctClocks === false ? [] : events);
+  // Two times of one host share its clock's error; of two hosts, each adds its own.
+  const pairUncertainty = (a: Proc, b: Proc) => (a.host === b.host ? 0 : clocks.uncertainty(a.host) + clocks.uncertainty(b.host));
   const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
   const sends = events.filter((e) => e.type === 'send');
   const acks = events.filter((e) => e.type === 'ack');
@@ -98,7 +129,7 @@ export function oracle(events: Json[]): OracleResult {
   };
   const procs: Proc[] = events
     .filter((e) => e.type === 'process')
-    .map((e) => ({
+    .map((e): Proc => ({
       key: typeof e.key === 'string' ? e.key : null,
       producer: typeof e.producer === 'string' ? e.producer : null,
       seq: typeof e.seq === 'number' ? e.seq : null,
@@ -108,7 +139,12 @@ export function oracle(events: Json[]): OracleResult {
       start: e.start as number,
       end: typeof e.end === 'number' ? e.end : null,
       outcome: e.outcome === 'ok' ? 'ok' : e.outcome === 'error' ? 'error' : null,
-    }));
+      host: typeof e.consumer === 'string' ? (clocks.hostOf.get(e.consumer) ?? null) : null,
+    }))
+    .map((pe): Proc => {
+      const start = clocks.toRunner(pe.host, pe.start);
+      return { ...pe, start, end: pe.end === null ? null : Math.max(start, clocks.toRunner(pe.host, pe.end)) };
+    });
 
   const same = (e: Json, p: unknown, k: unknown, s: unknown) => e.producer === p && e.key === k && e.seq === s;
   const sent = (p: unknown, k: unknown, s: unknown) => sends.some((e) => same(e, p, k, s)) || acks.some((e) => same(e, p, k, s));
@@ -147,6 +183,7 @@ export function oracle(events: Json[]): OracleResult {
   }
 
   const items = Object.fromEntries(TYPES.map((t) => [t, [] as OracleItem[]])) as Record<OracleType, OracleItem[]>;
+  const uncertain = Object.fromEntries(TYPES.map((t) => [t, [] as OracleItem[]])) as Record<OracleType, OracleItem[]>;
   const eventItem = (pe: Proc, time: number): OracleItem => ({
     key: pe.key,
     time,
@@ -195,20 +232,19 @@ export function oracle(events: Json[]): OracleResult {
       if (st === 'unknown') items['unknown-delivered'].push(eventItem(pe, pe.end as number));
     }
     const higher = messages.filter((o) => o.producer === m.producer && o.key === m.key && o.seq > m.seq);
-    // reorder: my first apply lands strictly after the first apply of a higher seq.
-    if (first !== null) {
-      const landedBefore = higher.some((o) => {
-        const f = firstApply(o.producer, o.key, o.seq);
-        return f !== null && (f.end as number) < (first.end as number);
-      });
-      if (landedBefore) items.reorder.push(eventItem(first, first.end as number));
-    }
-    // regression: a repeated apply lands after any apply of a higher seq.
-    for (const a of appliesOf(m.producer, m.key, m.seq)) {
-      if (a === first) continue;
-      const after = higher.some((o) => appliesOf(o.producer, o.key, o.seq).some((b) => (b.end as number) < (a.end as number)));
-      if (after) items.regression.push(eventItem(a, a.end as number));
-    }
+    // reorder: my first apply lands strictly after the first apply of a higher seq; certain
+    // when after one by more than the two hosts' uncertainty, else uncertain.
+    const higherFirsts = higher.map((o) => firstApply(o.producer, o.key, o.seq)).filter((f): f is Proc => f !== null);
+    const landedAfter = (a: Proc, type: 'reorder' | 'regression') => {
+      const before = higherFirsts.filter((f) => (f.end as number) < (a.end as number));
+      if (before.length === 0) return;
+      const certain = before.some((f) => (a.end as number) - (f.end as number) > pairUncertainty(a, f));
+      (certain ? items : uncertain)[type].push(eventItem(a, a.end as number));
+    };
+    if (first !== null) landedAfter(first, 'reorder');
+    // regression: a repeated apply lands after any apply of a higher seq (the earliest of a
+    // message's applies is its first).
+    for (const a of appliesOf(m.producer, m.key, m.seq)) if (a !== first) landedAfter(a, 'regression');
     // gap: first apply of s > 1, s-1 never applied and not definitely failed.
     if (first !== null && m.seq > 1) {
       const p = m.seq - 1;
@@ -220,9 +256,13 @@ export function oracle(events: Json[]): OracleResult {
   for (const pe of procs) if (phantom(pe)) items.phantom.push(eventItem(pe, timeOf(pe)));
 
   // overlap: starts while another event of the key runs.
+  // Certain when the two ran together, from this start to the earlier end, longer than the
+  // two hosts' uncertainty (or on one clock, or clocks known exactly); else uncertain.
   for (const p of real) {
-    const hit = real.some((q) => q !== p && q.key === p.key && q.end !== null && q.start <= p.start && p.start < q.end);
-    if (hit) items.overlap.push(eventItem(p, p.start));
+    const hits = real.filter((q) => q !== p && q.key === p.key && q.end !== null && q.start <= p.start && p.start < q.end);
+    if (hits.length === 0) continue;
+    const certain = hits.some((q) => pairUncertainty(p, q) === 0 || Math.min(q.end as number, p.end ?? Infinity) - p.start > pairUncertainty(p, q));
+    (certain ? items : uncertain).overlap.push(eventItem(p, p.start));
   }
 
   // split: applies of a key from more than one lane.
@@ -262,7 +302,7 @@ export function oracle(events: Json[]): OracleResult {
     for (let i = 0; i < n; i++) if (!taken.has(i)) items.displaced.push(eventItem(firsts[i].f!, firsts[i].f!.end as number));
   }
 
-  return { items };
+  return { items, uncertain };
 }
 
 /** Sorts items into example order. */

@@ -31,7 +31,7 @@ const faults: Ev[] = [
 
 function fingerprint(checker: Checker): string {
   const r = checker.finish({ settleMs: 0.002 });
-  return JSON.stringify([r.anomalies, r.occurrences.list(), r.faults, r.remaining, r.input.events, r.input.messages, r.input.keys]);
+  return JSON.stringify([r.anomalies, r.occurrences.list(), r.uncertain.list(), r.clocks, r.faults, r.remaining, r.input.events, r.input.messages, r.input.keys]);
 }
 
 /** Histories from `arb`, with faults, a line order, a spelling per line and chunk cuts. */
@@ -110,4 +110,8 @@ test('split: applies equal in apply order give the same example whatever the lin
   const forward = checkEvents(events).anomalies.split;
   assert.equal(JSON.stringify(forward), JSON.stringify(checkEvents([...events].reverse()).anomalies.split));
   assert.equal((forward.examples[0].second as { producer: string }).producer, 'p1');
+});
+
+test('the same where other hosts\' clock events map consumers\' times (the clock lines anywhere among the others)', () => {
+  fc.assert(fc.property(inputs(historyArb({ maxEvents: 40, clocks: true })), sameWhateverTheInput), { numRuns: 200 });
 });

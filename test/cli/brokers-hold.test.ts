@@ -3,7 +3,7 @@
  * ends. The test suite holds its shared brokers this way (bin/run-tests.js). Here on ElasticMQ,
  * the quickest to start, with the records in a folder of the test's own (CONVOY_INSTANCES).
  */
-// @needs own sqs
+// @needs own sqs beside
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -22,7 +22,7 @@ import { ROOT } from '../runner/helpers.ts';
 
 const DOC = 'docs/anomalies.md';
 /** The introduction's sections, before the first type. */
-const INTRO = ['Where they appear', 'How expectations judge them', 'Reading the sections'];
+const INTRO = ['Where they appear', 'How expectations judge them', 'Times from several hosts: uncertain anomalies', 'Reading the sections'];
 /** The closing section: the expectations that are not anomaly types (wrong-state, duplicate-versions). */
 const CLOSING = 'Beside the anomaly types';
 const LABELS = ['**Definition.**', '**A tiny history.**', '**What usually causes it.**', '**Defences.**'];

@@ -25,7 +25,7 @@ test('every published schema has an $id of the one convention, naming its file',
 
 test('the history schema accepts every line of a real history and the header, and refuses a malformed event', () => {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
-  const validate = ajv.compile(JSON.parse(readFileSync(root('results/schema/history.v1.json'), 'utf8')));
+  const validate = ajv.compile(JSON.parse(readFileSync(root('results/schema/history.v2.json'), 'utf8')));
   const lines = readFileSync(root('examples/run/history.jsonl'), 'utf8').split('\n').filter(Boolean);
   assert.ok(lines.length > 1000);
   for (const line of lines) assert.ok(validate(JSON.parse(line)), `${line}: ${JSON.stringify(validate.errors?.[0])}`);

@@ -1,5 +1,5 @@
 /** A broker that cannot start: an InfraError carrying its log lines, and nothing left running. */
-// @needs own kafka
+// @needs own kafka beside
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InfraError } from '../../../harness/errors.ts';

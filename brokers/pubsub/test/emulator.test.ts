@@ -4,7 +4,7 @@
  * brokers/pubsub/README.md. One emulator for the file, in this process on an ephemeral port;
  * each test has its own topic and subscription.
  */
-// @needs own pubsub
+// @needs own pubsub beside
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Duration, PubSub, type Message, type Subscription } from '@google-cloud/pubsub';

@@ -3,7 +3,7 @@
 // it and the session comes again in order, each given-back message with its delivery count
 // raised; without, the rest is handled first (the reorder). And the price of giving back: at
 // MaxDeliveryCount a message that never failed is dead-lettered with the one that did.
-// @needs own servicebus
+// @needs own servicebus beside
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { startEmulator, type Emulator } from "../emulator/index.ts";

@@ -25,6 +25,8 @@ export interface CheckOptions {
   expect?: string[];
   lenient?: boolean;
   settleMs?: number;
+  /** false: every time as stamped, ignoring the history's clock events (--no-clock-correction). */
+  correctClocks?: boolean;
 }
 
 export interface CheckRun {
@@ -50,12 +52,14 @@ export function register(program: Command): void {
     )
     .option('--lenient', 'skip unusable lines and count them (the verdict is then unknown)')
     .option('--settle <duration>', 'how long a fault window lasts after the fault ends ("5s", "500ms", or ms); default a scenario\'s, 1 s', String(DEFAULT_SETTLE_MS))
-    .action(async (history: string, opts: { json?: boolean; expect: string[]; lenient?: boolean; settle: string }, command: Command) => {
+    .option('--no-clock-correction', "read every time as stamped, as if the run's hosts shared one clock (what the measured clocks change)")
+    .action(async (history: string, opts: { json?: boolean; expect: string[]; lenient?: boolean; settle: string; clockCorrection: boolean }, command: Command) => {
       const folder = runFolderOf(history);
       if (folder !== null && (opts.expect.length > 0 || opts.lenient || command.getOptionValueSource('settle') === 'cli')) {
         throw new InputError(`${history}: a run folder is checked with its own expectations and settle time; to judge it otherwise, check its history: convoy check ${folder}/history.jsonl --expect ...`);
       }
-      const run = folder !== null ? await runCheckFolder(folder, { json: opts.json }) : await runCheck({ history, json: opts.json, expect: opts.expect, lenient: opts.lenient, settleMs: parseSettle(opts.settle) });
+      const correctClocks = opts.clockCorrection;
+      const run = folder !== null ? await runCheckFolder(folder, { json: opts.json, correctClocks }) : await runCheck({ history, json: opts.json, expect: opts.expect, lenient: opts.lenient, settleMs: parseSettle(opts.settle), correctClocks });
       // Through commander's output configuration (stdout unless configured otherwise).
       const out = command.configureOutput().writeOut ?? ((s: string) => process.stdout.write(s));
       out(run.output);
@@ -88,7 +92,7 @@ export function runFolderOf(path: string): string | null {
 const exitFor = (status: string) => (status === 'pass' ? EXIT.ok : status === 'fail' ? EXIT.expectationFailed : EXIT.infrastructure);
 
 /** A run folder analysed again from its record: the run's own verdict (tests call this). */
-export async function runCheckFolder(dir: string, opts: { json?: boolean } = {}): Promise<CheckRun> {
+export async function runCheckFolder(dir: string, opts: { json?: boolean; correctClocks?: boolean } = {}): Promise<CheckRun> {
   const record = readRunRecord(dir);
   if (!record) {
     const hint = existsSync(`${dir}/history.jsonl`) ? `; check its history with expectations of your own: convoy check ${dir}/history.jsonl --expect ...` : '';
@@ -97,8 +101,8 @@ export async function runCheckFolder(dir: string, opts: { json?: boolean } = {})
   if (!existsSync(record.historyFile)) throw new InputError(`${dir}: the run's history (${basename(record.historyFile)}) is missing`);
   // Loaded when used: the analysis pulls in every broker module.
   const { analyzeRun } = await import('../../runner/analyze.ts');
-  const result = (await analyzeRun(record, { write: false })) as unknown as ConvoyResult;
-  const head = `convoy check ${dir}: run ${record.runId}, scenario ${record.scenario.name}, with its own expectations and settle time (${record.scenario.run.settleMs} ms)\n`;
+  const result = (await analyzeRun(record, { write: false, correctClocks: opts.correctClocks })) as unknown as ConvoyResult;
+  const head = `convoy check ${dir}: run ${record.runId}, scenario ${record.scenario.name}, with its own expectations and settle time (${record.scenario.run.settleMs} ms)${opts.correctClocks === false ? ', every time as stamped (--no-clock-correction)' : ''}\n`;
   return { result, exitCode: exitFor(result.verdict.status), output: opts.json ? JSON.stringify(result, null, 2) + '\n' : head + formatSummary(result) };
 }
 
@@ -106,7 +110,7 @@ export async function runCheckFolder(dir: string, opts: { json?: boolean } = {})
 export async function runCheck(opts: CheckOptions): Promise<CheckRun> {
   // Flags first: a typo should not wait for a 10 GB file.
   const given: Expectation[] = (opts.expect ?? []).flatMap((spec) => parseExpectSpec(spec));
-  const outcome = await checkFile(opts.history, { lenient: opts.lenient ?? false, settleMs: opts.settleMs });
+  const outcome = await checkFile(opts.history, { lenient: opts.lenient ?? false, settleMs: opts.settleMs, correctClocks: opts.correctClocks });
   const { expectations, verdict } = evaluateExpectations(outcome, given);
   const result = buildResult({
     verdict,
@@ -137,6 +141,9 @@ export function formatSummary(result: ConvoyResult, expectationsNote = ''): stri
     for (const f of check.faults) {
       lines.push(`  fault ${f.name}${f.kind ? ` (${f.kind})` : ''}: ${f.start ?? 'beginning'} .. ${f.end ?? 'never ended'}, window until ${f.until ?? 'the end'} (settle ${check.settleMs} ms)`);
     }
+    for (const c of check.clocks ?? []) {
+      lines.push(`  clock of ${c.host} (${c.workers.join(', ') || 'no workers'}): ${c.offsetUs.first} .. ${c.offsetUs.last} µs off the runner's, ±${c.uncertaintyUs} µs, ${c.corrected ? 'corrected' : 'NOT corrected (--no-clock-correction)'}`);
+    }
     if (expectationsNote) lines.push(expectationsNote.trimEnd());
     lines.push('');
   }
@@ -154,11 +161,13 @@ export function formatSummary(result: ConvoyResult, expectationsNote = ''): stri
   lines.push(fmt(header));
   for (const r of rows) lines.push(fmt(r));
 
-  const shown = ANOMALY_TYPES.filter((t) => result.anomalies[t].examples.length > 0);
+  const shown = ANOMALY_TYPES.filter((t) => result.anomalies[t].examples.length > 0 || result.anomalies[t].uncertain);
   if (shown.length > 0) {
     lines.push('', '  examples');
     for (const t of shown) {
       for (const ex of result.anomalies[t].examples.slice(0, EXAMPLES_SHOWN)) lines.push(`  ${t.padEnd(17)} ${who(ex)}: ${ex.note}`);
+      const u = result.anomalies[t].uncertain;
+      if (u) lines.push(`  ${t.padEnd(17)} and ${count(u.count, 'uncertain one')} (${count(u.keys, 'key')}), not counted: ${u.examples[0]?.note ?? ''}`);
     }
   }
 

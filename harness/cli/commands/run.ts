@@ -48,7 +48,7 @@ export function register(program: Command): void {
       .description('run one scenario: start brokers, drive the workload, inject faults, check, write results/<run-id>/')
       .argument('<scenario>', 'scenario YAML file (see workloads/)'),
   )
-    .option('--agent <[role=]host:port>', 'run workers on a convoy agent (repeatable); role producers= or consumers= takes only those, else both; the token comes from CONVOY_AGENT_TOKEN', collect)
+    .option('--agent <[role=]host:port>', 'run workers on a convoy agent (repeatable); role producers= or consumers= takes only those, else both; "here" takes this host\'s turn; the token comes from CONVOY_AGENT_TOKEN', collect)
     .action((file: string, o: RunFlags & { agent?: string[] }) =>
     withJsonStdout(o.json, async (json) => {
       const runtime = checkRuntime(o.runtime);

@@ -1,4 +1,5 @@
 import { Placement } from '../placement.ts';
+import { FINAL_STATE_EXPECTATION } from '../../spec/sections.ts';
 import type { Stage } from '../context.ts';
 
 /**
@@ -6,21 +7,25 @@ import type { Stage } from '../context.ts';
  * handshake (token, versions). An agent lost mid-run (dead, or cut off past its heartbeat
  * bound) makes the run incomplete with the reason; its workers end there. At the end, after
  * the workers have stopped, the last of their files and the consumers' store are copied here,
- * and each agent forgets the run.
+ * and each agent forgets the run. Each agent's clock is measured against this one at the start,
+ * every few seconds and at the end, into the history (`clock` events).
  */
 export const agents: Stage = {
   name: 'agents',
   applies: (ctx) => (ctx.opts.agents?.length ?? 0) > 0,
   async run(ctx) {
+    const expectsAnyState = String((ctx.scenario.expect as Record<string, unknown>)[FINAL_STATE_EXPECTATION]) === 'any';
     const shared = ctx.scenario.consumers.store === 'postgres' && !ctx.scenario.consumers.service;
     const placement = await Placement.connect(ctx.opts.agents!, ctx.record.runId, (agent, reason) => {
       const why = `agent ${agent} lost: ${reason}`;
       if (!ctx.record.incomplete.includes(why)) ctx.record.incomplete.push(why);
       ctx.log(why);
-    }, shared);
+    }, expectsAnyState, shared);
     ctx.placement = placement;
     ctx.record.agents = placement.describe();
     for (const a of ctx.record.agents) ctx.log(`agent ${a.agent}: ${a.host}, ${a.cores} cores, runs the ${a.roles.join(' and ')}`);
+    // Their clocks against this one, into the history: now, every few seconds, and at the end.
+    await placement.watchClocks((e) => ctx.history.write(e));
     ctx.defer('copying from the agents', async () => {
       ctx.record.agents = placement.describe();
       await placement.finish(ctx.record.storeFile);
