@@ -11,8 +11,7 @@ import { checkRuntime } from '../runtime-flag.ts';
 import { reportAfterRun } from '../../report/render.ts';
 import { documentHead, JSON_HELP, withJsonStdout } from '../json-output.ts';
 import type { ExitCode } from '../../errors.ts';
-import { parseAgentAddress } from '../../agent/client.ts';
-import type { AgentPlacement, PlacedRole } from '../../runner/placement.ts';
+import { agentPlacements } from '../../runner/placement.ts';
 
 export interface RunFlags {
   runtime: RuntimeKind;
@@ -69,14 +68,6 @@ export function register(program: Command): void {
   );
 }
 
-/** `--agent producers=10.0.0.2:7411`: an agent and the roles it takes (both without a role); `here` is this host's turn. */
-export function agentPlacements(flags: string[]): AgentPlacement[] {
-  return flags.map((flag) => {
-    const m = /^(producers|consumers)=(.*)$/.exec(flag);
-    const where = m ? m[2]! : flag;
-    return { address: where.trim() === 'here' ? 'here' : parseAgentAddress(where), roles: m ? [m[1] as PlacedRole] : ['producers', 'consumers'] };
-  });
-}
 
 /**
  * `convoy run --json`: the verdict and exit code of the whole (the worst run's), one entry per

@@ -15,11 +15,12 @@ export const agents: Stage = {
   applies: (ctx) => (ctx.opts.agents?.length ?? 0) > 0,
   async run(ctx) {
     const expectsAnyState = String((ctx.scenario.expect as Record<string, unknown>)[FINAL_STATE_EXPECTATION]) === 'any';
+    const shared = ctx.scenario.consumers.store === 'postgres' && !ctx.scenario.consumers.service;
     const placement = await Placement.connect(ctx.opts.agents!, ctx.record.runId, (agent, reason) => {
       const why = `agent ${agent} lost: ${reason}`;
       if (!ctx.record.incomplete.includes(why)) ctx.record.incomplete.push(why);
       ctx.log(why);
-    }, expectsAnyState);
+    }, expectsAnyState, shared);
     ctx.placement = placement;
     ctx.record.agents = placement.describe();
     for (const a of ctx.record.agents) ctx.log(`agent ${a.agent}: ${a.host}, ${a.cores} cores, runs the ${a.roles.join(' and ')}`);
