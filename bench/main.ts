@@ -13,10 +13,12 @@
  *   scale        the scale run: 10k msg/s, 100k keys, 2 consumers; backlog and drain
  *   request-proxy  what the Kafka request proxy costs a producer while no request fault acts
  *                (publish p50 and client + proxy CPU per 1k msgs, with and without it, interleaved rounds)
+ *   store        the entity store's CPU per 1,000 applies, no broker: SQLite beside CONVOY_BENCH_BEFORE,
+ *                and PostgreSQL (a server of its own) with its server's CPU (bench/store.ts)
  *   cli-start    `convoy --version` as a whole process, median of 20 (target 0.15 s)
  *   hotkeys      the hot-key and head-of-line arithmetic, on the memory broker (bench/hotkeys.ts);
  *                `hotkeys ceiling|concurrency|hol|defences` runs one part; `hotkeys defences-kafka` the defences on a local Kafka node
- * (kafka, request-proxy, consume and scale are not in the default set; consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set, nor is hotkeys)
+ * (kafka, request-proxy, consume, scale and store are not in the default set; consume and scale also measure CONVOY_BENCH_BEFORE=<git rev> side by side; not in the default set, nor is hotkeys)
  *
  * `npm run bench -- checker` (or throughput, rate) runs one part.
  */
@@ -31,9 +33,10 @@ import { kafkaTable } from './kafka-table.ts';
 import { hotKeyBench } from './hotkeys.ts';
 import { requestProxyCost } from './request-proxy.ts';
 import { cliStart } from './cli-start.ts';
+import { storeBench } from './store.ts';
 
 const parts = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const want = (p: string) => (parts.length === 0 && !['kafka', 'consume', 'scale', 'hotkeys', 'request-proxy'].includes(p)) || parts.includes(p);
+const want = (p: string) => (parts.length === 0 && !['kafka', 'consume', 'scale', 'hotkeys', 'request-proxy', 'store'].includes(p)) || parts.includes(p);
 const out = (line: string) => process.stdout.write(line + '\n');
 
 const results = mkdtempSync(join(tmpdir(), 'convoy-bench-'));
@@ -61,6 +64,10 @@ try {
   if (want('consume')) {
     out('== consumer throughput against one Kafka node (history and store on, as in any run)');
     for (const line of await consumerThroughput({ resultsDir: results })) out(line);
+  }
+  if (want('store')) {
+    out('== the entity store per message, no broker: SQLite (beside CONVOY_BENCH_BEFORE) and PostgreSQL');
+    for (const line of await storeBench(results)) out(line);
   }
   if (want('request-proxy')) {
     out('== the Kafka request proxy while no request fault acts (one Kafka node, Toxiproxy in both arms)');

@@ -13,7 +13,8 @@
 //   // @needs own servicebus beside   the same, but light enough to run in a lane beside the
 //                              files that share brokers (a broker of its own on ports of its own)
 //   // @needs chromium         a program `convoy test` installs (chromium, toxiproxy, go), but no broker;
-//                             `root`: it changes the machine (users, Debian packages) and cleans up
+//                             `root`: it changes the machine (users, Debian packages) and cleans up;
+//                             `postgres`: it starts a PostgreSQL server of its own (Debian's, about a second)
 // A file with no such line needs nothing: it runs in the first phase, several processes at once
 // (and in `--unit`, which installs nothing). Every other file runs in the second phase, one at a
 // time (two at once on a 2-core machine make them flaky).
@@ -26,7 +27,7 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Brokers that run as their own processes, in the order the second phase holds them. */
 export const BROKERS = readdirSync(join(ROOT, 'brokers')).filter((b) => existsSync(join(ROOT, 'brokers', b, 'index.ts')) && !existsSync(join(ROOT, 'brokers', b, 'test', 'IN-PROCESS')));
 /** Programs a test may need without a broker (`convoy test` installs them; `--unit` does not). */
-export const TOOLS = ['chromium', 'toxiproxy', 'go', 'root'];
+export const TOOLS = ['chromium', 'toxiproxy', 'go', 'root', 'postgres'];
 const NEEDS = /^\/\/ @needs (.+)$/m;
 
 /** A bad `@needs` line: one line for the console, naming the file and what it may say. */

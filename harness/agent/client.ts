@@ -96,6 +96,11 @@ export class AgentLink {
   private heardAt = Date.now();
   private readonly timer: NodeJS.Timeout;
   lost?: string;
+  /**
+   * This host's address as the agent reached it (the control connection's local end): where the
+   * agent's workers reach a service the runner starts here, such as the PostgreSQL store.
+   */
+  readonly runnerAddress: string;
 
   private constructor(
     private readonly options: AgentLinkOptions,
@@ -103,6 +108,7 @@ export class AgentLink {
     readonly info: AgentInfo,
   ) {
     this.name = agentName(options.address);
+    this.runnerAddress = (socket.localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.)/, '');
     this.lines = new LineChannel<FromAgent, ToAgent>(socket, {
       check: checkFromAgent,
       onMessage: (m) => this.receive(m),

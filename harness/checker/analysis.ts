@@ -444,7 +444,8 @@ export class FinalPass {
     let uncertainty = 0;
     const consider = (by: number, hostOfOther: number) => {
       const u = this.pairUncertainty(h, hostOfOther);
-      if (by > margin) {
+      // Equal margins: the pair known best, so the example is the same whatever the line order.
+      if (by > margin || (by === margin && u < uncertainty)) {
         margin = by;
         uncertainty = u;
       }

@@ -551,6 +551,7 @@ export type SeriesSection = Static<typeof SeriesSection>;
 export type CurvePoint = Static<typeof CurvePoint>;
 export type EnvironmentSection = Static<typeof EnvironmentSection>;
 export type HarnessSection = Static<typeof HarnessSection>;
+export type ClockSection = Static<typeof ClockDef>;
 export type ConsumersSection = Static<typeof ConsumersSection>;
 export type GatewaySection = Static<typeof GatewaySection>;
 export type SourceSection = Static<typeof SourceSection>;

@@ -1,15 +1,21 @@
 /**
- * The entity state store shared by every consumer process of a run: one SQLite file
- * (better-sqlite3, WAL), so races between consumers are real. The consumers' strategy
- * (harness/consumer/strategies/) keeps its own tables in it; the other strategies are scored
- * after the run by replaying the history into a fresh in-memory store each (replay.ts).
+ * The entity state store shared by every consumer process of a run, so races between consumers
+ * are real: one SQLite file (better-sqlite3, WAL) by default, or a PostgreSQL database the run
+ * starts (`consumers.store: postgres`; consumers on several hosts need one). The consumers'
+ * strategy (harness/consumer/strategies/) keeps its own tables in it, written once for both
+ * backends (store/program.ts); the other strategies are scored after the run by replaying the
+ * history into a fresh in-memory SQLite store each (replay.ts). A PostgreSQL store is copied
+ * into the run's SQLite file at its end (store/postgres.ts), so the analysis reads a file.
  *
  * busy_timeout makes concurrent writers wait for the lock instead of failing.
  */
 import Database from 'better-sqlite3';
 import { stateJson, type VersionedState } from '../workload/entity.ts';
 import type { EntitySpec } from '../workload/changes.ts';
-import type { ConsumerStrategy, Delivered, Effect, Held, Released, StrategyContext, StrategyOptions } from './strategies/contract.ts';
+import type { ConsumerStrategy, Delivered, Effect, Held, Released, StrategyContext, StrategyOptions, StrategyStore } from './strategies/contract.ts';
+import { SqliteBackend } from './store/sqlite.ts';
+import { PostgresBackend } from './store/postgres.ts';
+import type { StoreSetting } from '../spec/types.ts';
 import { emptyCosts, type StrategyCosts } from './strategies/costs.ts';
 import { entityOf } from '../workload/split.ts';
 
@@ -35,39 +41,58 @@ export function openDatabase(path: string, options: StoreOptions = {}): Database
   return db;
 }
 
-/** One strategy's store in one database file. */
+/** One strategy's store in one backend. */
 export class EntityStore {
-  private readonly db: Database.Database;
-  private readonly store: ReturnType<ConsumerStrategy['open']>;
   private readonly split: number | undefined;
 
-  constructor(
-    readonly path: string,
+  private constructor(
+    readonly backend: SqliteBackend | PostgresBackend,
     readonly strategy: ConsumerStrategy,
-    entity: EntitySpec,
-    options: StrategyOptions = { kind: strategy.name },
-    storeOptions: StoreOptions = {},
-    context?: StrategyContext,
+    private readonly store: StrategyStore,
+    storeOptions: StoreOptions,
   ) {
-    this.db = openDatabase(path, storeOptions);
     this.split = storeOptions.split;
+  }
+
+  /** A SQLite file's store (or `:memory:`), opened at once. */
+  static sqlite(path: string, strategy: ConsumerStrategy, entity: EntitySpec, options: StrategyOptions = { kind: strategy.name }, storeOptions: StoreOptions = {}, context?: StrategyContext): EntityStore {
+    const backend = new SqliteBackend(openDatabase(path, storeOptions));
     try {
-      this.store = strategy.open(this.db, entity, options, context);
+      return new EntityStore(backend, strategy, strategy.open(backend, entity, options, context), storeOptions);
     } catch (err) {
-      this.db.close();
+      backend.close();
       throw err;
     }
   }
 
-  /** In a consumer process: the effect, possibly later, or `held` (see StrategyStore.apply). */
-  apply(m: Delivered): Effect | Held | Promise<Effect | Held> {
-    return this.store.apply(this.entityDelivered(m));
+  /** The store a run's consumers share, by its setting; a PostgreSQL one once its tables exist. */
+  static async at(setting: StoreSetting, strategy: ConsumerStrategy, entity: EntitySpec, options: StrategyOptions = { kind: strategy.name }, storeOptions: StoreOptions = {}, context?: StrategyContext): Promise<EntityStore> {
+    if (setting.kind === 'sqlite') return EntityStore.sqlite(setting.file, strategy, entity, options, storeOptions, context);
+    const backend = new PostgresBackend(setting.url, context?.now);
+    try {
+      const store = strategy.open(backend, entity, options, context);
+      await backend.ready();
+      return new EntityStore(backend, strategy, store, storeOptions);
+    } catch (err) {
+      await backend.close();
+      throw err;
+    }
   }
 
-  /** In a replay or a group commit, where only pure strategies run: the effect at once. */
+  /** Whether programs run to their end at once (SQLite): group commits and batches need it. */
+  get synchronous(): boolean {
+    return this.backend.kind === 'sqlite';
+  }
+
+  /** In a consumer process: the effect, possibly later, or `held` (see StrategyStore.apply). */
+  apply(m: Delivered): Effect | Held | Promise<Effect | Held> {
+    return this.backend.runProgram(this.store.apply(this.entityDelivered(m)));
+  }
+
+  /** In a replay or a group commit, where only pure strategies run on SQLite: the effect at once. */
   applyNow(m: Delivered): Effect {
-    const e = this.store.apply(this.entityDelivered(m));
-    if (typeof e !== 'string' || e === 'held') throw new Error(`strategy ${this.strategy.name} did not apply at once: it cannot be replayed`);
+    const e = this.sqlite().runSync(this.store.apply(this.entityDelivered(m)));
+    if (e === 'held') throw new Error(`strategy ${this.strategy.name} did not apply at once: it cannot be replayed`);
     return e;
   }
 
@@ -78,9 +103,14 @@ export class EntityStore {
     return { producer: m.producer, key: e.key, seq: e.seq };
   }
 
-  /** When the last apply of this message's key took effect, if the strategy says (StrategyStore.appliedAt). */
+  /**
+   * When the last apply of this message's key took effect: the strategy's own stamp
+   * (StrategyStore.appliedAt), else PostgreSQL's stamp under the key's lock; undefined on SQLite,
+   * whose applies end at once.
+   */
   appliedAt(m: Delivered): number | undefined {
-    return this.store.appliedAt?.(this.entityDelivered(m).key);
+    const key = this.entityDelivered(m).key;
+    return this.store.appliedAt?.(key) ?? (this.backend.kind === 'postgres' ? this.backend.committedAt(key) : undefined);
   }
 
   /** Whether the strategy may hold messages back (it has a release). */
@@ -89,8 +119,8 @@ export class EntityStore {
   }
 
   /** Held messages that may leave now (none for a strategy that never holds). */
-  release(): Promise<Released[]> {
-    return this.store.release?.() ?? Promise.resolve([]);
+  async release(): Promise<Released[]> {
+    return this.store.release ? this.backend.runProgram(this.store.release()) : [];
   }
 
   costs(): StrategyCosts {
@@ -101,48 +131,54 @@ export class EntityStore {
    * Opens a write transaction that stays open across apply() calls (the strategies' own become
    * savepoints) until commit(): the consumer worker's group commit (harness/roles/consumer/group-commit.ts).
    * IMMEDIATE: the write lock is taken at once, so another process waits in busy_timeout
-   * instead of failing on a lock upgrade.
+   * instead of failing on a lock upgrade. SQLite only.
    */
   begin(): void {
-    if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE');
+    this.sqlite().begin();
   }
 
   /** Commits the transaction begin() opened, if one is open. */
   commit(): void {
-    if (this.db.inTransaction) this.db.exec('COMMIT');
+    this.sqlite().commit();
   }
 
   /**
    * Runs fn inside one IMMEDIATE transaction (the strategies' own become savepoints): one commit
    * for a replay, or for a batch of one key's messages (batch mode), taking the write lock up
    * front as the strategies' own transactions do, since other consumer processes share the file.
+   * SQLite only.
    */
   batch<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return this.sqlite().batch(fn);
   }
 
-  /** The strategy's own counts (its `figures`); empty when it keeps none. */
+  /** The strategy's own counts (its `figures`); empty when it keeps none. SQLite only (a PostgreSQL store is read from its copy). */
   figures(): Record<string, number> {
-    return this.store.figures?.() ?? {};
+    return this.store.figures ? this.sqlite().runSync(this.store.figures()) : {};
   }
 
-  /** Rows this connection inserted, updated or deleted so far (SQLite total_changes): the store's writes. */
+  /** Rows this process inserted, updated or deleted so far: the store's writes. */
   writes(): number {
-    return (this.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    return this.backend.writes();
   }
 
-  /** The stored version and state of every key, sorted by key. */
+  /** The stored version and state of every key, sorted by key. SQLite only. */
   finalStates(): Map<string, VersionedState> {
-    return this.store.finalStates();
+    return this.sqlite().runSync(this.store.finalStates());
   }
 
-  close(): void {
-    if (this.db.open) this.db.close();
+  close(): void | Promise<void> {
+    return this.backend.close();
+  }
+
+  private sqlite(): SqliteBackend {
+    if (this.backend.kind !== 'sqlite') throw new Error('this needs the SQLite store: PostgreSQL runs every program asynchronously');
+    return this.backend;
   }
 }
 
 export function openStore(path: string, strategy: ConsumerStrategy, entity: EntitySpec, options?: StrategyOptions, storeOptions?: StoreOptions, context?: StrategyContext): EntityStore {
-  return new EntityStore(path, strategy, entity, options, storeOptions, context);
+  return EntityStore.sqlite(path, strategy, entity, options, storeOptions, context);
 }
 
 /** Runs fn, again while SQLite says the database is busy, for up to `ms`. */

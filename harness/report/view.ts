@@ -7,7 +7,7 @@ import type { ExpectationResult, Verdict } from '../checker/expectations.ts';
 import type { Anomalies, FaultWindow } from '../checker/types.ts';
 import type { LatencySummary } from '../metrics/histogram.ts';
 import type { SkewReport } from '../workload/skew.ts';
-import type { ResultShape, EnvironmentSection, HarnessSection, LatencySection, TimelineSection, WorkloadSection } from '../checker/result-schema.ts';
+import type { ClockSection, ResultShape, EnvironmentSection, HarnessSection, LatencySection, TimelineSection, WorkloadSection } from '../checker/result-schema.ts';
 
 export type { ExpectationResult, Verdict, LatencySummary, SkewReport, FaultWindow };
 
@@ -35,7 +35,7 @@ export interface ReportResult {
   harness?: HarnessSection;
   input?: Record<string, unknown>;
   /** How the check went: its input and the fault windows it used (newer results). */
-  check?: { history?: string | null; settleMs?: number; input?: Record<string, unknown>; faults?: FaultWindow[] };
+  check?: { history?: string | null; settleMs?: number; input?: Record<string, unknown>; faults?: FaultWindow[]; clocks?: ClockSection[] };
   [section: string]: unknown;
 }
 

@@ -4,12 +4,17 @@
  * `--agent consumers=here`, takes this host's turn); with no agent for a role, its workers run
  * here. A worker placed on an agent writes its files in the run's folder there (its history,
  * its log, the consumers' store), which are copied back as they grow.
+ *
+ * A SQLite store is a file on one host, so consumers on several hosts would each keep their own.
+ * With a PostgreSQL store (`consumers.store: postgres`) they share one: the server runs here, on
+ * the runner host, and each agent's consumers reach it at this host's address as that agent
+ * sees it (AgentLink.runnerAddress).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InfraError } from '../errors.ts';
 import type { BrokerHost } from '../broker/in-process.ts';
-import { AgentLink, agentName, type AgentAddress } from '../agent/client.ts';
+import { AgentLink, agentName, parseAgentAddress, type AgentAddress } from '../agent/client.ts';
 import { remoteWorker, remoteName } from '../agent/remote-worker.ts';
 import { measureOffset } from '../agent/clock-offset.ts';
 import type { ClockEvent } from '../history/events.ts';
@@ -33,6 +38,35 @@ interface Place {
 /** The environment variable holding the agents' shared token. */
 export const AGENT_TOKEN_ENV = 'CONVOY_AGENT_TOKEN';
 
+/**
+ * `--agent producers=10.0.0.2:7411`: an agent and the roles it takes (both without a role);
+ * `here` is this host's turn. One agent named twice (`producers=a`, `consumers=a`) is one agent
+ * with both roles: a run has one control connection per agent.
+ */
+export function agentPlacements(flags: string[], flag = '--agent'): AgentPlacement[] {
+  const out: AgentPlacement[] = [];
+  for (const text of flags) {
+    const m = /^(producers|consumers)=(.*)$/.exec(text);
+    const where = m ? m[2]! : text;
+    const roles: PlacedRole[] = m ? [m[1] as PlacedRole] : ['producers', 'consumers'];
+    if (where.trim() === 'here') {
+      out.push({ address: 'here', roles }); // a turn of its own each time
+      continue;
+    }
+    const address = parseAgentAddress(where, flag);
+    const same = out.find((a) => a.address !== 'here' && a.address.host === address.host && a.address.port === address.port);
+    if (same) same.roles = (['producers', 'consumers'] as const).filter((r) => same.roles.includes(r) || roles.includes(r));
+    else out.push({ address, roles });
+  }
+  return out;
+}
+
+/** The scenario's `placement:` section as placements (`--agent` on the command line replaces it). */
+export function scenarioPlacements(placement: { producers?: string[]; consumers?: string[] } | undefined): AgentPlacement[] {
+  if (!placement) return [];
+  return agentPlacements((['producers', 'consumers'] as const).flatMap((role) => (placement[role] ?? []).map((a) => `${role}=${a}`)), 'placement:');
+}
+
 export class Placement {
   private readonly next = new Map<PlacedRole, number>();
   private readonly copies: Array<() => Promise<void>> = [];
@@ -43,27 +77,32 @@ export class Placement {
 
   /** The agents connected (`places` without this host). */
   private readonly links: Array<{ link: AgentLink; roles: PlacedRole[] }>;
-  /** Consumers on more than one host: each keeps its own entity store, none of them the run's. */
+  /** Consumers on more than one host, each keeping its own SQLite store, none of them the run's. */
   readonly consumersSplit: boolean;
 
-  private constructor(private readonly places: Place[]) {
+  private constructor(
+    private readonly places: Place[],
+    /** The consumers' store is a server of the run's (PostgreSQL), not a file on their host. */
+    private readonly sharedStore: boolean,
+  ) {
     this.links = places.flatMap((p) => (p.link ? [{ link: p.link, roles: p.roles }] : []));
-    this.consumersSplit = places.filter((p) => p.roles.includes('consumers')).length > 1;
+    this.consumersSplit = !sharedStore && places.filter((p) => p.roles.includes('consumers')).length > 1;
   }
 
   /**
    * Connects to every agent; one clear line when one cannot be reached or refuses. Consumers
-   * on several hosts each keep their own entity store (a SQLite file), so the run's final state
+   * on several hosts with a SQLite store each keep their own (a file), so the run's final state
    * cannot be judged: refused unless `splitStoreAllowed` (the scenario expects any wrong state).
+   * With `sharedStore` (PostgreSQL, on this host) they share the run's.
    */
-  static async connect(agents: AgentPlacement[], runId: string, onLost: (agent: string, reason: string) => void, splitStoreAllowed = false): Promise<Placement> {
+  static async connect(agents: AgentPlacement[], runId: string, onLost: (agent: string, reason: string) => void, splitStoreAllowed = false, sharedStore = false): Promise<Placement> {
     const token = process.env[AGENT_TOKEN_ENV];
     const remote = agents.filter((a) => a.address !== 'here');
     if (!token && remote.length > 0) throw new InfraError(`--agent: set ${AGENT_TOKEN_ENV} to the token the agents were started with`);
     const consumerHosts = agents.filter((a) => a.roles.includes('consumers'));
-    if (consumerHosts.length > 1 && !splitStoreAllowed) {
+    if (consumerHosts.length > 1 && !splitStoreAllowed && !sharedStore) {
       throw new InfraError(
-        `--agent: consumers on ${consumerHosts.length} hosts (${consumerHosts.map((a) => (a.address === 'here' ? 'here' : agentName(a.address))).join(', ')}) would each keep their own entity store; place them on one host, or expect wrong-state: any (the final state is then not judged)`,
+        `--agent: consumers on ${consumerHosts.length} hosts (${consumerHosts.map((a) => (a.address === 'here' ? 'here' : agentName(a.address))).join(', ')}) would each keep their own SQLite entity store; place them on one host, set consumers.store: postgres, or expect wrong-state: any (the final state is then not judged)`,
       );
     }
     const places: Place[] = [];
@@ -81,7 +120,12 @@ export class Placement {
       await Promise.all(places.map((p) => p.link?.bye()));
       throw err;
     }
-    return new Placement(places);
+    return new Placement(places, sharedStore);
+  }
+
+  /** This host's addresses as the agents that run consumers reach it (where they reach its PostgreSQL store). */
+  consumerRunnerAddresses(): string[] {
+    return [...new Set(this.links.filter((l) => l.roles.includes('consumers')).map((l) => l.link.runnerAddress))];
   }
 
   /** The agent a new worker of `role` goes to, or undefined: here. */
@@ -102,6 +146,8 @@ export class Placement {
     if (!link) return new WorkerHandle(init, logFile, log, host);
     const dir = link.info.runDir;
     const remoteInit: WorkerInit = { ...init, historyFile: join(dir, remoteName(init.historyFile)), storeFile: join(dir, remoteName(init.storeFile)) };
+    // The run's PostgreSQL store, at this host's address as that agent reaches it.
+    if (init.store?.kind === 'postgres') remoteInit.store = { kind: 'postgres', url: withHost(init.store.url, link.runnerAddress) };
     const port = remoteWorker(link, init.id, [
       { remote: remoteName(init.historyFile), local: init.historyFile, wholeLines: true },
       { remote: `${init.id}.log`, local: logFile, wholeLines: false },
@@ -163,7 +209,8 @@ export class Placement {
     try {
       await this.measureClocks();
       await Promise.all(this.copies.map((c) => c().catch(() => {})));
-      await this.copyStore(storeFile);
+      // A PostgreSQL store is copied into storeFile by its own stage (runner/stages/store.ts).
+      if (!this.sharedStore) await this.copyStore(storeFile);
     } finally {
       await Promise.all(this.links.map((l) => l.link.bye().catch(() => {})));
     }
@@ -173,4 +220,11 @@ export class Placement {
   describe(): Array<{ agent: string; host: string; cores: number; roles: PlacedRole[]; workers: string[] }> {
     return this.links.map((l) => ({ agent: l.link.name, host: l.link.info.host, cores: l.link.info.cores, roles: l.roles, workers: this.placed.get(l.link.name) ?? [] }));
   }
+}
+
+/** A database URL with another host (an IPv6 address in brackets). */
+export function withHost(url: string, host: string): string {
+  const u = new URL(url);
+  u.hostname = host.includes(':') ? `[${host}]` : host;
+  return u.toString();
 }

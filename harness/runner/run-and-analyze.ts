@@ -5,7 +5,7 @@ import { analyzeRun, type Result } from './analyze.ts';
 import { executeRun } from './run.ts';
 import { readScenarioSource, type ScenarioSource } from '../scenario/source.ts';
 import { printSummary } from './summary.ts';
-import type { AgentPlacement } from './placement.ts';
+import { scenarioPlacements, type AgentPlacement } from './placement.ts';
 
 export interface RunCommandOptions {
   runtime: RuntimeKind;
@@ -40,7 +40,8 @@ export async function runOnce(scenario: Scenario, opts: RunCommandOptions): Prom
     log: opts.quiet ? undefined : (l) => process.stderr.write(`  ${l}\n`),
     progress: !opts.quiet,
     reuseBrokers: opts.reuseBrokers,
-    agents: opts.agents,
+    // `--agent` replaces the scenario's placement section.
+    agents: opts.agents?.length ? opts.agents : scenarioPlacements(scenario.placement),
   });
   // A run that failed, even before its broker came up, is analysed like any other: its
   // result says `unknown`, the stage it stopped at and why, so dashboards show every run.

@@ -14,6 +14,7 @@ import { deploy } from './stages/deploy.ts';
 import { provision } from './stages/provision.ts';
 import { agents } from './stages/agents.ts';
 import { owner } from './stages/owner.ts';
+import { store } from './stages/store.ts';
 import { consumers } from './stages/consumers.ts';
 import { gateway } from './stages/gateway.ts';
 import { producers } from './stages/producers.ts';
@@ -33,6 +34,7 @@ export const STAGES: readonly Stage[] = [
   provision, // the run's destinations
   agents, // convoy agents on other hosts, when the run has any
   owner, // the entities' owner service, when used
+  store, // the consumers' PostgreSQL store, when the scenario asks for one
   consumers, // c1..cN, holding their lanes before the first message
   gateway, // an order service that publishes instead of the producers, when configured
   producers,

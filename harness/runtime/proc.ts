@@ -72,6 +72,8 @@ export interface OwnedGroup {
   pid: number;
   start: number;
   name: string;
+  /** A scratch folder of the group's (a database's data), removed once the group is stopped. */
+  remove?: string;
 }
 
 /**

@@ -18,6 +18,10 @@ export interface ProcessSpec {
   pidFile?: string;
   /** Leave running when the harness exits (`convoy brokers up`). */
   persistent?: boolean;
+  /** Run as this user (the harness is root; PostgreSQL refuses root). */
+  user?: { uid: number; gid: number };
+  /** A scratch folder of its own (a database's data): the reaper removes it when it stops the process. */
+  scratchDir?: string;
 }
 
 /** True when a process with this pid exists (and is not a zombie we can see). */
@@ -68,7 +72,7 @@ export class LocalProcess {
     });
     if (child.pid && !spec.persistent) this.releaseGroup = ownProcessGroup(child.pid);
     // Persistent ones too: until recorded as a `brokers up` broker, they die with the harness.
-    if (child.pid) this.unwatch = watchGroup(child.pid, spec.name);
+    if (child.pid) this.unwatch = watchGroup(child.pid, spec.name, spec.scratchDir);
   }
 
   static start(spec: ProcessSpec): LocalProcess {
@@ -80,6 +84,7 @@ export class LocalProcess {
         cwd: spec.cwd,
         env: { ...(spec.env ?? process.env), [OWNER_ENV]: ownerTag() },
         detached: true, // own process group
+        ...(spec.user ?? {}),
         stdio: ['ignore', out, out],
       });
     } finally {

@@ -5,18 +5,19 @@
  * running on purpose (`spare`: a `convoy brokers up` broker once it is recorded). When the
  * pipe reads EOF (the harness exited, however it died) or the harness's pid is gone, every
  * watched group still running is stopped (verified by start time, see proc.ts), and the
- * reaper exits. Its ledger file lets `convoy clean` finish the job should the reaper itself
+ * reaper exits; a group watched with a scratch folder (`remove`) has it removed then. Its ledger file lets `convoy clean` finish the job should the reaper itself
  * be killed.
  *
  * argv: <ledger file>
  */
 import { appendFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { dirname, join } from 'node:path';
 import { startTime, stopGroups, type OwnedGroup } from './proc.ts';
 
 type Line =
   | { op: 'owner'; pid: number; start: number }
-  | { op: 'watch'; pid: number; start: number; name: string }
+  | { op: 'watch'; pid: number; start: number; name: string; remove?: string }
   | { op: 'forget' | 'spare'; pid: number };
 
 const ledger = process.argv[2]!;
@@ -39,7 +40,7 @@ function apply(line: string): void {
     return;
   }
   if (m.op === 'owner') owner = { pid: m.pid, start: m.start };
-  else if (m.op === 'watch') watched.set(m.pid, { pid: m.pid, start: m.start, name: m.name });
+  else if (m.op === 'watch') watched.set(m.pid, { pid: m.pid, start: m.start, name: m.name, ...(m.remove ? { remove: m.remove } : {}) });
   else watched.delete(m.pid);
   save();
 }
@@ -48,6 +49,8 @@ async function reap(why: string): Promise<void> {
   if (reaping) return;
   reaping = true;
   const stopped = await stopGroups([...watched.values()]);
+  // A stopped group's scratch folder (a temporary database's data) goes with it.
+  for (const g of watched.values()) if (g.remove && isAbsolute(g.remove)) rmSync(g.remove, { recursive: true, force: true });
   if (stopped.length > 0) {
     const what = stopped.map((s) => `${s.group.name} (pid ${s.group.pid}${s.pids.length > 1 ? ` +${s.pids.length - 1}` : ''})`).join(', ');
     appendFileSync(join(dirname(ledger), 'reaped.log'), `${new Date().toISOString()} convoy pid ${owner?.pid ?? '?'} ${why}: stopped ${what}\n`);

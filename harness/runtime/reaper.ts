@@ -61,12 +61,15 @@ export function reaperProcess(): number | undefined {
   return reaperPid;
 }
 
-/** Watches a process group (its leader's pid); returns the function to call once it has exited. */
-export function watchGroup(pid: number, name: string): () => void {
+/**
+ * Watches a process group (its leader's pid), and a scratch folder of its own to remove once
+ * the reaper stopped it; returns the function to call once it has exited.
+ */
+export function watchGroup(pid: number, name: string, remove?: string): () => void {
   const start = startTime(pid);
   // Gone already: nothing to watch.
   if (start === undefined) return () => {};
-  send({ op: 'watch', pid, start, name });
+  send({ op: 'watch', pid, start, name, ...(remove ? { remove } : {}) });
   let done = false;
   return () => {
     if (done) return;

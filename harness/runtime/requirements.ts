@@ -7,7 +7,7 @@
  * needs in its module, so `convoy setup` and `convoy doctor` learn them from the modules.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { InfraError } from '../errors.ts';
 
 /** Where a requirement comes from when it is missing. */
@@ -185,3 +185,20 @@ export const CHROMIUM = defineRequirement({
   locate: atPath(() => '/usr/bin/chromium'),
   version: printedVersion(['--version'], /Chromium (\d+(?:\.\d+)*)/),
 });
+
+/** Debian's PostgreSQL server (the consumers' entity store with `consumers.store: postgres`); its programs live in a versioned folder off PATH. */
+export const POSTGRESQL = defineRequirement({
+  name: 'postgresql',
+  what: "a PostgreSQL server (the consumers' entity store, consumers.store: postgres)",
+  source: { kind: 'debian', packages: ['postgresql'] },
+  locate: () => postgresBin('postgres'),
+  version: printedVersion(['--version'], /\(PostgreSQL\) (\d+(?:\.\d+)*)/),
+});
+
+/** A program of the newest PostgreSQL Debian installed (/usr/lib/postgresql/<major>/bin/). */
+export function postgresBin(program: string): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const majors = readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a));
+  return majors.map((m) => `${root}/${m}/bin/${program}`).find((p) => existsSync(p));
+}

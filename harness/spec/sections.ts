@@ -329,6 +329,12 @@ const Consumers = object(
     ),
     // One branch per file in harness/consumer/strategies/.
     strategy: filled(plugin<string | StrategyOptions>('strategy')),
+    store: optional(
+      values(['sqlite', 'postgres'] as const, {
+        description:
+          "Where the consumers' entity store lives: one SQLite file in the run's folder (default), or a PostgreSQL database the run starts from Debian's packages (what consumers on several hosts share; slower per message). Either way the analysis reads the run's state.sqlite.",
+      }),
+    ),
     poison: optional(ref('poison', Poison)),
     service: optional(ref('service', Service, { description: "A team's own consumer in place of convoy's (docs/consumer-under-test.md): its processes, how they report. The strategy, handler and concurrency then do not apply." })),
     overrides: optional(
@@ -422,6 +428,18 @@ const Run = object(
   { additionalProperties: false },
 );
 
+const AGENT_ADDRESS = '^(here|(\\[[0-9a-fA-F:]+\\]|[^:\\s\\[\\]]+):[0-9]{1,5})$';
+const agentList = (role: string) =>
+  optional(list(str({ pattern: AGENT_ADDRESS, description: 'A convoy agent, host:port (such as 10.0.0.2:7411), or `here`: this host takes its turn.' }), { description: `The agents that run the ${role}, in turn; none: here.`, minItems: 1 }));
+const Placement = object(
+  { producers: agentList('producers'), consumers: agentList('consumers') },
+  {
+    additionalProperties: false,
+    description:
+      "Which convoy agents run the producers and the consumers (docs/agents.md); an agent named for both takes both. `--agent` on the command line replaces this section. Consumers on several agents need consumers.store: postgres.",
+  },
+);
+
 const Broker = openObject(
   { kind: str({ minLength: 1 }) },
   { description: "The broker: `kind` names a folder under brokers/; the other fields are checked against that module's settingsSchema." },
@@ -446,6 +464,7 @@ export const ScenarioFile = Type.Object(
     faults: filled(list(ref('fault', Fault), { description: 'The fault timeline. Default none.' }, { default: [] })),
     expect: filled(ref('expect', Expect, { default: {} })),
     run: filled(ref('run', Run, { default: {} })),
+    placement: optional(ref('placement', Placement)),
   },
   {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -462,7 +481,7 @@ export const ScenarioFile = Type.Object(
 );
 
 /** The sections, for types.ts. */
-export const Sections = { Distribution, Rate, Size, Time, Resend, Producer, Workload, Poison, Service, Consumers, Fault, Expectation, StateExpectation, Run, Broker };
+export const Sections = { Distribution, Rate, Size, Time, Resend, Producer, Workload, Poison, Service, Consumers, Fault, Expectation, StateExpectation, Run, Broker, Placement };
 
 /** The scenario schema with its plug-in parts still placeholders (harness/scenario/schema.ts fills them). */
 export const specSchema = {
@@ -484,5 +503,6 @@ export const specSchema = {
     threshold: Threshold,
     expect: Expect,
     run: Run,
+    placement: Placement,
   },
 };

@@ -24,6 +24,8 @@ export type ProducerSpec = Resolved<S['Producer']>;
 export type ResendSpec = Resolved<S['Resend']>;
 export type PoisonSpec = Resolved<S['Poison']>;
 export type ConsumerSpec = Resolved<S['Consumers']>;
+/** Where the consumers' entity store is, as the runner tells each consumer: a SQLite file, or a PostgreSQL database's URL. */
+export type StoreSetting = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 /** A team's own consumer under test (consumers.service). */
 export type ServiceSpec = Resolved<S['Service']>;
 /** A fault: name, kind, atMs, durationMs, and its kind's own fields (target consumer, link...). */

@@ -71,6 +71,10 @@ export const Init = Type.Object({
   scenario: json('The resolved scenario (defaults applied, durations in ms)'),
   historyFile: Type.String({ description: 'Where the worker writes its history (JSON Lines)' }),
   storeFile: Type.String({ description: 'The SQLite file of entity state the consumers share' }),
+  store: opt(Type.Union([
+    Type.Object({ kind: Type.Literal('sqlite'), file: Type.String() }),
+    Type.Object({ kind: Type.Literal('postgres'), url: Type.String({ description: 'postgres://user[:password]@host:port/database' }) }),
+  ], { description: 'Consumers: the entity store when it is not the SQLite file storeFile (consumers.store: postgres: a PostgreSQL database the run started)' })),
   ownerUrl: opt(Type.String({ description: 'Consumers: the entities\' owner service, when the run started one' })),
   producer: opt(Type.Object({ name: Type.String(), index: Type.Integer({ minimum: 0 }), of: Type.Integer({ minimum: 1 }) }, {
     description: 'A producer: which logical producer and which of its processes this is',

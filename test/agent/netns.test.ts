@@ -6,11 +6,13 @@
  * adds nothing these tests check). Every process is convoy's command line, as a user runs it.
  * All hosts share the machine's one real-time clock (namespaces do not separate clocks), so a
  * measured offset is near 0 unless an agent is given a test clock (CONVOY_TEST_CLOCK_OFFSET_MS).
+ * A PostgreSQL store runs on the runner host, started by the run; consumers on both agent hosts
+ * share it across the network.
  *
  * Needs root (namespaces). Where it cannot run, its tests are skipped with the reason, except
  * where CONVOY_REQUIRE_NETNS=1 (.ci/run sets it), where that is a failure: CI asserts they ran.
  */
-// @needs root
+// @needs root postgres
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
@@ -25,8 +27,8 @@ const unavailable = netnsUnavailable();
 const skip = unavailable && process.env.CONVOY_REQUIRE_NETNS !== '1' ? unavailable : false;
 const T = { skip, timeout: 120_000 };
 
-function scenarioFile(dir: string, seconds: number, consumersOnTwoHosts = false): string {
-  const file = join(dir, `agents-${seconds}s${consumersOnTwoHosts ? '-split' : ''}.yaml`);
+function scenarioFile(dir: string, seconds: number, consumersOnTwoHosts = false, store = 'sqlite'): string {
+  const file = join(dir, `agents-${seconds}s${consumersOnTwoHosts ? '-split' : ''}-${store}.yaml`);
   writeFileSync(file, `name: agents-${seconds}s
 seed: 7
 broker: { kind: memory, mode: partitioned, partitions: 3 }
@@ -35,7 +37,7 @@ workload:
   rate: { kind: fixed, perSecond: 200 }
   durationMs: ${seconds}s
   warmupMs: 500ms
-consumers: { processes: 2, handler: { kind: constant, ms: 1 }, strategy: versioned }
+consumers: { processes: 2, handler: { kind: constant, ms: 1 }, strategy: versioned, store: ${store} }
 expect:
   reorder: 0
   duplicate: 0
@@ -83,11 +85,14 @@ async function layout(agentEnv: Record<string, Record<string, string>> = {}): Pr
   };
 }
 
-/** `convoy run` on the runner host: producers on agent-a, consumers on agent-b (and `consumersHere`, here too). */
-async function runPlaced(l: Layout, seconds: number, during?: (run: ChildProcess) => Promise<void>, consumersHere = false): Promise<{ code: number | null; out: string; runDir: string }> {
+/**
+ * `convoy run` on the runner host: producers on agent-a, consumers on agent-b (and `consumersHere`,
+ * here too), or as `agents` says.
+ */
+async function runPlaced(l: Layout, seconds: number, during?: (run: ChildProcess) => Promise<void>, consumersHere = false, store = 'sqlite', agents?: string[]): Promise<{ code: number | null; out: string; runDir: string }> {
   const results = join(l.dir, 'results');
-  const run = convoyOn(l.runner, ['run', scenarioFile(l.dir, seconds, consumersHere), '--results', results, '--quiet',
-    '--agent', `producers=${l.agents[0]!.host.address}:${AGENT_PORT}`, ...(consumersHere ? ['--agent', 'consumers=here'] : []), '--agent', `consumers=${l.agents[1]!.host.address}:${AGENT_PORT}`], join(l.dir, 'run.log'));
+  const placed = agents ?? [`producers=${l.agents[0]!.host.address}:${AGENT_PORT}`, ...(consumersHere ? ['consumers=here'] : []), `consumers=${l.agents[1]!.host.address}:${AGENT_PORT}`];
+  const run = convoyOn(l.runner, ['run', scenarioFile(l.dir, seconds, consumersHere, store), '--results', results, '--quiet', ...placed.flatMap((a) => ['--agent', a])], join(l.dir, 'run.log'));
   await during?.(run);
   const [code] = await once(run, 'exit');
   const runs = readdirSync(results).map((d) => join(results, d));
@@ -121,6 +126,27 @@ test('producers on one agent host and consumers on another pass, with every hist
     assert.equal(new Set(lines).size, lines.length, 'no history line twice');
     const marks = lines.map((x) => JSON.parse(x)).filter((e) => e.type === 'mark' && e.name === 'worker-started');
     assert.deepEqual(marks.map((m) => m.detail.agent).sort(), [`${l.agents[1]!.host.address}:${AGENT_PORT}`, `${l.agents[1]!.host.address}:${AGENT_PORT}`, `${l.agents[0]!.host.address}:${AGENT_PORT}`].sort());
+  } finally {
+    await l.close();
+  }
+  assert.deepEqual(workersAlive(l.dir), [], 'no worker left running');
+});
+
+test('consumers on both agent hosts share the PostgreSQL store on the runner host: the run passes', T, async () => {
+  const l = await layout();
+  try {
+    const [a, b] = l.agents.map((x) => `${x.host.address}:${AGENT_PORT}`);
+    const r = await runPlaced(l, 2, undefined, false, 'postgres', [`producers=${a}`, `consumers=${a}`, `consumers=${b}`]);
+    assert.equal(r.code, 0, r.out);
+    assert.equal(resultOf(r.runDir).verdict.status, 'pass');
+    const events = historyLines(r.runDir).map((x) => JSON.parse(x));
+    const started = events.filter((e) => e.type === 'mark' && e.name === 'worker-started' && e.detail.role === 'consumer');
+    assert.deepEqual(started.map((m) => m.detail.agent).sort(), [a, b].sort(), 'one consumer on each agent host');
+    const store = events.find((e) => e.type === 'mark' && e.name === 'store-started');
+    assert.equal(store?.detail.kind, 'postgres');
+    // Both consumers applied messages (the analysis read the store's copy: the verdict above).
+    const applied = new Set(events.filter((e) => e.type === 'process' && e.effect === 'applied').map((e) => e.consumer));
+    assert.deepEqual([...applied].sort(), ['c1', 'c2'], 'both consumers applied messages');
   } finally {
     await l.close();
   }

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,20 +14,19 @@ import { scenarioCatalogue } from '../../harness/cli/catalogue.ts';
 import { runOnce } from '../../harness/runner/run-and-analyze.ts';
 import { loadScenarioFile } from '../../harness/scenario/load.ts';
 import { startAgent } from '../../harness/agent/server.ts';
-import { agentPlacements } from '../../harness/cli/commands/run.ts';
-import { AGENT_TOKEN_ENV } from '../../harness/runner/placement.ts';
+import { AGENT_TOKEN_ENV, agentPlacements, scenarioPlacements } from '../../harness/runner/placement.ts';
 
 const SMOKE = fileURLToPath(new URL('../../brokers/memory/test/scenarios/partitioned-smoke.yaml', import.meta.url));
 const TOKEN = 'placement-test-token';
 
-test('producers on one agent and consumers on another: the run passes, with every history line back', async () => {
+test('producers on one agent and consumers on another (the scenario\'s placement section): the run passes, with every history line back', async () => {
   process.env[AGENT_TOKEN_ENV] = TOKEN;
   const agents = await Promise.all([0, 1].map(() => startAgent({ host: '127.0.0.1', port: 0, token: TOKEN, workDir: mkdtempSync(join(tmpdir(), 'convoy-agent-')), log: () => {} })));
   try {
     const scenario = await loadScenarioFile(SMOKE, { catalogue: await scenarioCatalogue(), target: { runtime: 'local', allowDestructive: false } });
     const resultsDir = mkdtempSync(join(tmpdir(), 'convoy-placed-'));
-    const placed = agentPlacements([`producers=127.0.0.1:${agents[0]!.port}`, `consumers=127.0.0.1:${agents[1]!.port}`]);
-    const { result, runDir } = await runOnce(scenario, { runtime: 'local', resultsDir, keep: false, allowDestructive: false, repeat: 1, quiet: true, agents: placed });
+    const placement = { producers: [`127.0.0.1:${agents[0]!.port}`], consumers: [`127.0.0.1:${agents[1]!.port}`] };
+    const { result, runDir } = await runOnce({ ...scenario, placement }, { runtime: 'local', resultsDir, keep: false, allowDestructive: false, repeat: 1, quiet: true });
     assert.equal(result.verdict.status, 'pass', JSON.stringify(result.verdict));
     const history = readFileSync(join(runDir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; at: number; name?: string; detail?: { agent?: string; role?: string } });
     const started = history.filter((e) => e.type === 'mark' && e.name === 'worker-started').map((e) => `${e.detail!.role}@${e.detail!.agent}`);
@@ -54,16 +53,31 @@ test('producers on one agent and consumers on another: the run passes, with ever
   }
 });
 
-test('an agent address that is no host:port, an agent given twice, or consumers on two hosts, is one clear line', async () => {
+test('an agent address that is no host:port, a typo in the placement section, or consumers on two hosts with a SQLite store, is one clear line', async () => {
   assert.throws(() => agentPlacements(['consumers=nowhere']), /--agent nowhere: expected host:port/);
-  assert.throws(() => agentPlacements(['producers=10.0.0.2:7411', 'consumers=10.0.0.2:7411']), /--agent 10\.0\.0\.2:7411 is given twice: give each agent once \(without a role it takes both/);
+  // One agent named for each role is one agent (one control connection) with both.
+  assert.deepEqual(agentPlacements(['producers=10.0.0.2:7411', 'consumers=10.0.0.3:7411', 'consumers=10.0.0.2:7411']), [
+    { address: { host: '10.0.0.2', port: 7411 }, roles: ['producers', 'consumers'] },
+    { address: { host: '10.0.0.3', port: 7411 }, roles: ['consumers'] },
+  ]);
+  // The section as the flags would say it; `--agent` replaces it.
+  assert.deepEqual(scenarioPlacements({ producers: ['10.0.0.2:7411'], consumers: ['10.0.0.2:7411', '10.0.0.3:7411'] }), agentPlacements(['producers=10.0.0.2:7411', 'consumers=10.0.0.2:7411', 'consumers=10.0.0.3:7411']));
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-placement-'));
+  const withPlacement = async (section: string) => {
+    const file = join(dir, 'placed.yaml');
+    writeFileSync(file, readFileSync(SMOKE, 'utf8').replace(/^expect:/m, `placement: ${section}\nexpect:`));
+    return loadScenarioFile(file, { catalogue: await scenarioCatalogue(), target: { runtime: 'local', allowDestructive: false } });
+  };
+  const problems = (e: unknown) => ((e as { errors?: string[] }).errors ?? []).join('\n');
+  await assert.rejects(withPlacement('{ consumer: [10.0.0.3:7411] }'), (e) => /^placement\.consumer: unknown property \(did you mean consumers\?\)$/.test(problems(e)));
+  await assert.rejects(withPlacement('{ consumers: [10.0.0.3] }'), (e) => /^placement\.consumers\[0\]: expected a string matching .*, got "10\.0\.0\.3"$/.test(problems(e)));
   process.env[AGENT_TOKEN_ENV] = TOKEN;
   try {
     const scenario = await loadScenarioFile(SMOKE, { catalogue: await scenarioCatalogue(), target: { runtime: 'local', allowDestructive: false } });
     const resultsDir = mkdtempSync(join(tmpdir(), 'convoy-placed-'));
     const { result } = await runOnce(scenario, { runtime: 'local', resultsDir, keep: false, allowDestructive: false, repeat: 1, quiet: true, agents: agentPlacements(['127.0.0.1:1', '127.0.0.1:2']) });
     assert.equal(result.verdict.status, 'unknown');
-    assert.match(JSON.stringify(result), /consumers on 2 hosts \(127\.0\.0\.1:1, 127\.0\.0\.1:2\) would each keep their own entity store; place them on one host, or expect wrong-state: any/);
+    assert.match(JSON.stringify(result), /consumers on 2 hosts \(127\.0\.0\.1:1, 127\.0\.0\.1:2\) would each keep their own SQLite entity store; place them on one host, set consumers\.store: postgres, or expect wrong-state: any/);
     assert.deepEqual(agentPlacements(['consumers=here', 'here']), [{ address: 'here', roles: ['consumers'] }, { address: 'here', roles: ['producers', 'consumers'] }]);
   } finally {
     delete process.env[AGENT_TOKEN_ENV];

@@ -68,7 +68,7 @@ test('a file says what it needs in its @needs line; a word the plan does not kno
   assert.deepEqual(need('shared.ts'), { shared: ['kafka', 'rabbitmq'], own: false, tools: [], ownBrokers: [], beside: false });
   assert.deepEqual(need('own.ts'), { shared: [], own: true, tools: [], ownBrokers: ['kafka'], beside: false });
   assert.deepEqual(need('tool.ts'), { shared: [], own: false, tools: ['chromium'], ownBrokers: [], beside: false });
-  assert.throws(() => need('typo.ts'), (e: Error) => e instanceof NeedsError && e.message === 'test/bin/fixtures/needs/typo.ts:4: @needs: unknown need "kafak"; expected broker names (kafka, pubsub, rabbitmq, servicebus, sqs), "own" and then broker names (and "beside" last), or tools (chromium, toxiproxy, go, root)');
+  assert.throws(() => need('typo.ts'), (e: Error) => e instanceof NeedsError && e.message === 'test/bin/fixtures/needs/typo.ts:4: @needs: unknown need "kafak"; expected broker names (kafka, pubsub, rabbitmq, servicebus, sqs), "own" and then broker names (and "beside" last), or tools (chromium, toxiproxy, go, root, postgres)');
   assert.throws(() => need('own-nothing.ts'), /own-nothing\.ts: @needs own: name the brokers it starts/);
   assert.deepEqual(need('own-beside.ts'), { shared: [], own: true, tools: [], ownBrokers: ['servicebus'], beside: true });
   assert.throws(() => need('beside-early.ts'), /beside-early\.ts:2: @needs: unknown need "beside"/);

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loopbackEndpointHost } from '../../harness/runner/loopback-endpoint.ts';
-import { agentPlacements } from '../../harness/cli/commands/run.ts';
+import { agentPlacements } from '../../harness/runner/placement.ts';
 
 const elsewhere = agentPlacements(['producers=10.0.0.2:7411', 'consumers=10.0.0.3:7411']);
 

@@ -48,7 +48,7 @@ test('an unknown property suggests the closest known one (and does not also repo
   assert.deepEqual(await fileProblems('unknown-property.yaml'), ['workload.rate.perSecnd: unknown property (did you mean perSecond?)']);
   assert.deepEqual(await problems(ok + 'consumer:\n  processes: 2\n'), ['consumer: unknown property (did you mean consumers?)']);
   assert.deepEqual(await problems(ok + 'banana: 1\n'), [
-    'banana: unknown property; expected one of extends, name, description, seed, broker, workload, consumers, faults, expect, run',
+    'banana: unknown property; expected one of extends, name, description, seed, broker, workload, consumers, faults, expect, run, placement',
   ]);
   assert.equal(suggest('perSecnd', ['perSecond', 'steps']), 'perSecond');
   assert.equal(suggest('xyz', ['perSecond']), undefined);

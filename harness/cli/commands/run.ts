@@ -11,8 +11,7 @@ import { checkRuntime } from '../runtime-flag.ts';
 import { reportAfterRun } from '../../report/render.ts';
 import { documentHead, JSON_HELP, withJsonStdout } from '../json-output.ts';
 import type { ExitCode } from '../../errors.ts';
-import { agentName, parseAgentAddress } from '../../agent/client.ts';
-import type { AgentPlacement, PlacedRole } from '../../runner/placement.ts';
+import { agentPlacements } from '../../runner/placement.ts';
 
 export interface RunFlags {
   runtime: RuntimeKind;
@@ -69,23 +68,6 @@ export function register(program: Command): void {
   );
 }
 
-/** `--agent producers=10.0.0.2:7411`: an agent and the roles it takes (both without a role); `here` is this host's turn. */
-export function agentPlacements(flags: string[]): AgentPlacement[] {
-  const placements = flags.map((flag): AgentPlacement => {
-    const m = /^(producers|consumers)=(.*)$/.exec(flag);
-    const where = m ? m[2]! : flag;
-    return { address: where.trim() === 'here' ? 'here' : parseAgentAddress(where), roles: m ? [m[1] as PlacedRole] : ['producers', 'consumers'] };
-  });
-  // A run holds one control connection per agent: a second would take the run over from the first.
-  const seen = new Set<string>();
-  for (const p of placements) {
-    if (p.address === 'here') continue;
-    const name = agentName(p.address);
-    if (seen.has(name)) throw new InputError(`--agent ${name} is given twice: give each agent once (without a role it takes both producers and consumers)`);
-    seen.add(name);
-  }
-  return placements;
-}
 
 /**
  * `convoy run --json`: the verdict and exit code of the whole (the worst run's), one entry per

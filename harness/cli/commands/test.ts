@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { spawnSync } from 'node:child_process';
 import { setup } from '../../setup/setup.ts';
+import { startChartTools } from '../../setup/chart-tools.ts';
 import { CHECKOUT } from '../../module-ext.ts';
 
 export function register(program: Command): void {
@@ -11,6 +12,10 @@ export function register(program: Command): void {
     .argument('[filters...]', 'only test files whose path contains one of these')
     .action(async (filters: string[], o: { unit?: boolean }) => {
       const t = Date.now();
+      // The chart's checkers build in the background, at the lowest priority, while the suite
+      // runs; their tests wait for them (harness/setup/chart-tools.ts). A filtered run leaves it
+      // to those tests, should it include them.
+      if (!o.unit && filters.length === 0) startChartTools();
       if (!o.unit) await setup({ forTests: true, log: (l) => process.stderr.write(`setup: ${l}\n`) });
       const args = ['run', 'test', '--', ...(o.unit ? ['--unit'] : []), ...filters];
       // The set-up's time, for the tests' timing summary (bin/test-summary.js).

@@ -5,7 +5,7 @@
  * ConsumerStrategy; registry.ts finds them, the scenario schema publishes their options, the
  * consumers run the scenario's one live, and the analysis replays the others (replay.ts).
  */
-import type Database from 'better-sqlite3';
+import type { Program, Steps, StoreDb } from '../store/program.ts';
 import type { EntitySpec } from '../../workload/changes.ts';
 import type { VersionedState } from '../../workload/entity.ts';
 import type { StrategyCosts } from './costs.ts';
@@ -60,14 +60,18 @@ export interface StrategyContext {
   inFlightCap?: number;
 }
 
-/** A strategy's tables in one SQLite database, opened for applying and reading. */
+/**
+ * A strategy's tables in the entity store, opened for applying and reading. Each method returns
+ * a program (store/program.ts) that the store's backend runs: at once on SQLite, with awaits on
+ * PostgreSQL.
+ */
 export interface StrategyStore {
   /**
-   * Applies one delivery; safe against other processes on the same file (one transaction).
-   * A strategy that reads another service (`usesOwner`) may answer later; one that holds
-   * messages may answer `held`. Pure strategies answer at once with an effect.
+   * Applies one delivery; safe against other processes on the same store (one transaction).
+   * A strategy that reads another service (`usesOwner`) waits for it in the program; one that
+   * holds messages may answer `held`. Pure strategies never wait.
    */
-  apply(m: Delivered): Effect | Held | Promise<Effect | Held>;
+  apply(m: Delivered): Steps<Effect | Held>;
   /**
    * When the last apply of `key` took effect (run clock, µs), read inside its transaction. The
    * consumer records it as the apply's end, so the history's order of ends is the store's commit
@@ -80,13 +84,13 @@ export interface StrategyStore {
    */
   appliedAt?(key: string): number | undefined;
   /** Holding strategies: the held messages that may leave now, already applied, in order. */
-  release?(): Promise<Released[]>;
+  release?(): Program<Released[]>;
   /** Cost figures so far (see costs.ts): held messages, peaks, reads, latencies. */
   costs?(): StrategyCosts;
   /** The final state per key, sorted by key. */
-  finalStates(): Map<string, VersionedState>;
+  finalStates(): Steps<Map<string, VersionedState>>;
   /** The strategy's own counts, as named in its `figures` (kept in the store, so every process's add up). */
-  figures?(): Record<string, number>;
+  figures?(): Program<Record<string, number>>;
 }
 
 export interface ConsumerStrategy {
@@ -109,6 +113,6 @@ export interface ConsumerStrategy {
   unfit?(entity: EntitySpec): string | undefined;
   /** Reads the entity's owner service: the run starts one (harness/owner/) for its consumers. */
   usesOwner?: boolean;
-  /** Creates its tables if absent and returns its store; `context` only in a consumer process. */
-  open(db: Database.Database, entity: EntitySpec, options: StrategyOptions, context?: StrategyContext): StrategyStore;
+  /** Declares its tables (created if absent) and returns its store; `context` only in a consumer process. */
+  open(db: StoreDb, entity: EntitySpec, options: StrategyOptions, context?: StrategyContext): StrategyStore;
 }

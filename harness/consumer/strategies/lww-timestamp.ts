@@ -9,7 +9,9 @@
  */
 import type { ConsumerStrategy } from './contract.ts';
 import { applyChange } from '../../workload/changes.ts';
-import { eventContent, stateJson, type EntityState, type VersionedState } from '../../workload/entity.ts';
+import { eventContent, stateJson, type EntityState } from '../../workload/entity.ts';
+import { value } from '../store/program.ts';
+import { statesOf } from './rows.ts';
 
 const lwwTimestamp: ConsumerStrategy = {
   name: 'lww-timestamp',
@@ -18,39 +20,41 @@ const lwwTimestamp: ConsumerStrategy = {
   pure: true,
   scoresVersion: true,
   open(db, entity) {
-    db.exec(`CREATE TABLE IF NOT EXISTS entities_lww (key TEXT PRIMARY KEY, version INTEGER NOT NULL, stamp REAL NOT NULL, state TEXT NOT NULL)`);
-    db.exec(`CREATE TABLE IF NOT EXISTS entities_lww_figures (name TEXT PRIMARY KEY, n INTEGER NOT NULL)`);
-    const get = db.prepare(`SELECT stamp, state FROM entities_lww WHERE key = ?`);
+    db.table('entities_lww', { key: 'text', version: 'int', stamp: 'real', state: 'text' });
+    db.table('entities_lww_figures', { name: 'text', n: 'int' });
+    const getRow = db.prepare(`SELECT stamp, state FROM entities_lww WHERE key = ?`);
     const put = db.prepare(
       `INSERT INTO entities_lww (key, version, stamp, state) VALUES (?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET version = excluded.version, stamp = excluded.stamp, state = excluded.state`,
     );
-    const tie = db.prepare(`INSERT INTO entities_lww_figures (name, n) VALUES ('ties', 1) ON CONFLICT (name) DO UPDATE SET n = n + 1`);
-    const all = db.prepare(`SELECT key, version, state FROM entities_lww ORDER BY key`);
+    // An atomic increment in both backends: concurrent ones wait for each other's row.
+    const tie = db.prepare(`INSERT INTO entities_lww_figures (name, n) VALUES ('ties', 1) ON CONFLICT (name) DO UPDATE SET n = entities_lww_figures.n + 1`);
+    const every = db.prepare(`SELECT key, version, state FROM entities_lww ORDER BY key`);
     const figure = db.prepare(`SELECT n FROM entities_lww_figures WHERE name = ?`);
-    // Read, compare, write in one IMMEDIATE transaction: consumer processes serialise on it.
-    const apply = db.transaction((key: string, seq: number, stamp: number) => {
-      const row = get.get(key) as { stamp: number; state: string } | undefined;
+    // Read, compare, write in one transaction on the key: consumer processes serialise on it.
+    function* latest(key: string, seq: number, stamp: number) {
+      const row = yield* db.get<{ stamp: number; state: string }>(getRow, key);
       if (row && stamp === row.stamp) {
-        tie.run();
+        yield* db.run(tie);
         return 'skipped' as const;
       }
       if (row && stamp < row.stamp) return 'skipped' as const;
       const state = applyChange(row ? (JSON.parse(row.state) as EntityState) : undefined, eventContent(entity, key, seq));
-      put.run(key, seq, stamp, stateJson(state));
+      yield* db.run(put, key, seq, stamp, stateJson(state));
       return 'applied' as const;
-    });
+    }
+    const apply = (key: string, seq: number, stamp: number) => db.transaction(key, () => latest(key, seq, stamp));
     return {
       apply({ key, seq, stampMs }) {
-        if (stampMs === undefined) return 'rejected';
-        return apply.immediate(key, seq, stampMs);
+        if (stampMs === undefined) return value('rejected' as const);
+        return apply(key, seq, stampMs);
       },
-      finalStates() {
-        const out = new Map<string, VersionedState>();
-        for (const r of all.all() as { key: string; version: number; state: string }[]) out.set(r.key, { version: r.version, state: JSON.parse(r.state) as EntityState });
-        return out;
+      *finalStates() {
+        return statesOf(yield* db.all<{ key: string; version: number; state: string }>(every));
       },
-      figures: () => ({ ties: (figure.get('ties') as { n: number } | undefined)?.n ?? 0 }),
+      *figures() {
+        return { ties: (yield* db.get<{ n: number }>(figure, 'ties'))?.n ?? 0 };
+      },
     };
   },
 };

@@ -5,8 +5,11 @@
  */
 import type { ConsumerStrategy } from './contract.ts';
 import { rowTable } from './rows.ts';
+import { mapSteps } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent } from '../../workload/entity.ts';
+
+const applied = () => 'applied' as const;
 
 const naive: ConsumerStrategy = {
   name: 'naive',
@@ -15,13 +18,15 @@ const naive: ConsumerStrategy = {
   scoresVersion: true,
   open(db, entity) {
     const rows = rowTable(db, 'entities_naive');
-    const fold = rows.atomically((key: string, seq: number) => rows.put(key, seq, applyChange(rows.get(key)?.state, eventContent(entity, key, seq))));
+    function* change(key: string, seq: number) {
+      yield* rows.put(key, seq, applyChange((yield* rows.get(key))?.state, eventContent(entity, key, seq)));
+      return 'applied' as const;
+    }
     return {
       apply({ key, seq }) {
         // A whole state needs no read: one statement, no transaction.
-        if (entity.events === 'state') rows.put(key, seq, eventContent(entity, key, seq).set!);
-        else fold(key, seq);
-        return 'applied';
+        if (entity.events === 'state') return mapSteps(rows.put(key, seq, eventContent(entity, key, seq).set!), applied);
+        return db.transaction(key, () => change(key, seq));
       },
       finalStates: () => rows.all(),
     };

@@ -10,6 +10,7 @@
  */
 import type { ConsumerStrategy, Effect } from './contract.ts';
 import { rowTable } from './rows.ts';
+import { type Program } from '../store/program.ts';
 import { emptyCosts, type StrategyCosts } from './costs.ts';
 import { sleep } from '../../clock.ts';
 import type { EntityState, VersionedState } from '../../workload/entity.ts';
@@ -28,12 +29,13 @@ const notification: ConsumerStrategy = {
     const maxWaitMs = Number(options.maxWaitMs ?? 5000);
     /** When each key's last store took effect, inside its transaction (appliedAt). */
     const appliedAt = new Map<string, number>();
-    const store = rows.atomically((key: string, version: number, state: EntityState): Effect => {
+    function* storeNewer(key: string, version: number, state: EntityState): Program<Effect> {
       appliedAt.set(key, context?.now() ?? Date.now() * 1000);
-      if ((rows.get(key)?.version ?? 0) >= version) return 'skipped';
-      rows.put(key, version, state);
+      if (((yield* rows.get(key))?.version ?? 0) >= version) return 'skipped';
+      yield* rows.put(key, version, state);
       return 'applied';
-    });
+    }
+    const store = (key: string, version: number, state: EntityState) => db.transaction(key, () => storeNewer(key, version, state));
     const costs = emptyCosts();
     const count = (name: string) => (costs.counts[name] = (costs.counts[name] ?? 0) + 1);
 
@@ -61,10 +63,10 @@ const notification: ConsumerStrategy = {
     };
 
     return {
-      async apply({ key, seq }) {
+      *apply({ key, seq }) {
         count('events');
-        const got = await read(key, seq);
-        return store(key, got.version, got.state);
+        const got = yield* db.waitFor(read(key, seq));
+        return yield* store(key, got.version, got.state);
       },
       appliedAt: (key) => appliedAt.get(key),
       costs: (): StrategyCosts => ({ counts: { ...costs.counts }, peaks: { ...costs.peaks }, histograms: {} }),

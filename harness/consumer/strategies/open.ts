@@ -1,12 +1,13 @@
-import type { Scenario } from '../../spec/types.ts';
-import { openStore, type EntityStore } from '../entity-store.ts';
+import type { Scenario, StoreSetting } from '../../spec/types.ts';
+import { EntityStore } from '../entity-store.ts';
 import type { StrategyContext } from './contract.ts';
 import { chosenStrategy } from './registry.ts';
 
-/** The shared store file opened with the strategy the scenario's consumers run (`context` in a consumer). */
-export async function openStrategyStore(file: string, scenario: Pick<Scenario, 'consumers' | 'workload'>, context?: StrategyContext): Promise<EntityStore> {
+/** The shared store (a SQLite file's path, or its setting) opened with the strategy the scenario's consumers run (`context` in a consumer). */
+export async function openStrategyStore(at: string | StoreSetting, scenario: Pick<Scenario, 'consumers' | 'workload'>, context?: StrategyContext): Promise<EntityStore> {
   const { strategy, options } = await chosenStrategy(scenario.consumers.strategy);
-  return openStore(file, strategy, scenario.workload.entity, options, { split: scenario.workload.keys.split }, context);
+  const setting: StoreSetting = typeof at === 'string' ? { kind: 'sqlite', file: at } : at;
+  return EntityStore.at(setting, strategy, scenario.workload.entity, options, { split: scenario.workload.keys.split }, context);
 }
 
 /** Whether the scenario's consumers read the entities' owner (the run then starts one: harness/owner/). */

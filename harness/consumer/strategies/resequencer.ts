@@ -21,6 +21,7 @@
  */
 import type { ConsumerStrategy, Delivered, Effect, Released, StrategyContext } from './contract.ts';
 import { rowTable } from './rows.ts';
+import { type Program } from '../store/program.ts';
 import { emptyCosts, type StrategyCosts } from './costs.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { eventContent } from '../../workload/entity.ts';
@@ -60,21 +61,23 @@ const resequencer: ConsumerStrategy = {
     /** When each key's last apply or skip took effect: stamped inside its transaction (appliedAt). */
     const appliedAt = new Map<string, number>();
     /** The next version applies; older ones are skipped; newer ones wait. One transaction. */
-    const step = rows.atomically((key: string, seq: number): Effect | 'held' => {
-      const row = rows.get(key);
+    function* nextOnly(key: string, seq: number): Program<Effect | 'held'> {
+      const row = yield* rows.get(key);
       const stored = row?.version ?? 0;
       if (seq > stored + 1) return 'held';
       appliedAt.set(key, now());
       if (seq <= stored) return 'skipped';
-      rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
+      yield* rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
       return 'applied';
-    });
+    }
+    const step = (key: string, seq: number) => db.transaction(key, () => nextOnly(key, seq));
     /** Stores the owner's state when it is newer than the stored one. */
-    const adopt = rows.atomically((key: string, version: number, state: Record<string, string | number>): boolean => {
-      if ((rows.get(key)?.version ?? 0) >= version) return false;
-      rows.put(key, version, state);
+    function* adoptNewer(key: string, version: number, state: Record<string, string | number>): Program<boolean> {
+      if (((yield* rows.get(key))?.version ?? 0) >= version) return false;
+      yield* rows.put(key, version, state);
       return true;
-    });
+    }
+    const adopt = (key: string, version: number, state: Record<string, string | number>) => db.transaction(key, () => adoptNewer(key, version, state));
 
     const buffers = new Map<string, Map<number, HeldMessage>>();
     const costs = emptyCosts();
@@ -84,15 +87,15 @@ const resequencer: ConsumerStrategy = {
     let heldNow = 0;
 
     /** Releases what the store now allows for one key, in order. */
-    const drain = (key: string, buf: Map<number, HeldMessage>, out: Released[]) => {
+    const drain = function* (key: string, buf: Map<number, HeldMessage>, out: Released[]): Program<void> {
       for (;;) {
         if (buf.size === 0) break;
-        const stored = rows.get(key)?.version ?? 0;
+        const stored = (yield* rows.get(key))?.version ?? 0;
         const seq = Math.min(...buf.keys()); // in version order, the lowest first
         if (seq > stored + 1) break;
         const h = buf.get(seq)!;
         const start = now();
-        const effect = step(key, seq);
+        const effect = yield* step(key, seq);
         if (effect === 'held') break; // cannot happen: versions only rise
         buf.delete(seq);
         heldNow--;
@@ -105,28 +108,28 @@ const resequencer: ConsumerStrategy = {
     };
 
     /** At the bound: alert, fetch the owner's state, store it if newer. */
-    const atBound = async (key: string, buf: Map<number, HeldMessage>, t: number, full = false): Promise<void> => {
+    const atBound = function* (key: string, buf: Map<number, HeldMessage>, t: number, full = false): Program<void> {
       const oldest = Math.min(...[...buf.values()].map((h) => h.since));
       const why = buf.size > maxHeld ? 'count' : full ? 'in-flight cap' : 'age';
       count('alerts');
-      context?.mark('resequencer-alert', { key, held: buf.size, waitedMs: Math.round((t - oldest) / 1000), bound: why, expected: (rows.get(key)?.version ?? 0) + 1 });
+      context?.mark('resequencer-alert', { key, held: buf.size, waitedMs: Math.round((t - oldest) / 1000), bound: why, expected: ((yield* rows.get(key))?.version ?? 0) + 1 });
       if (!context?.fetchOwner) return;
       count('fetches');
       let fetched;
       try {
-        fetched = await context.fetchOwner(key);
+        fetched = yield* db.waitFor(context.fetchOwner(key));
       } catch (e) {
         count('fetchErrors');
         context.mark('resequencer-fetch-failed', { key, error: (e as Error).message });
         return;
       }
-      const stored = fetched ? adopt(key, fetched.version, fetched.state) : false;
+      const stored = fetched ? yield* adopt(key, fetched.version, fetched.state) : false;
       context.mark('resequencer-fetched', { key, version: fetched?.version ?? null, stored });
     };
 
     return {
-      apply(m) {
-        const effect = step(m.key, m.seq);
+      *apply(m) {
+        const effect = yield* step(m.key, m.seq);
         if (effect !== 'held') return effect;
         let buf = buffers.get(m.key);
         if (!buf) buffers.set(m.key, (buf = new Map()));
@@ -139,20 +142,20 @@ const resequencer: ConsumerStrategy = {
         peak('peakHeldPerKey', buf.size);
         return 'held';
       },
-      async release() {
+      *release() {
         const out: Released[] = [];
-        const settle = async (key: string, buf: Map<number, HeldMessage>, t: number, full = false) => {
-          await atBound(key, buf, t, full);
-          drain(key, buf, out);
+        const settle = function* (key: string, buf: Map<number, HeldMessage>, t: number, full = false): Program<void> {
+          yield* atBound(key, buf, t, full);
+          yield* drain(key, buf, out);
           // What the owner's state did not cover waits again, from now.
           for (const h of buf.values()) h.since = t;
         };
         for (const [key, buf] of [...buffers]) {
-          drain(key, buf, out);
+          yield* drain(key, buf, out);
           if (buf.size === 0) continue;
           const t = now();
           const oldest = Math.min(...[...buf.values()].map((h) => h.since));
-          if (buf.size > maxHeld || t - oldest > maxAgeUs) await settle(key, buf, t);
+          if (buf.size > maxHeld || t - oldest > maxAgeUs) yield* settle(key, buf, t);
         }
         const t = now();
         if (cap === undefined || heldNow < cap) fullSince = null;
@@ -160,7 +163,7 @@ const resequencer: ConsumerStrategy = {
         else if (t - fullSince >= fullWaitUs) {
           const waited = [...buffers].map(([key, buf]) => ({ key, buf, since: Math.min(...[...buf.values()].map((h) => h.since)) }));
           const longest = waited.reduce((a, b) => (b.since < a.since ? b : a));
-          await settle(longest.key, longest.buf, t, true);
+          yield* settle(longest.key, longest.buf, t, true);
           // Still full: the next key that waited longest gets its turn after another wait.
           fullSince = heldNow < cap ? null : t;
         }

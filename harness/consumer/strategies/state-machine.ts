@@ -32,16 +32,17 @@ const stateMachine: ConsumerStrategy = {
   unfit: (entity) => (entity.kind === 'order' ? undefined : 'needs an entity with a status (workload.entity.kind: order)'),
   open(db, entity) {
     const rows = rowTable(db, 'entities_state_machine');
-    const apply = rows.atomically((key: string, seq: number) => {
-      const row = rows.get(key);
+    function* forwardOnly(key: string, seq: number) {
+      const row = yield* rows.get(key);
       const change = eventContent(entity, key, seq);
       const { status, ...others } = change.set ?? {};
       const set: EntityState = { ...others };
       if (status !== undefined && forward(row?.state.status as string | undefined, String(status))) set.status = status;
       if (Object.keys(set).length === 0 && !change.add) return 'skipped' as const;
-      rows.put(key, Math.max(seq, row?.version ?? 0), applyChange(row?.state, { ...change, set }));
+      yield* rows.put(key, Math.max(seq, row?.version ?? 0), applyChange(row?.state, { ...change, set }));
       return 'applied' as const;
-    });
+    }
+    const apply = (key: string, seq: number) => db.transaction(key, () => forwardOnly(key, seq));
     return { apply: ({ key, seq }) => apply(key, seq), finalStates: () => rows.all() };
   },
 };

@@ -8,8 +8,12 @@
  */
 import type { ConsumerStrategy } from './contract.ts';
 import { rowTable } from './rows.ts';
+import { mapSteps } from '../store/program.ts';
 import { applyChange } from '../../workload/changes.ts';
 import { entityStateAt, eventContent, stateJson } from '../../workload/entity.ts';
+
+/** The conditional upsert's effect by the rows it changed. */
+const writtenOrSkipped = (n: number) => (n > 0 ? 'applied' : 'skipped') as 'applied' | 'skipped';
 
 const versioned: ConsumerStrategy = {
   name: 'versioned',
@@ -32,19 +36,20 @@ const versioned: ConsumerStrategy = {
        ON CONFLICT (key) DO UPDATE SET version = excluded.version, state = excluded.state
        WHERE entities_versioned.version < excluded.version`,
     );
-    const next = rows.atomically((key: string, seq: number) => {
-      const row = rows.get(key);
+    function* change(key: string, seq: number) {
+      const row = yield* rows.get(key);
       const stored = row?.version ?? 0;
       if (seq <= stored) return 'skipped' as const;
       if (seq > stored + 1 && !applyGaps) return 'rejected' as const;
-      rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
+      yield* rows.put(key, seq, applyChange(row?.state, eventContent(entity, key, seq)));
       return 'applied' as const;
-    });
+    }
+    const next = (key: string, seq: number) => db.transaction(key, () => change(key, seq));
     return {
       apply({ key, seq }) {
         if (entity.events === 'change') return next(key, seq);
         // The whole state alone (eventContent's `set`, without the event's name beside it).
-        return newer.run(key, seq, stateJson(entityStateAt(entity.kind, key, seq))).changes > 0 ? 'applied' : 'skipped';
+        return mapSteps(db.run(newer, key, seq, stateJson(entityStateAt(entity.kind, key, seq))), writtenOrSkipped);
       },
       finalStates: () => rows.all(),
     };

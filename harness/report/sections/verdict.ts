@@ -42,12 +42,21 @@ export function verdictSection(r: ReportResult): string {
   const hi = (t?.endUs ?? origin) + 3_600_000_000;
   const note = (x: { key: string | null; producer?: string | null; note: string }) =>
     `${x.key !== null ? `<code>${esc(x.key)}</code>${x.producer ? ` (${esc(x.producer)})` : ''}: ` : ''}${esc(origin ? relativeTimes(x.note, origin, lo, hi) : x.note)}`;
+  // Runs across hosts: what hangs on two hosts' times closer than their clocks are known.
+  const anyUncertain = ANOMALY_TYPES.some((t) => anomalies[t]?.uncertain);
+  const uncertainCell = (a: NonNullable<typeof anomalies[keyof typeof anomalies]>) => {
+    if (!anyUncertain) return '';
+    const u = a.uncertain;
+    const first = u?.examples[0] as { margin?: number; uncertainty?: number } | undefined;
+    const why = first?.margin !== undefined ? ` title="e.g. ${esc(formatCount(first.margin))} µs apart, uncertainty ${esc(formatCount(first.uncertainty ?? 0))} µs"` : '';
+    return `<td class="num uncertain"${why}>${u ? `${esc(formatCount(u.count))} (${esc(formatCount(u.keys))} keys)` : '—'}</td>`;
+  };
   const anomalyRows = ANOMALY_TYPES.filter((t) => anomalies[t])
     .map((t) => {
       const a = anomalies[t]!;
       const notes = (a.examples ?? []).slice(0, 3).map((x) => `<li>${note(x)}</li>`).join('');
-      return `<tr class="anomaly${a.count > 0 ? ' nonzero' : ''}"${dataAttrs({ type: t, count: a.count, keys: a.keys })}>
-  <td>${esc(t)}</td><td class="num">${esc(formatCount(a.count))}</td><td class="num">${esc(formatCount(a.keys))}</td><td>${notes ? `<ul class="examples">${notes}</ul>` : ''}</td></tr>`;
+      return `<tr class="anomaly${a.count > 0 ? ' nonzero' : ''}"${dataAttrs({ type: t, count: a.count, keys: a.keys, uncertain: a.uncertain?.count })}>
+  <td>${esc(t)}</td><td class="num">${esc(formatCount(a.count))}</td><td class="num">${esc(formatCount(a.keys))}</td>${uncertainCell(a)}<td>${notes ? `<ul class="examples">${notes}</ul>` : ''}</td></tr>`;
     })
     .join('\n');
   return `<section id="verdict">
@@ -60,9 +69,9 @@ export function verdictSection(r: ReportResult): string {
     <tbody>${rows}</tbody>
   </table>
   <h3>Anomalies over the whole run</h3>
-  <p class="hint">Times in the examples are seconds from the start of the measured phase.</p>
+  <p class="hint">Times in the examples are seconds from the start of the measured phase.${anyUncertain ? ' Uncertain: anomalies that hang on two hosts\' times closer than their clocks are known; not in the count (see Hosts).' : ''}</p>
   <table class="anomalies" id="anomaly-table">
-    <thead><tr><th>type</th><th>count</th><th>keys</th><th>examples</th></tr></thead>
+    <thead><tr><th>type</th><th>count</th><th>keys</th>${anyUncertain ? '<th>uncertain</th>' : ''}<th>examples</th></tr></thead>
     <tbody>${anomalyRows}</tbody>
   </table>
 </section>`;

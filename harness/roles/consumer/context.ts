@@ -54,7 +54,7 @@ export interface ConsumerContext {
   /** Writes the open group, then anything else buffered (the file's order is the handling order). */
   flushAll(): void;
   /** Closes what the context opened (after the client: its last commits may still write). */
-  close(): void;
+  close(): Promise<void>;
 }
 
 export async function openConsumer(init: WorkerInit, send: (m: FromWorker) => void): Promise<ConsumerContext> {
@@ -80,7 +80,7 @@ export async function openConsumer(init: WorkerInit, send: (m: FromWorker) => vo
     mark: (name, detail) => history.write({ type: 'mark', at: nowMicros(), name, detail: { consumer: init.id, ...detail } }),
     ...(owner ? { fetchOwner: (key: string) => owner.fetch(key) } : {}),
   };
-  const store = await openStrategyStore(init.storeFile, init.scenario, strategyContext);
+  const store = await openStrategyStore(init.store ?? init.storeFile, init.scenario, strategyContext);
   const handlerSpec = spec.overrides?.[init.id]?.handler ?? spec.handler;
   const lotDb = spec.poison?.policy === 'park-key' ? openDatabase(init.storeFile) : undefined;
   const group = new GroupCommit(store, history, phases);
@@ -96,10 +96,10 @@ export async function openConsumer(init: WorkerInit, send: (m: FromWorker) => vo
     handlerTime: handlerTimeSampler(handlerSpec, Rng.from(init.scenario.seed).fork(`consumer-${init.id}`)),
     ...(lotDb ? { lot: new ParkingLot(lotDb) } : {}),
     faults: WorkerFaults.consumer({ id: init.id, log, flushHistory: flushAll }, undefined, init.scenario.faults.map((f) => f.kind)),
-    close() {
+    async close() {
       group.end();
       stats.storeWrites = store.writes();
-      store.close();
+      await store.close();
       lotDb?.close();
       history.close();
     },

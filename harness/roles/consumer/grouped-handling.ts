@@ -89,10 +89,12 @@ export function groupedHandling(ctx: GroupedContext): { task(parts: TaskParts, r
 
   /**
    * Plain: decoded, not poison, its key not parked, and no fault failing handlers now; and a
-   * pure strategy (one that holds or reads its owner answers later, so it goes one at a time).
+   * pure strategy (one that holds or reads its owner answers later, so it goes one at a time)
+   * on a store whose transactions end at once (SQLite; PostgreSQL's go one at a time).
    */
   const plain = (p: TaskParts) =>
     ctx.store.strategy.pure &&
+    ctx.store.synchronous &&
     p.msg !== null && !p.msg.poison && !ctx.poison.parkedKeys.has(p.msg.key) && ![...ctx.effects()].some((f) => f.failWith?.());
 
   /** Applies plain deliveries of one key as one: one handler time, one transaction. */

@@ -24,7 +24,8 @@ export function handler(ctx: ConsumerContext, client: ConsumerClient, apply: App
   // Grouped only while no fault acts in this worker: a fault's hooks (a kill after the apply,
   // a failing handler) see each message's effects written, as they were designed against.
   // And only for a pure strategy: one that holds or reads its owner answers later.
-  const groupable = () => client.commitsLater === true && store.strategy.pure && !faults.acting;
+  // And only on a store whose programs end at once (SQLite): a group is one open transaction.
+  const groupable = () => client.commitsLater === true && store.strategy.pure && store.synchronous && !faults.acting;
 
   const slowly = async (d: Delivery, msg: DecodedMessage | null, received: number): Promise<void> => {
     const base: ProcessBase = processBase(init.id, d, msg);

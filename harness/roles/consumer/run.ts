@@ -50,7 +50,7 @@ export async function runConsumer(init: WorkerInit, inbox: Inbox, send: (m: From
   stats.writeCosts();
   ctx.ownerReads?.close();
   await client.close().catch((e: Error) => ctx.log(`close: ${e.message}`));
-  ctx.close();
+  await ctx.close();
   ctx.stats.inFlight = schedule.scheduler.inFlight;
   send({ type: 'stopped', stats: ctx.stats });
 }

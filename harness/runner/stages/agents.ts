@@ -20,11 +20,12 @@ export const agents: Stage = {
     const loopback = loopbackEndpointHost(ctx.deployment?.endpoint, ctx.opts.agents!);
     if (loopback) throw new InputError(`the broker's endpoint is on this host's loopback (${loopback}), which agents on other hosts cannot reach: run against a broker they can reach, --runtime external with its connection (and proxy: false, since the external runtime's proxy listens here too); see docs/agents.md`);
     const expectsAnyState = String((ctx.scenario.expect as Record<string, unknown>)[FINAL_STATE_EXPECTATION]) === 'any';
+    const shared = ctx.scenario.consumers.store === 'postgres' && !ctx.scenario.consumers.service;
     const placement = await Placement.connect(ctx.opts.agents!, ctx.record.runId, (agent, reason) => {
       const why = `agent ${agent} lost: ${reason}`;
       if (!ctx.record.incomplete.includes(why)) ctx.record.incomplete.push(why);
       ctx.log(why);
-    }, expectsAnyState);
+    }, expectsAnyState, shared);
     ctx.placement = placement;
     ctx.record.agents = placement.describe();
     for (const a of ctx.record.agents) ctx.log(`agent ${a.agent}: ${a.host}, ${a.cores} cores, runs the ${a.roles.join(' and ')}`);

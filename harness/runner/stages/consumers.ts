@@ -29,7 +29,7 @@ export const consumers: Stage = {
         for (const c of stopped) ctx.record.incomplete.push(`no handling reported by ${c.id}; its last log lines: ${c.stats.service!.lastLog.join(' / ') || '(none)'}`);
       }
     });
-    (await openStrategyStore(ctx.record.storeFile, ctx.scenario)).close();
+    await (await openStrategyStore(ctx.initExtras.store ?? ctx.record.storeFile, ctx.scenario)).close();
     if (service?.build) {
       const env = serviceEnv({ link: ctx.broker.service!, endpoint: ctx.deployment!.endpoint, settings: ctx.settings, names: ctx.names, spec: service, runDir: ctx.runDir, log: ctx.log });
       await buildService(service.build, service.cwd, env, ctx.log);

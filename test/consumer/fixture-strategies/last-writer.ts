@@ -16,9 +16,12 @@ const lastWriter: ConsumerStrategy = {
   unfit: (entity) => (entity.events === 'state' ? undefined : 'needs whole-state events'),
   open(db, entity) {
     const rows = rowTable(db, 'entities_last_writer');
+    function* keepHighest(key: string, seq: number) {
+      yield* rows.put(key, Math.max(seq, (yield* rows.get(key))?.version ?? 0), stateAt(entity, key, seq));
+    }
     return {
-      apply({ key, seq }) {
-        rows.put(key, Math.max(seq, rows.get(key)?.version ?? 0), stateAt(entity, key, seq));
+      *apply({ key, seq }) {
+        yield* db.transaction(key, () => keepHighest(key, seq));
         return 'applied';
       },
       finalStates: () => rows.all(),
