@@ -506,7 +506,7 @@ export const HarnessSection = Type.Object({
     workers: Type.Array(Type.String(), { description: 'The workers it ran' }),
     acked: Type.Number({ description: 'Sends of its producers the broker took' }),
     applied: Type.Number({ description: 'Messages its consumers handled' }),
-    ackedPerSecond: Type.Number({ description: 'acked per second, from the start instant to the run\'s end' }),
+    ackedPerSecond: Type.Number({ description: 'acked per second over the sending: from the start instant to the last send' }),
     cpuMeanPercent: Type.Number({ description: 'Its workers\' mean CPU use while the producers sent, summed (percent of one core)' }),
   }), { description: 'The convoy agents that ran some of the workers (docs/agents.md): each one\'s share (v1.1). Latency histograms come from the merged history of every host\'s workers: one histogram of all of them, not an average of each host\'s.' })),
 }, { description: ResultEnvelope.properties.harness.description });

@@ -279,7 +279,7 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
         gaveUp: record.gaveUp ?? null,
         worstLoopLagMs: record.worstLoopLagMs,
         cpu: record.cpu ?? null,
-        ...(record.agents ? { agents: agentShares(record) } : {}),
+        ...(record.agents ? { agents: agentShares(record, m.lastSendUs) } : {}),
         producers: record.producerStats,
         consumers: record.consumerStats,
       },
@@ -289,9 +289,13 @@ export async function analyzeRun(record: RunRecord, extra: { source?: ScenarioSo
   return result;
 }
 
-/** Each agent's share of the run: what its workers sent and handled, at what rate and CPU. */
-function agentShares(record: RunRecord) {
-  const seconds = Math.max(1e-6, (record.endUs - record.startUs) / 1e6);
+/**
+ * Each agent's share of the run: what its workers sent and handled, at what rate and CPU. The
+ * rate is over the sending (the schedule's start to the last send), as the run's own rate is:
+ * over the whole run its drain would count as time the producers were idle.
+ */
+export function agentShares(record: Pick<RunRecord, 'agents' | 'startUs' | 'endUs' | 'producerStats' | 'consumerStats' | 'cpu'>, lastSendUs: number) {
+  const seconds = Math.max(1e-6, ((lastSendUs > record.startUs ? lastSendUs : record.endUs) - record.startUs) / 1e6);
   return (record.agents ?? []).map((a) => {
     const stats = a.workers.map((w) => record.producerStats[w] ?? record.consumerStats[w]).filter(Boolean);
     const acked = stats.reduce((n, s) => n + s!.acked, 0);
