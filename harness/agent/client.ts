@@ -4,7 +4,7 @@
  * agent unheard for `lostAfterMs` is lost (it died, or the network is cut): `onLost` says why,
  * once, and the run that placed workers there cannot be complete.
  */
-import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { nowMicros } from '../clock.ts';
 import { convoyVersion } from '../convoy-version.ts';
@@ -61,7 +61,8 @@ export const agentName = (a: AgentAddress): string => `${a.host}:${a.port}`;
 async function open(o: AgentLinkOptions, hello: Omit<Extract<ToAgent, { type: 'hello' }>, 'type' | 'protocol' | 'convoy' | 'token' | 'runId'>): Promise<{ socket: Socket; welcome: Extract<FromAgent, { type: 'welcome' }> }> {
   const name = agentName(o.address);
   const socket: Socket = o.tlsCa
-    ? connectTls({ host: o.address.host, port: o.address.port, ca: o.tlsCa, servername: o.address.host })
+    ? // SNI takes a host name only; an address is checked against the certificate all the same.
+      connectTls({ host: o.address.host, port: o.address.port, ca: o.tlsCa, ...(isIP(o.address.host) ? {} : { servername: o.address.host }) })
     : connectTcp({ host: o.address.host, port: o.address.port });
   socket.setNoDelay(true);
   socket.setKeepAlive(true, 5_000);

@@ -10,7 +10,7 @@
  * the runner host, and each agent's consumers reach it at this host's address as that agent
  * sees it (AgentLink.runnerAddress).
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InfraError } from '../errors.ts';
 import type { BrokerHost } from '../broker/in-process.ts';
@@ -37,6 +37,25 @@ interface Place {
 
 /** The environment variable holding the agents' shared token. */
 export const AGENT_TOKEN_ENV = 'CONVOY_AGENT_TOKEN';
+/**
+ * The environment variable naming a PEM file: the CA that signed the agents' certificates (agents
+ * started with --tls-cert and --tls-key). With it every agent connection is TLS, checked against
+ * that CA and the agent's address; without it, plain TCP.
+ */
+export const AGENT_CA_ENV = 'CONVOY_AGENT_CA';
+
+/** The agents' CA from CONVOY_AGENT_CA, or undefined; a file that cannot be read is one line. */
+export function agentCa(): string | undefined {
+  const file = process.env[AGENT_CA_ENV];
+  if (!file) return undefined;
+  try {
+    const pem = readFileSync(file, 'utf8');
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate in it');
+    return pem;
+  } catch (err) {
+    throw new InfraError(`--agent: ${AGENT_CA_ENV}=${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+}
 
 /**
  * `--agent producers=10.0.0.2:7411`: an agent and the roles it takes (both without a role);
@@ -105,6 +124,7 @@ export class Placement {
         `--agent: consumers on ${consumerHosts.length} hosts (${consumerHosts.map((a) => (a.address === 'here' ? 'here' : agentName(a.address))).join(', ')}) would each keep their own SQLite entity store; place them on one host, set consumers.store: postgres, or expect wrong-state: any (the final state is then not judged)`,
       );
     }
+    const tlsCa = remote.length > 0 ? agentCa() : undefined;
     const places: Place[] = [];
     try {
       for (const a of agents) {
@@ -112,7 +132,7 @@ export class Placement {
           places.push({ link: null, roles: a.roles });
           continue;
         }
-        const link = await AgentLink.connect({ address: a.address, token: token!, runId });
+        const link = await AgentLink.connect({ address: a.address, token: token!, runId, tlsCa });
         link.onLost((reason) => onLost(link.name, reason));
         places.push({ link, roles: a.roles });
       }

@@ -19,6 +19,8 @@ import { WORKER_PROTOCOL_VERSION } from '../../harness/workers/message-names.ts'
 import { convoyVersion } from '../../harness/convoy-version.ts';
 import { AGENT_PROTOCOL_VERSION, FROM_AGENT_MESSAGES, TO_AGENT_MESSAGES } from '../../harness/agent/messages.ts';
 import { measureOffset, offsetFrom } from '../../harness/agent/clock-offset.ts';
+import { AGENT_CA_ENV, agentCa } from '../../harness/runner/placement.ts';
+import { execFileSync } from 'node:child_process';
 
 const TOKEN = 'a-shared-secret';
 
@@ -158,4 +160,30 @@ test('convoy agent: a busy port or a --listen that is no host:port is one line, 
     assert.equal(busy.status, 3, busy.stderr);
     assert.equal(busy.stderr.trim(), `convoy: agent: cannot listen on 127.0.0.1:${agent.port}: EADDRINUSE`);
   });
+});
+
+test('an agent with a certificate: the runner that trusts its CA (CONVOY_AGENT_CA) speaks TLS to it, one that does not is refused, and an unreadable CA file is one line', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'convoy-agent-tls-'));
+  // A CA, and the agent's certificate for 127.0.0.1 signed by it.
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=convoy-test-ca');
+  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'agent.key', '-out', 'agent.csr', '-subj', '/CN=agent');
+  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  ssl('x509', '-req', '-in', 'agent.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'agent.pem', '-days', '1', '-extfile', 'san.ext');
+  const agent = await startAgent({ host: '127.0.0.1', port: 0, token: TOKEN, workDir: mkdtempSync(join(tmpdir(), 'convoy-agent-')), log: () => {}, tls: { cert: readFileSync(join(dir, 'agent.pem'), 'utf8'), key: readFileSync(join(dir, 'agent.key'), 'utf8') } });
+  const address = { host: '127.0.0.1', port: agent.port };
+  try {
+    process.env[AGENT_CA_ENV] = join(dir, 'ca.pem');
+    const link = await AgentLink.connect({ address, token: TOKEN, runId: 'r-tls', tlsCa: agentCa() });
+    const clock = await measureOffset(link);
+    assert.ok(Math.abs(clock.offset) <= clock.uncertainty, JSON.stringify(clock));
+    await link.bye();
+    // Its own CA is not the one that signed the agent's certificate.
+    await assert.rejects(AgentLink.connect({ address, token: TOKEN, runId: 'r-tls-2', tlsCa: readFileSync(join(dir, 'agent.pem'), 'utf8'), connectTimeoutMs: 5_000 }), /agent 127\.0\.0\.1:\d+/);
+    process.env[AGENT_CA_ENV] = join(dir, 'missing.pem');
+    assert.throws(() => agentCa(), /^--agent: CONVOY_AGENT_CA=.*missing\.pem: no such file$/);
+  } finally {
+    delete process.env[AGENT_CA_ENV];
+    await agent.close();
+  }
 });
