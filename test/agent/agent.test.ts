@@ -181,7 +181,7 @@ test('an agent with a certificate: the runner that trusts its CA (CONVOY_AGENT_C
     // Its own CA is not the one that signed the agent's certificate.
     await assert.rejects(AgentLink.connect({ address, token: TOKEN, runId: 'r-tls-2', tlsCa: readFileSync(join(dir, 'agent.pem'), 'utf8'), connectTimeoutMs: 5_000 }), /agent 127\.0\.0\.1:\d+/);
     process.env[AGENT_CA_ENV] = join(dir, 'missing.pem');
-    assert.throws(() => agentCa(), /^--agent: CONVOY_AGENT_CA=.*missing\.pem: no such file$/);
+    assert.throws(() => agentCa(), (e: Error) => /^--agent: CONVOY_AGENT_CA=.*missing\.pem: no such file$/.test(e.message));
   } finally {
     delete process.env[AGENT_CA_ENV];
     await agent.close();
