@@ -18,7 +18,7 @@ import { Command } from 'commander';
 import { parse } from 'yaml';
 import { chartTools, type ChartTools } from '../../harness/setup/chart-tools.ts';
 import { convoyVersion } from '../../harness/convoy-version.ts';
-import { AGENT_TOKEN_ENV } from '../../harness/runner/placement.ts';
+import { AGENT_CA_ENV, AGENT_TOKEN_ENV } from '../../harness/runner/placement.ts';
 import { register as registerAgent } from '../../harness/cli/commands/agent.ts';
 import { register as registerRun } from '../../harness/cli/commands/run.ts';
 import { register as registerDashboard } from '../../harness/cli/commands/dashboard.ts';
@@ -33,7 +33,7 @@ before(() => {
 /** A release against an external Kafka: connection and password Secrets, destructive faults. */
 const EXTERNAL = {
   ...BASE_VALUES,
-  agents: { count: 3, antiAffinity: 'preferred' },
+  agents: { count: 3, antiAffinity: 'preferred', tls: { secretName: 'convoy-agents-tls' } },
   runner: {
     scenario: { configMap: 'orders-scenario', key: 'orders.yaml' },
     connection: { secretName: 'staging-kafka', key: 'connection.yaml' },
@@ -150,6 +150,25 @@ test('the manifests and convoy agree: flags, token variable, ports, addresses, i
   assert.ok(runner.volumeMounts!.some((m) => m.mountPath === '/etc/convoy/secrets/kafka-password'));
   assert.deepEqual(after(runLine, '--runtime'), ['external']);
   assert.ok(runLine.includes('--allow-destructive'));
+
+  // TLS: the agents' certificate and key, and the runner's CA (the variable convoy reads), from
+  // one Secret, each mounted where its path points.
+  const agentVolume = (path: string) => {
+    const m = agent.volumeMounts!.find((v) => path.startsWith(`${v.mountPath}/`))!;
+    return podOf(agentSet).volumes!.find((v) => v.name === m.name)!;
+  };
+  const [cert, key] = [after(agentLine, '--tls-cert')[0]!, after(agentLine, '--tls-key')[0]!];
+  for (const p of [cert, key]) {
+    assert.ok(mounted(agent, p), p);
+    assert.equal((agentVolume(p).secret as { secretName: string }).secretName, 'convoy-agents-tls');
+  }
+  const ca = runner.env!.find((e) => e.name === AGENT_CA_ENV)?.value;
+  assert.ok(ca && mounted(runner, ca), `${AGENT_CA_ENV}=${ca}`);
+  assert.deepEqual(volume(runner, ca).secret, { secretName: 'convoy-agents-tls', items: [{ key: 'ca.crt', path: 'ca.crt' }] });
+  // Without the Secret, plain TCP: no certificate flags, no CA.
+  const plain = render(tools.helm, BASE_VALUES).manifests;
+  assert.ok(!commandLine(podOf(one(plain, 'StatefulSet')).containers[0]!).includes('--tls-cert'));
+  assert.ok(!podOf(one(plain, 'Job')).containers[0]!.env!.some((e) => e.name === AGENT_CA_ENV));
 });
 
 test('with the dashboard, the runner runs convoy run and then convoy dashboard on the results, and exits with the run\'s code', () => {
