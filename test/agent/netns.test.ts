@@ -89,7 +89,17 @@ async function layout(agentEnv: Record<string, Record<string, string>> = {}): Pr
  * `convoy run` on the runner host: producers on agent-a, consumers on agent-b (and `consumersHere`,
  * here too), or as `agents` says.
  */
-async function runPlaced(l: Layout, seconds: number, during?: (run: ChildProcess) => Promise<void>, consumersHere = false, store = 'sqlite', agents?: string[]): Promise<{ code: number | null; out: string; runDir: string }> {
+interface PlacedRun {
+  /** What the test does while the run goes (kill or cut an agent). */
+  during?: (run: ChildProcess) => Promise<void>;
+  /** A consumer on the runner's host too (`--agent consumers=here`). */
+  consumersHere?: boolean;
+  store?: 'sqlite' | 'postgres';
+  /** The --agent flags; by default producers on agent-a, consumers on agent-b. */
+  agents?: string[];
+}
+
+async function runPlaced(l: Layout, seconds: number, { during, consumersHere = false, store = 'sqlite', agents }: PlacedRun = {}): Promise<{ code: number | null; out: string; runDir: string }> {
   const results = join(l.dir, 'results');
   const placed = agents ?? [`producers=${l.agents[0]!.host.address}:${AGENT_PORT}`, ...(consumersHere ? ['consumers=here'] : []), `consumers=${l.agents[1]!.host.address}:${AGENT_PORT}`];
   const run = convoyOn(l.runner, ['run', scenarioFile(l.dir, seconds, consumersHere, store), '--results', results, '--quiet', ...placed.flatMap((a) => ['--agent', a])], join(l.dir, 'run.log'));
@@ -136,7 +146,7 @@ test('consumers on both agent hosts share the PostgreSQL store on the runner hos
   const l = await layout();
   try {
     const [a, b] = l.agents.map((x) => `${x.host.address}:${AGENT_PORT}`);
-    const r = await runPlaced(l, 2, undefined, false, 'postgres', [`producers=${a}`, `consumers=${a}`, `consumers=${b}`]);
+    const r = await runPlaced(l, 2, { store: 'postgres', agents: [`producers=${a}`, `consumers=${a}`, `consumers=${b}`] });
     assert.equal(r.code, 0, r.out);
     assert.equal(resultOf(r.runDir).verdict.status, 'pass');
     const events = historyLines(r.runDir).map((x) => JSON.parse(x));
@@ -156,9 +166,11 @@ test('consumers on both agent hosts share the PostgreSQL store on the runner hos
 test('an agent killed mid-run makes the run unknown, with the reason, and leaves nothing running', T, async () => {
   const l = await layout();
   try {
-    const r = await runPlaced(l, 8, async () => {
-      await new Promise((res) => setTimeout(res, 4_000));
-      l.agents[1]!.process.kill('SIGKILL'); // the consumers' agent; its workers are its children's groups
+    const r = await runPlaced(l, 8, {
+      during: async () => {
+        await new Promise((res) => setTimeout(res, 4_000));
+        l.agents[1]!.process.kill('SIGKILL'); // the consumers' agent; its workers are its children's groups
+      },
     });
     assert.equal(r.code, 3, r.out);
     const result = resultOf(r.runDir);
@@ -175,11 +187,13 @@ test('an agent killed mid-run makes the run unknown, with the reason, and leaves
 test('an agent cut off for 3 s and reconnected: the run completes, and no history line comes twice', T, async () => {
   const l = await layout();
   try {
-    const r = await runPlaced(l, 6, async () => {
-      await new Promise((res) => setTimeout(res, 3_000));
-      l.agents[1]!.host.cut();
-      await new Promise((res) => setTimeout(res, 3_000));
-      l.agents[1]!.host.reconnect();
+    const r = await runPlaced(l, 6, {
+      during: async () => {
+        await new Promise((res) => setTimeout(res, 3_000));
+        l.agents[1]!.host.cut();
+        await new Promise((res) => setTimeout(res, 3_000));
+        l.agents[1]!.host.reconnect();
+      },
     });
     assert.equal(r.code, 0, r.out);
     assert.equal(resultOf(r.runDir).verdict.status, 'pass');
@@ -194,7 +208,7 @@ test('an agent whose clock is 50 ms behind: its offset measured to within the un
   // The namespaces share one real-time clock: the offset is the test clock's, given to agent-b.
   const l = await layout({ 'agent-b': { CONVOY_TEST_CLOCK_OFFSET_MS: '-50' } });
   try {
-    const r = await runPlaced(l, 2, undefined, true);
+    const r = await runPlaced(l, 2, { consumersHere: true });
     assert.equal(r.code, 0, r.out);
     const result = JSON.parse(readFileSync(join(r.runDir, 'result.json'), 'utf8')) as { verdict: { status: string }; check: { clocks: Array<{ host: string; workers: string[]; offsetUs: { first: number; last: number }; uncertaintyUs: number }> }; latency: { clockUncertaintyUs: { endToEnd: number } } };
     assert.equal(result.verdict.status, 'pass');
