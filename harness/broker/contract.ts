@@ -173,6 +173,9 @@ export interface OutgoingMessage {
 }
 
 /** What the broker said about a write that succeeded. */
+/** How sendCallback answers: `(null, ack)` when written, `(error)` as send() would reject. */
+export type SendDone = (err: unknown, ack?: SendAck) => void;
+
 export interface SendAck {
   /** Where the broker put it; named as BrokerAdmin.remaining names its lanes, when it reports them. */
   lane?: string;
@@ -201,6 +204,13 @@ export interface ProducerOptions {
 export interface ProducerClient {
   /** Sends one message; may be called again before earlier sends resolve (open loop). */
   send(message: OutgoingMessage): Promise<SendAck>;
+  /**
+   * send() without a promise: calls `done` once, with null and the ack, or with the error send()
+   * would reject with. Optional; the producer worker uses it where a client has it, since a
+   * promise, its two resolving functions and its reaction cost more than the native send at
+   * tens of thousands of messages a second.
+   */
+  sendCallback?(message: OutgoingMessage, done: SendDone): void;
   /** Called by partition-increase faults: pick up new metadata now, if the client can. */
   refreshMetadata?(): Promise<void>;
   /** Errors the client met on requests and retried, by its own name for them, so far (where it can tell); a client in a process of its own answers when asked. */

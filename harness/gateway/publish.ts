@@ -7,7 +7,7 @@
 import { SendFailure, type ProducerClient } from '../broker/contract.ts';
 import { nowMicros } from '../clock.ts';
 import type { HistoryWriter } from '../history/writer.ts';
-import { ackLine } from '../history/producer-lines.ts';
+import { ackLine } from '../history/lines.ts';
 import type { Scenario } from '../spec/types.ts';
 import { encodeMessage } from '../workload/codec.ts';
 import { eventAt } from '../workload/entity.ts';

@@ -1,15 +1,15 @@
 import { loadBroker } from '../broker/registry.ts';
-import { SendFailure, type ProducerClient } from '../broker/contract.ts';
+import { SendFailure, type OutgoingMessage, type ProducerClient, type SendDone } from '../broker/contract.ts';
 import { nowMicros, sleep } from '../clock.ts';
 import { HistoryWriter } from '../history/writer.ts';
-import { ackLine, sendLine } from '../history/producer-lines.ts';
+import { ackLine, sendLine } from '../history/lines.ts';
 import { MessagePlan, type PlannedMessage } from '../workload/schedule.ts';
 import { encodeMessage } from '../workload/codec.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from '../workers/protocol.ts';
 import { eventAt } from '../workload/entity.ts';
 import { loopLagMeter } from '../workers/loop-lag.ts';
 import { WorkerFaults } from '../faults/worker-hooks.ts';
-import { ResendPolicy } from './resend.ts';
+import { ResendPolicy, type SendWatch } from './resend.ts';
 import { DEFAULT_PAYLOAD, serviceHeaders, servicePayload } from '../service/message.ts';
 
 /**
@@ -79,9 +79,35 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   const service = scenario.consumers.service;
   const template = service?.payload ?? DEFAULT_PAYLOAD;
   const runId = init.names.runId;
+  // The client's callback send where it has one (no promise per message), else its send().
+  const post: (message: OutgoingMessage, done: SendDone) => void = client.sendCallback
+    ? client.sendCallback.bind(client)
+    : (message, done) => void client.send(message).then((ack) => done(null, ack), (err: unknown) => done(err ?? new Error('send failed')));
+  /**
+   * The callback that records a send's answer. Made here, not inside sendOne, so that it holds
+   * only what it needs for the send's time in flight (not the payload, which the client copied).
+   */
+  const answer = (m: PlannedMessage, at: number, watch: SendWatch | undefined): SendDone => (err, ack) => {
+    if (!err) {
+      stats.acked++;
+      history.writeLine(ackLine(m.key, m.producer, m.seq, nowMicros(), ack?.lane, ack?.offset, at));
+      watch?.answered('ok');
+    } else {
+      const definite = err instanceof SendFailure && err.definite;
+      if (definite) stats.failed++;
+      else stats.unknown++;
+      history.write({ type: 'ack', key: m.key, producer: m.producer, seq: m.seq, at: nowMicros(), ok: definite ? false : null, error: (err as Error).message, sent: at });
+      watch?.answered(definite ? 'refused' : 'unknown');
+    }
+    settled();
+  };
+  const watchResend = (m: PlannedMessage, intended: number, attempt: number, payload: Buffer) => resends.watch(attempt, () => sendOne(m, intended, attempt + 1, payload));
+  const makePayload = (m: PlannedMessage, intended: number): Buffer =>
+    (service ? servicePayload(template, { run: runId, producer: m.producer, key: m.key, seq: m.seq }) : undefined) ??
+    encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.entity, m.version), stampMs: wallAt(intended), run }, m.size);
   /** Sends m (its `attempt`-th re-send; 0: the first send, with the payload made then). */
   const sendOne = (m: PlannedMessage, intended: number, attempt = 0, made?: Buffer) => {
-    const payload = made ?? (service ? servicePayload(template, { run: runId, producer: m.producer, key: m.key, seq: m.seq }) : undefined) ?? encodeMessage({ producer: m.producer, key: m.key, seq: m.seq, intendedUs: intended, poison: m.poison, entity: scenario.workload.entity.kind, event: eventAt(scenario.workload.entity, m.entity, m.version), stampMs: wallAt(intended), run }, m.size);
+    const payload = made ?? makePayload(m, intended);
     const at = nowMicros();
     // The two hot events go as prepared JSON text (the same lines JSON.stringify would write).
     history.writeLine(sendLine(m.key, m.producer, m.seq, at, intended, init.id, payload.length, m.entity === m.key ? undefined : m.entity, attempt > 0 ? attempt : undefined));
@@ -90,33 +116,19 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
       stats.behindMs = (at - intended) / 1000;
     }
     stats.inFlight++;
-    const watch = resends.watch(attempt, () => sendOne(m, intended, attempt + 1, payload));
+    const watch = resends.active ? watchResend(m, intended, attempt, payload) : undefined;
     const headers = service ? serviceHeaders({ run: runId, producer: m.producer, key: m.key, seq: m.seq }) : undefined;
-    client.send(headers ? { key: m.key, payload, headers } : { key: m.key, payload }).then(
-      (ack) => {
-        stats.acked++;
-        history.writeLine(ackLine(m.key, m.producer, m.seq, nowMicros(), ack.lane, ack.offset, at));
-        watch?.answered('ok');
-        settled();
-      },
-      (err: unknown) => {
-        const definite = err instanceof SendFailure && err.definite;
-        if (definite) stats.failed++;
-        else stats.unknown++;
-        history.write({ type: 'ack', key: m.key, producer: m.producer, seq: m.seq, at: nowMicros(), ok: definite ? false : null, error: (err as Error).message, sent: at });
-        watch?.answered(definite ? 'refused' : 'unknown');
-        settled();
-      },
-    );
+    post(headers ? { key: m.key, payload, headers } : { key: m.key, payload }, answer(m, at, watch));
   };
 
   const it = plan.messages({ producer: me.name, process: me.index });
   let next = it.next();
   while (!next.done && !stopping) {
     const m = next.value;
-    const intended = m.intendedOffsetUs === null ? nowMicros() : t0 + m.intendedOffsetUs;
-    if (unlimited && nowMicros() >= endUs) break;
-    const wait = (intended - nowMicros()) / 1000;
+    const now = nowMicros();
+    const intended = m.intendedOffsetUs === null ? now : t0 + m.intendedOffsetUs;
+    if (unlimited && now >= endUs) break;
+    const wait = (intended - now) / 1000;
     if (wait >= 1) {
       await sleep(wait);
       continue;

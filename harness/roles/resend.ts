@@ -18,6 +18,11 @@ export class ResendPolicy {
 
   constructor(private readonly spec: ResendSpec | undefined) {}
 
+  /** Whether any send may be sent again (the producer makes no re-send closures otherwise). */
+  get active(): boolean {
+    return this.spec !== undefined && this.spec.max > 0;
+  }
+
   /** No more re-sends (the producer is stopping); armed timers fire into nothing. */
   stop(): void {
     this.stopped = true;

@@ -1,4 +1,5 @@
-import type { HistoryEvent } from '../../history/events.ts';
+import type { ProcessEvent } from '../../history/events.ts';
+import { processLine } from '../../history/lines.ts';
 import type { HistoryWriter } from '../../history/writer.ts';
 import type { Effect, EntityStore } from '../../consumer/entity-store.ts';
 import type { Delivered } from '../../consumer/strategies/contract.ts';
@@ -16,7 +17,7 @@ import type { ConsumerPhases } from '../../workers/phases.ts';
  * together. The other process's writes wait at most for one group (busy_timeout).
  */
 export class GroupCommit {
-  private pending: HistoryEvent[] = [];
+  private pending: ProcessEvent[] = [];
   private open = false;
   private scheduled = false;
 
@@ -44,7 +45,7 @@ export class GroupCommit {
   }
 
   /** The record of a message applied in this group; written when the group ends. */
-  record(ev: HistoryEvent): void {
+  record(ev: ProcessEvent): void {
     this.pending.push(ev);
     if (this.pending.length >= this.maxSize) this.end();
   }
@@ -59,7 +60,7 @@ export class GroupCommit {
     }
     if (this.pending.length) {
       const t = performance.now();
-      for (const ev of this.pending) this.history.write(ev);
+      for (const ev of this.pending) this.history.writeLine(processLine(ev));
       this.pending = [];
       this.history.flush();
       this.phases.historyMs += performance.now() - t;
