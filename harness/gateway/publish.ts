@@ -7,7 +7,6 @@
 import { SendFailure, type ProducerClient } from '../broker/contract.ts';
 import { nowMicros } from '../clock.ts';
 import type { HistoryWriter } from '../history/writer.ts';
-import { ackLine } from '../history/lines.ts';
 import type { Scenario } from '../spec/types.ts';
 import { encodeMessage } from '../workload/codec.ts';
 import { eventAt } from '../workload/entity.ts';
@@ -39,7 +38,7 @@ export function publisher(process: string, scenario: Scenario, client: ProducerC
     try {
       const ack = await client.send({ key: e.key, payload });
       stats.acked++;
-      history.writeLine(ackLine(e.key, GATEWAY_PRODUCER, e.commitIndex, nowMicros(), ack.lane, ack.offset, at));
+      history.write({ type: 'ack', key: e.key, producer: GATEWAY_PRODUCER, seq: e.commitIndex, at: nowMicros(), ok: true, lane: ack.lane, offset: ack.offset, sent: at });
       return true;
     } catch (err) {
       const definite = err instanceof SendFailure && err.definite;

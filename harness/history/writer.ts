@@ -4,11 +4,14 @@ import type { HistoryEvent } from './events.ts';
 /**
  * Appends events to a JSONL file with a small buffer. Flushes synchronously so that a worker
  * killed with SIGKILL loses at most the last buffer, and a clean exit loses nothing.
+ *
+ * The buffer is one string grown by concatenation, and the events go through JSON.stringify:
+ * on the Node convoy runs, both are cheaper per line than an array joined at the flush or lines
+ * written out field by field as template text (measured at about half the CPU per event).
  */
 export class HistoryWriter {
   private fd: number;
-  private buf: string[] = [];
-  private bytes = 0;
+  private buf = '';
   private timer: NodeJS.Timeout;
 
   constructor(readonly path: string, private readonly flushBytes = 64 * 1024, flushMs = 200) {
@@ -23,16 +26,14 @@ export class HistoryWriter {
 
   /** Appends one event already written as JSON (one line, no newline). */
   writeLine(json: string): void {
-    this.buf.push(json, '\n');
-    this.bytes += json.length + 1;
-    if (this.bytes >= this.flushBytes) this.flush();
+    this.buf += json + '\n';
+    if (this.buf.length >= this.flushBytes) this.flush();
   }
 
   flush(): void {
     if (this.buf.length === 0 || this.fd < 0) return;
-    writeSync(this.fd, this.buf.join(''));
-    this.buf = [];
-    this.bytes = 0;
+    writeSync(this.fd, this.buf);
+    this.buf = '';
   }
 
   close(): void {

@@ -2,7 +2,6 @@ import { loadBroker } from '../broker/registry.ts';
 import { SendFailure, type OutgoingMessage, type ProducerClient, type SendDone } from '../broker/contract.ts';
 import { nowMicros, sleep } from '../clock.ts';
 import { HistoryWriter } from '../history/writer.ts';
-import { ackLine, sendLine } from '../history/lines.ts';
 import { MessagePlan, type PlannedMessage } from '../workload/schedule.ts';
 import { encodeMessage } from '../workload/codec.ts';
 import { emptyStats, type FromWorker, type Inbox, type WorkerInit, type WorkerStats } from '../workers/protocol.ts';
@@ -90,7 +89,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   const answer = (m: PlannedMessage, at: number, watch: SendWatch | undefined): SendDone => (err, ack) => {
     if (!err) {
       stats.acked++;
-      history.writeLine(ackLine(m.key, m.producer, m.seq, nowMicros(), ack?.lane, ack?.offset, at));
+      history.write({ type: 'ack', key: m.key, producer: m.producer, seq: m.seq, at: nowMicros(), ok: true, lane: ack?.lane, offset: ack?.offset, sent: at });
       watch?.answered('ok');
     } else {
       const definite = err instanceof SendFailure && err.definite;
@@ -109,8 +108,7 @@ export async function runProducer(init: WorkerInit, inbox: Inbox, send: (m: From
   const sendOne = (m: PlannedMessage, intended: number, attempt = 0, made?: Buffer) => {
     const payload = made ?? makePayload(m, intended);
     const at = nowMicros();
-    // The two hot events go as prepared JSON text (the same lines JSON.stringify would write).
-    history.writeLine(sendLine(m.key, m.producer, m.seq, at, intended, init.id, payload.length, m.entity === m.key ? undefined : m.entity, attempt > 0 ? attempt : undefined));
+    history.write({ type: 'send', key: m.key, producer: m.producer, seq: m.seq, at, intended, process: init.id, size: payload.length, entity: m.entity === m.key ? undefined : m.entity, resend: attempt > 0 ? attempt : undefined });
     if (attempt === 0) {
       stats.sent++;
       stats.behindMs = (at - intended) / 1000;

@@ -1,5 +1,4 @@
 import type { ProcessEvent } from '../../history/events.ts';
-import { processLine } from '../../history/lines.ts';
 import type { HistoryWriter } from '../../history/writer.ts';
 import type { Effect, EntityStore } from '../../consumer/entity-store.ts';
 import type { Delivered } from '../../consumer/strategies/contract.ts';
@@ -60,7 +59,7 @@ export class GroupCommit {
     }
     if (this.pending.length) {
       const t = performance.now();
-      for (const ev of this.pending) this.history.writeLine(processLine(ev));
+      for (const ev of this.pending) this.history.write(ev);
       this.pending = [];
       this.history.flush();
       this.phases.historyMs += performance.now() - t;
