@@ -139,6 +139,8 @@ export interface ProcessFilter {
   process: number;
 }
 
+/** Plans of at most this many keys keep each key's name once made (a few MB at most). */
+const NAMED_KEYS = 1 << 17;
 const SALT_PRODUCER = 0x70726f64; // 'prod'
 const SALT_PROCESS = 0x70726f63; // 'proc'
 
@@ -196,6 +198,8 @@ export class MessagePlan {
     const shard = new Int32Array(n);
     const seqs = new Uint32Array(n);
     const perProducerCount = new Float64Array(P);
+    // Key names made once each (up to NAMED_KEYS keys): a name per message was one string more to make and collect.
+    const names: (string | undefined)[] | undefined = n <= NAMED_KEYS ? new Array<string | undefined>(n) : undefined;
     const end = Math.min(this.total, limit);
     for (let i = 0; i < end; i++) {
       const k = this.chooser.pick(keysRng, i);
@@ -204,6 +208,7 @@ export class MessagePlan {
       let name: string | undefined;
       if (o < 0) {
         name = keyName(prefix, k);
+        if (names) names[k] = name;
         o = owner[k] = producerOfKey(name, P);
         shard[k] = processOfKey(name, producers[o].processes);
       }
@@ -216,19 +221,19 @@ export class MessagePlan {
         if (this.input.poison) isPoison(''); // the draw only; the answer is not ours
         continue;
       }
-      name ??= keyName(prefix, k);
+      name ??= names?.[k] ?? keyName(prefix, k);
       // Split: the entity's event goes out under its sub-key, numbered per sub-key.
-      const sub = w.keys.split ? subKeyOf(name, seq, w.keys.split) : { key: name, seq };
+      const sub = w.keys.split ? subKeyOf(name, seq, w.keys.split) : undefined;
       yield {
         index: i,
-        key: sub.key,
+        key: sub ? sub.key : name,
         keyIndex: k,
         entity: name,
         version: seq,
         producer: spec.name,
         producerIndex: o,
         process,
-        seq: sub.seq,
+        seq: sub ? sub.seq : seq,
         size,
         intendedOffsetUs: this.intended(i),
         poison: isPoison(name),
