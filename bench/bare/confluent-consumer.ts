@@ -1,6 +1,6 @@
 /**
  * The librdkafka binding's consumer alone: @confluentinc/kafka-javascript's native
- * KafkaConsumer reading with `consume(1000)` (the call convoy's consumer makes) and doing
+ * KafkaConsumer reading with `consume(500)` (the call convoy's consumer makes) and doing
  * nothing per message but count it, from the earliest offset with a fresh group. Its rate is
  * what the binding allows a Node process here; convoy's consumer path divided by it is what the
  * harness itself costs. Arguments and output: bench/bare/common.ts.
@@ -23,7 +23,7 @@ const window = busyWindow();
 let read = 0;
 const deadline = Date.now() + 120_000;
 while (read < a.messages && Date.now() < deadline) {
-  const batch = await new Promise<unknown[]>((resolve) => consumer.consume(1000, (err, ms) => resolve(err ? [] : (ms ?? []))));
+  const batch = await new Promise<unknown[]>((resolve) => consumer.consume(500, (err, ms) => resolve(err ? [] : (ms ?? []))));
   if (batch.length) window.first();
   read += batch.length;
 }
