@@ -47,18 +47,44 @@ for (const autoCommit of [false, true]) {
   });
 }
 
+/** Bumps every offset into `counts` and into a Map that forgets its first key, and compares them at each step. */
+function matchesReference(counts: DeliveryCounts, limit: number, offsets: number[]): void {
+  const reference = new Map<number, number>();
+  for (const offset of offsets) {
+    const expected = (reference.get(offset) ?? 0) + 1;
+    reference.set(offset, expected);
+    if (reference.size > limit) reference.delete(reference.keys().next().value!);
+    assert.equal(counts.bump(offset), expected, `offset ${offset}`);
+    assert.equal(counts.size, reference.size);
+  }
+}
+
 test('DeliveryCounts remembers the counts of the `limit` offsets first delivered most recently, as a Map that forgets its first key does', () => {
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 8 }), fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 300 }), (limit, offsets) => {
-      const counts = new DeliveryCounts(limit);
-      const reference = new Map<number, number>();
-      for (const offset of offsets) {
-        const expected = (reference.get(offset) ?? 0) + 1;
-        reference.set(offset, expected);
-        if (reference.size > limit) reference.delete(reference.keys().next().value!);
-        assert.equal(counts.bump(offset), expected);
-        assert.equal(counts.size, reference.size);
-      }
+      matchesReference(new DeliveryCounts(limit), limit, offsets);
     }),
   );
+});
+
+test('DeliveryCounts on a partition read in order, with seeks back and gaps: the same counts, past its ring growing and filling', () => {
+  // Runs of increasing offsets (gaps: control records, compaction), each after a seek back by up to 150.
+  const reads = fc.array(fc.record({ back: fc.integer({ min: 0, max: 150 }), run: fc.integer({ min: 1, max: 120 }), gap: fc.integer({ min: 1, max: 3 }) }), { maxLength: 40 });
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 200 }), reads, (limit, steps) => {
+      const offsets: number[] = [];
+      let next = 0;
+      for (const s of steps) {
+        next = Math.max(0, next - s.back);
+        for (let i = 0; i < s.run; i++, next += s.gap) offsets.push(next);
+      }
+      matchesReference(new DeliveryCounts(limit), limit, offsets);
+    }),
+  );
+  // In order only (the usual read): every offset once, 1 each, the size capped at the limit.
+  const counts = new DeliveryCounts(1000);
+  for (let o = 0; o < 5000; o++) assert.equal(counts.bump(o), 1);
+  assert.equal(counts.size, 1000);
+  assert.equal(counts.bump(4000), 2); // remembered
+  assert.equal(counts.bump(3999), 1); // forgotten: counted afresh
 });
