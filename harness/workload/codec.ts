@@ -81,11 +81,40 @@ function runBytes(run: string | undefined): number {
   return run === undefined ? 0 : 1 + Buffer.byteLength(run);
 }
 
+/**
+ * The UTF-8 bytes of the producer and event names a process sends again and again (a few
+ * dozen at most; beyond NAMES_KEPT, made afresh each time).
+ */
+const nameBytes = new Map<string, Buffer>();
+const NAMES_KEPT = 256;
+function bytesOfName(name: string): Buffer {
+  let b = nameBytes.get(name);
+  if (b === undefined) {
+    b = Buffer.from(name, 'utf8');
+    if (nameBytes.size < NAMES_KEPT) nameBytes.set(name, b);
+  }
+  return b;
+}
+
+/** A key's length in UTF-8 bytes: its length when it is ASCII (keys usually are), else counted. */
+function keyBytes(key: string): number {
+  for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) > 0x7f) return Buffer.byteLength(key);
+  return key.length;
+}
+
+/** Copies a short byte string in place (a copy() call costs more than a loop over a few bytes). */
+function put(buf: Buffer, at: number, bytes: Buffer): number {
+  for (let i = 0; i < bytes.length; i++) buf[at + i] = bytes[i]!;
+  return at + bytes.length;
+}
+
 export function encode(fields: MessageFields, size: number): Buffer {
   const event = fields.event ?? entityEvent(fields.entity, fields.seq);
-  const p = Buffer.byteLength(fields.producer);
-  const k = Buffer.byteLength(fields.key);
-  const e = Buffer.byteLength(event);
+  const producer = bytesOfName(fields.producer);
+  const eventBytes = bytesOfName(event);
+  const p = producer.length;
+  const k = keyBytes(fields.key);
+  const e = eventBytes.length;
   if (p > 255 || k > 65535 || e > 255) throw new RangeError('producer, key or event name too long for the payload');
   if (!Number.isInteger(fields.seq) || fields.seq < 0 || fields.seq > 0xffffffff) throw new RangeError(`bad seq ${fields.seq}`);
   const kind = ENTITY_KINDS.indexOf(fields.entity);
@@ -107,10 +136,12 @@ export function encode(fields: MessageFields, size: number): Buffer {
   buf.writeUInt32LE(fields.seq, 12);
   buf.writeDoubleLE(fields.intendedUs ?? 0, 16);
   buf.writeUInt32LE(0, 24);
-  let o = HEADER_BYTES;
-  o += buf.write(fields.producer, o, 'utf8');
-  o += buf.write(fields.key, o, 'utf8');
-  o += buf.write(event, o, 'latin1');
+  let o = put(buf, HEADER_BYTES, producer);
+  if (k === fields.key.length) {
+    for (let i = 0; i < k; i++) buf[o + i] = fields.key.charCodeAt(i);
+    o += k;
+  } else o += buf.write(fields.key, o, 'utf8');
+  o = put(buf, o, eventBytes);
   if (stamped) {
     buf.writeDoubleLE(fields.stampMs!, o);
     o += STAMP_BYTES;

@@ -26,8 +26,9 @@ test('property: any fields round-trip', () => {
   fc.assert(
     fc.property(
       fc.record({
-        producer: fc.string({ maxLength: 40 }),
-        key: fc.string({ maxLength: 200 }),
+        // ASCII (the usual keys, written byte by byte) and any Unicode (written as UTF-8).
+        producer: fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 10 })),
+        key: fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 40 })),
         seq: fc.integer({ min: 0, max: 0xffffffff }),
         entity: fc.constantFrom('order' as const, 'wallet' as const, 'counter' as const),
         intendedUs: fc.option(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), { nil: null }),
