@@ -2,7 +2,8 @@
  * The librdkafka producer adapter (client-confluent.ts) under open-loop load against one real
  * Kafka node: thousands of sends in flight at once, each resolved by its own delivery report
  * (the opaque slot) with the partition and offset its message was written at, slots reused
- * across waves; refusals before sending are definite; acks 0 gives a lane and no offset.
+ * across waves; refusals before sending are definite (through the callback send at once); acks 0
+ * gives a lane and no offset.
  */
 // @needs kafka
 import { test } from 'node:test';
@@ -72,6 +73,24 @@ test('confluent: a message refused before sending is a definite failure, and the
     const ack = await p.send({ key: 'small', payload: payload('small', 1) });
     assert.equal(ack.lane, 'p0');
     assert.equal(ack.offset, 0, 'the refused message took no offset');
+
+    // The callback send (the producer worker's): a refusal answers once, before the call
+    // returns; a written message answers once, later, with where it was written.
+    assert.ok(p.sendCallback, 'the librdkafka producer sends with a callback');
+    const answers: { err: unknown; ack?: SendAck }[] = [];
+    p.sendCallback({ key: 'big', payload: Buffer.alloc(2_000_000) }, (err, a) => void answers.push({ err, ack: a }));
+    assert.equal(answers.length, 1, 'refused at once');
+    assert.ok(answers[0]!.err instanceof SendFailure && answers[0]!.err.definite);
+    const written = await new Promise<{ err: unknown; ack?: SendAck; calls: number }>((resolve) => {
+      let calls = 0;
+      p.sendCallback!({ key: 'small', payload: payload('small', 2) }, (err, a) => {
+        calls++;
+        setTimeout(() => resolve({ err, ack: a, calls }), 200); // a second answer would come within it
+      });
+    });
+    assert.equal(written.err, null);
+    assert.deepEqual(written.ack, { lane: 'p0', offset: 1 });
+    assert.equal(written.calls, 1);
   } finally {
     await run.close();
   }
