@@ -21,12 +21,7 @@ export class HistoryWriter {
   }
 
   write(event: HistoryEvent): void {
-    this.writeLine(JSON.stringify(event));
-  }
-
-  /** Appends one event already written as JSON (one line, no newline). */
-  writeLine(json: string): void {
-    this.buf += json + '\n';
+    this.buf += JSON.stringify(event) + '\n';
     if (this.buf.length >= this.flushBytes) this.flush();
   }
 
